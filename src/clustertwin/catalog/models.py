@@ -1,0 +1,248 @@
+"""Typed models of catalog entries.
+
+Every entry carries ``source`` and ``as_of``: where its figures come from and when they were
+true. Prices carry their own ``price_source``/``price_as_of`` because they come from other
+places and age faster than specs. Units are in field names and are SI or decimal-giga unless a
+suffix says otherwise (``_gib`` for memory capacity).
+
+The registry :data:`KINDS` maps the key used in catalog YAML files to the model of that kind.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt, model_validator
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Entry(_Frozen):
+    """Fields every catalog entry has."""
+
+    id: str = Field(description="catalog id, lower-case with dashes; what scenarios refer to")
+    name: str = Field(description="human-readable name")
+    source: str = Field(description="where the figures of this entry come from")
+    as_of: str = Field(description="date (YYYY or YYYY-MM or YYYY-MM-DD) the figures were true")
+    notes: str = Field("", description="caveats, derivations")
+
+
+class Priced(_Frozen):
+    price_usd: float | None = Field(None, ge=0, description="unit price, USD")
+    price_source: str = Field("", description="where the price comes from")
+    price_as_of: str = Field("", description="when the price was quoted")
+
+
+class GPU(Entry, Priced):
+    vendor: str
+    generation: str = Field(description="architecture family used to key calibration: ampere, hopper, blackwell, cdna3")
+    form: Literal["sxm", "pcie", "superchip", "oam"]
+    peak_tflops: dict[str, PositiveFloat] = Field(
+        description="dense (non-sparse) peak tensor TFLOP/s per precision: tf32, bf16, fp16, fp8, fp4")
+    hbm_gib: PositiveFloat = Field(description="HBM capacity, GiB as marketed in GB (80 GB -> 80)")
+    hbm_tb_per_s: PositiveFloat = Field(description="HBM bandwidth, TB/s (1e12 B/s)")
+    nvlink_gb_per_s: float = Field(ge=0, description="NVLink bandwidth per GPU, GB/s, both directions summed as marketed")
+    tdp_w: PositiveFloat
+
+
+class Node(Entry, Priced):
+    gpu: str = Field(description="GPU catalog id")
+    gpus: PositiveInt = Field(description="GPUs per node (or per rack-scale system)")
+    nvlink_domain_gpus: PositiveInt = Field(description="GPUs that share one NVLink/NVSwitch domain")
+    compute_nics: PositiveInt = Field(description="scale-out (east-west) NIC ports per node, one per rail")
+    compute_nic_gbps: PositiveFloat = Field(description="speed of one compute NIC port, Gb/s")
+    compute_cages: PositiveInt = Field(description="physical OSFP/QSFP cages those ports use (twin-port cages carry 2)")
+    storage_nics: int = Field(0, ge=0, description="storage/in-band NIC ports")
+    storage_nic_gbps: float = Field(0, ge=0)
+    cpu: str = ""
+    cpu_cores: int = Field(0, ge=0)
+    ram_gib: float = Field(0, ge=0)
+    local_nvme_tb: float = Field(0, ge=0, description="local NVMe capacity, TB (1e12 B)")
+    local_nvme_write_gb_per_s: float = Field(0, ge=0, description="aggregate local NVMe write bandwidth, GB/s")
+    max_power_kw: PositiveFloat = Field(description="maximum system power, kW")
+    typical_power_kw: float | None = Field(None, gt=0, description="typical training draw, kW (defaults to 0.85 x max if absent)")
+    rack_units: int | None = Field(None, gt=0, description="height in U; None for a rack-scale system")
+    rack_scale: bool = Field(False, description="True when one 'node' is a whole rack (GB200 NVL72)")
+    cooling: Literal["air", "liquid"] = "air"
+    weight_kg: float | None = Field(None, gt=0)
+    airflow_cfm: float | None = Field(None, gt=0)
+
+
+class Switch(Entry, Priced):
+    technology: Literal["infiniband", "ethernet"]
+    ports: PositiveInt = Field(description="ports at port_gbps")
+    port_gbps: PositiveFloat
+    cages: PositiveInt = Field(description="physical cages (twin-port OSFP carries 2 ports)")
+    rack_units: PositiveInt
+    power_kw_typical: PositiveFloat
+    power_kw_max: PositiveFloat
+
+
+class NIC(Entry, Priced):
+    gbps: PositiveFloat
+    ports: PositiveInt = 1
+    power_w: PositiveFloat
+
+
+class Transceiver(Entry, Priced):
+    gbps: PositiveFloat = Field(description="aggregate speed of the module")
+    switch_ports: PositiveInt = Field(1, description="switch ports one module carries (twin-port = 2)")
+    reach_m: PositiveFloat
+    power_w: PositiveFloat
+
+
+class Cable(Entry, Priced):
+    medium: Literal["copper", "fiber"]
+    gbps: PositiveFloat
+    reach_m: PositiveFloat
+
+
+class Fabric(Entry):
+    """A compute-fabric family: which switch, NIC, optics and cables it is built from."""
+
+    technology: Literal["infiniband", "ethernet"]
+    link_gbps: PositiveFloat = Field(description="endpoint port speed, Gb/s")
+    switch: str = Field(description="switch catalog id used at every tier")
+    nic: str = Field(description="NIC catalog id")
+    switch_transceiver: str = Field(description="transceiver id for switch-side optical ends")
+    node_transceiver: str = Field(description="transceiver id for node-side optical ends")
+    copper_cable: str = Field(description="cable id for in-rack copper links")
+    fiber_cable: str = Field(description="cable id for optical links")
+    hop_latency_us: PositiveFloat = Field(description="switch port-to-port latency, microseconds")
+    reserved_ports_per_su: int = Field(0, ge=0, description="node slots per SU taken by fabric managers (UFM)")
+
+
+class StorageSystem(Entry, Priced):
+    tier: Literal["nvme", "pfs", "object"]
+    capacity_tb: PositiveFloat = Field(description="usable capacity of one building block, TB")
+    write_gb_per_s: PositiveFloat = Field(description="sustained write of one block, GB/s")
+    read_gb_per_s: PositiveFloat = Field(description="sustained read of one block, GB/s")
+    rack_units: PositiveInt
+    power_kw: PositiveFloat
+
+
+class MoESpec(_Frozen):
+    experts: PositiveInt = Field(description="routed experts per MoE layer")
+    active_experts: PositiveInt = Field(description="routed experts each token visits (top-k)")
+    shared_experts: int = Field(0, ge=0, description="always-on experts per MoE layer")
+    expert_ffn_hidden: PositiveInt = Field(description="hidden size of one expert's MLP")
+    dense_layers: int = Field(0, ge=0, description="leading layers that stay dense")
+
+
+class ModelPreset(Entry):
+    layers: PositiveInt
+    hidden: PositiveInt
+    ffn_hidden: PositiveInt
+    heads: PositiveInt
+    kv_heads: PositiveInt
+    vocab: PositiveInt
+    mlp: Literal["gelu", "swiglu"]
+    moe: MoESpec | None = None
+    tied_embeddings: bool = False
+    params_b_published: float | None = Field(None, gt=0, description="parameter count the authors state, billions")
+
+
+class FailureCause(_Frozen):
+    """One root cause of unexpected interruptions; ``count`` or ``share`` gives its weight."""
+
+    count: float | None = Field(None, ge=0, description="interruptions observed in the basis run")
+    share: float | None = Field(None, ge=0, le=1, description="share of all unexpected interruptions")
+    category: str = Field("hardware", description="hardware | software | network | host | unknown ...")
+    scales_with: Literal["gpus", "nodes"] = Field(
+        "gpus", description="gpus: rate per basis node-equivalent of GPUs; nodes: per job node")
+    needs_repair: bool = Field(True, description="True if the failed component must be swapped before reuse")
+
+
+class FailureProfile(Entry):
+    """A failure-rate profile: total rate, split by cause. Owned by the reliability stage.
+
+    Rates are per node of the basis run (``gpus_per_node`` GPUs); a job with ``g`` GPUs has
+    ``g / gpus_per_node`` node-equivalents for causes that scale with GPUs."""
+
+    total_per_1000_node_days: PositiveFloat
+    basis_gpus: int | None = Field(None, gt=0)
+    basis_days: float | None = Field(None, gt=0)
+    gpus_per_node: PositiveInt = 8
+    causes: dict[str, FailureCause] = Field(default_factory=dict)
+    planned_interruptions: float | None = Field(None, ge=0, description="planned interruptions in the basis run")
+    repair_h: float = Field(8.0, ge=0, description="hours to diagnose, swap and return a failed node")
+
+    @model_validator(mode="after")
+    def _weights(self) -> FailureProfile:
+        for name, c in self.causes.items():
+            if c.count is None and c.share is None:
+                raise ValueError(f"cause {name!r} needs a count or a share")
+        if self.planned_interruptions and not self.basis_days:
+            raise ValueError("planned_interruptions needs basis_days")
+        return self
+
+    def cause_shares(self) -> dict[str, float]:
+        """Share of the total rate per cause (counts normalised; shares used as given when no
+        counts). A profile without causes is one cause, ``unattributed``."""
+        if not self.causes:
+            return {"unattributed": 1.0}
+        use_counts = all(c.count is not None for c in self.causes.values())
+        w = {k: float(c.count if use_counts else (c.share or 0.0)) for k, c in self.causes.items()}
+        tot = sum(w.values())
+        return {k: (v / tot if tot > 0 else 1.0 / len(w)) for k, v in w.items()}
+
+    @property
+    def planned_per_day(self) -> float:
+        """Planned interruptions per job-day (maintenance does not scale with node count)."""
+        if not self.planned_interruptions or not self.basis_days:
+            return 0.0
+        return self.planned_interruptions / self.basis_days
+
+
+class SourcedValue(_Frozen):
+    value: float
+    unit: str
+    source: str
+    as_of: str
+    notes: str = ""
+
+
+class CostBook(Entry):
+    """Named economic figures (facility cost per MW, colocation rates, staff, maintenance ...)."""
+
+    items: dict[str, SourcedValue]
+
+    def value(self, key: str) -> float:
+        return self.items[key].value
+
+
+class PerfCalibration(Entry):
+    """Constants of the training-time model for one GPU generation or one fabric technology
+    (achievable GEMM/HBM/NVLink efficiencies, collective efficiencies and latencies), each
+    file entry naming the published runs it was fitted to. Owned by the perf stage."""
+
+    scope: Literal["gpu-generation", "fabric"] = Field(
+        description="gpu-generation: keyed by GPU.generation; fabric: keyed by Fabric.technology")
+    applies_to: str = Field(description="generation (ampere, hopper, ...) or fabric technology; 'default' = fallback")
+    constants: dict[str, float] = Field(description="named constants; the perf stage lists the keys it needs")
+    fitted_to: list[str] = Field(default_factory=list, description="calibration-CSV row ids the constants were fitted to")
+
+
+KINDS: dict[str, type[Entry]] = {
+    "gpu": GPU,
+    "node": Node,
+    "switch": Switch,
+    "nic": NIC,
+    "transceiver": Transceiver,
+    "cable": Cable,
+    "fabric": Fabric,
+    "storage": StorageSystem,
+    "model": ModelPreset,
+    "failure_profile": FailureProfile,
+    "costs": CostBook,
+    "perf_calibration": PerfCalibration,
+}
+
+
+def register_kind(name: str, model: type[Entry]) -> None:
+    """Add a catalog kind (used by stages that own data of their own). Duplicates raise."""
+    if name in KINDS:
+        raise ValueError(f"catalog kind {name!r} is already registered")
+    KINDS[name] = model

@@ -1,0 +1,190 @@
+"""The ``clustertwin`` command line. Thin: parse, call the stages, hand results to reports.
+
+Heavy imports (numpy, pydantic models, plotly) happen inside the commands so that
+``clustertwin --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import time
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from clustertwin.cli_common import handle_user_errors
+
+app = typer.Typer(
+    name="clustertwin",
+    help="A digital twin of an AI training cluster: training time, physical design, reliability, "
+    "economics, build-out and scheduling — from one scenario file, offline, in seconds.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+catalog_app = typer.Typer(help="Browse the hardware, model, price and failure catalog.", no_args_is_help=True)
+app.add_typer(catalog_app, name="catalog")
+
+CatalogOpt = Annotated[Optional[list[Path]], typer.Option("--catalog", help="extra catalog folder (YAML); repeatable; overrides built-in ids")]  # noqa: UP045
+ScenarioArg = Annotated[Optional[Path], typer.Argument(help="scenario file (.yaml/.toml); omitted = the built-in default")]  # noqa: UP045
+
+
+@app.command()
+@handle_user_errors
+def plan(
+    scenario: ScenarioArg = None,
+    json_out: Annotated[bool, typer.Option("--json", help="print the plan as JSON (contract section 2) on stdout")] = False,
+    out: Annotated[Optional[Path], typer.Option("--out", help="write plan.json and plan.html into this folder")] = None,  # noqa: UP045
+    force: Annotated[bool, typer.Option("--force", help="overwrite files in --out that clustertwin did not write")] = False,
+    catalog: CatalogOpt = None,
+) -> None:
+    """Plan a training run end to end: training time, design, reliability, economics, build-out."""
+    from clustertwin.cli_common import load_inputs, safe_out_dir, to_json
+    from clustertwin.plan import make_plan
+
+    t0 = time.perf_counter()
+    if out is not None:  # refuse before doing the work
+        safe_out_dir(out, ["plan.json", "plan.html"], force)
+    scen, cat = load_inputs(scenario, catalog)
+    if json_out:
+        result = make_plan(scen, cat)
+    else:
+        from rich.console import Console
+        from rich.progress import Progress, SpinnerColumn, TextColumn
+
+        console = Console(stderr=True)
+        with Progress(SpinnerColumn(), TextColumn("{task.description}"), console=console, transient=True) as prog:
+            task = prog.add_task("planning", total=None)
+            result = make_plan(scen, cat, on_stage=lambda name: prog.update(task, description=f"stage: {name}"))
+    doc = result.to_dict()
+    if out is not None:
+        from clustertwin.report import html as html_report
+
+        (out / "plan.json").write_text(to_json(doc) + "\n", encoding="utf-8")
+        (out / "plan.html").write_text(html_report.render(result), encoding="utf-8")
+    if json_out:
+        sys.stdout.write(to_json(doc) + "\n")
+        return
+    from clustertwin.report import text
+
+    text.render(result)
+    if out is not None:
+        typer.echo(f"wrote {out / 'plan.json'} and {out / 'plan.html'}")
+    typer.echo(f"({time.perf_counter() - t0:.2f} s)", err=True)
+
+
+@app.command()
+@handle_user_errors
+def validate(
+    scenario: Annotated[list[Path], typer.Argument(help="scenario files to check")],
+    catalog: CatalogOpt = None,
+) -> None:
+    """Check scenario files: schema, types, catalog ids. One line per problem; exit 2 if any."""
+    from clustertwin.catalog import load_catalog
+    from clustertwin.errors import UserError
+    from clustertwin.scenario import load_scenario
+
+    cat = load_catalog(catalog or [])
+    bad = 0
+    for path in scenario:
+        try:
+            s = load_scenario(path, cat)
+        except UserError as exc:
+            bad += 1
+            for line in exc.lines():
+                typer.echo(f"error: {line}", err=True)
+            continue
+        size = f"{s.cluster.gpus} GPUs" if s.cluster.gpus else f"deadline {s.cluster.deadline_days} days"
+        typer.echo(f"ok: {path} ({s.name}: {s.model.name}, {size})")
+    if bad:
+        raise typer.Exit(2)
+
+
+@catalog_app.command("list")
+@handle_user_errors
+def catalog_list(
+    kind: Annotated[Optional[str], typer.Argument(help="gpu, node, fabric, switch, model, ... (omit for all)")] = None,  # noqa: UP045
+    catalog: CatalogOpt = None,
+) -> None:
+    """List catalog entries (id, name, as_of), optionally of one kind."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from clustertwin.catalog import load_catalog
+    from clustertwin.errors import UsageError
+
+    cat = load_catalog(catalog or [])
+    kinds = cat.kinds()
+    if kind is not None and kind not in kinds:
+        import difflib
+
+        close = difflib.get_close_matches(kind, kinds, n=1)
+        raise UsageError(f"unknown kind {kind!r}; " + (f"did you mean {close[0]}?" if close else f"known: {', '.join(kinds)}"), "catalog list")
+    table = Table("kind", "id", "name", "as_of")
+    for k in [kind] if kind else kinds:
+        for e in cat.all(k):
+            table.add_row(k, e.id, e.name, str(e.as_of))
+    Console().print(table)
+
+
+@catalog_app.command("show")
+@handle_user_errors
+def catalog_show(
+    entry_id: Annotated[str, typer.Argument(help="catalog id, e.g. h100-sxm-80gb")],
+    json_out: Annotated[bool, typer.Option("--json")] = False,
+    catalog: CatalogOpt = None,
+) -> None:
+    """Show every field of a catalog entry, with its source."""
+    import yaml
+
+    from clustertwin.catalog import load_catalog
+    from clustertwin.cli_common import emit_json
+    from clustertwin.errors import UsageError
+
+    cat = load_catalog(catalog or [])
+    found = cat.find(entry_id)
+    if not found:
+        import difflib
+
+        every = sorted({i for k in cat.kinds() for i in cat.ids(k)})
+        close = difflib.get_close_matches(entry_id, every, n=3, cutoff=0.4)
+        raise UsageError(f"no catalog entry {entry_id!r}" + (f"; did you mean {', '.join(close)}?" if close else ""), "catalog show")
+    docs = [{"kind": k, "origin": cat.origins[(k, e.id)], **e.model_dump(mode="json", exclude_none=True)} for k, e in found]
+    if json_out:
+        emit_json(docs if len(docs) > 1 else docs[0])
+    else:
+        typer.echo(yaml.safe_dump_all(docs, sort_keys=False, allow_unicode=True).rstrip())
+
+
+# Stage commands live with their stages; each module exposes register(app).
+_STAGE_CLIS = (
+    "clustertwin.perf.cli",
+    "clustertwin.design.cli",
+    "clustertwin.reliability.cli",
+    "clustertwin.buildout.cli",
+    "clustertwin.scheduling.cli",
+)
+for _mod in _STAGE_CLIS:
+    try:
+        importlib.import_module(_mod).register(app)
+    except ModuleNotFoundError as _exc:  # a stage without a command yet
+        if _exc.name is None or not _mod.startswith(_exc.name):
+            raise
+
+
+def main() -> None:
+    from clustertwin.errors import UserError
+
+    try:
+        app()
+    except UserError as exc:  # backstop for commands without the decorator
+        for line in exc.lines():
+            typer.echo(f"error: {line}", err=True)
+        sys.exit(2)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,184 @@
+"""Capex, opex, owned $/GPU-hour and the cost of the training run, owned vs rented.
+
+Conventions
+- Capex of IT equipment (compute, network, storage, integration) is depreciated straight-line
+  over ``economics.depreciation_years``; a built facility over the cost book's facility life.
+- Facility ``build``: the shell and its power and cooling plant are capex at the cost book's
+  $/MW of critical IT load (which covers MEP), so power/cooling lines of the design's bill of
+  materials are not counted again. ``lease``: colocation $/kW-month is opex and the tenant's
+  power/cooling fit-out lines (rack PDUs, CDUs...) are capex.
+- Energy = average IT draw x PUE x hours x price. Average draw is the node's typical training
+  power over its maximum (catalog), else the cost book's default fraction.
+- Wasted compute is expressed as extra GPU-hours over a failure-free run: wall-clock time =
+  ideal time x (1 + waste). With a reliability result, waste = 1/ETTR - 1.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from clustertwin.catalog import Catalog
+from clustertwin.economics.fallback import fallback_design
+from clustertwin.scenario import Scenario
+
+HOURS_PER_MONTH = 730.0  # 8,760 h / 12
+
+#: Waste when no reliability result exists: Llama 3 405B reported "higher than 90% effective
+#: training time" (arXiv 2407.21783 section 3.3.4) -> 1/0.9 - 1 = 0.11.
+DEFAULT_WASTE = 1 / 0.9 - 1
+
+CAPEX_CATEGORIES = ("compute", "network", "storage", "power", "cooling", "facility", "integration", "other")
+
+
+class EconomicsResult(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    capex_usd: float
+    capex_by_category_usd: dict[str, float]
+    opex_usd_per_month: float
+    opex_by_category_usd_per_month: dict[str, float]
+    depreciation_usd_per_month: float
+    owned_usd_per_gpu_hour: float
+    cloud_usd_per_gpu_hour: float
+    run_cost_owned_usd: float
+    run_cost_cloud_usd: float
+    run_cost_cloud_ideal_usd: float
+    wasted_compute_frac: float
+    wasted_compute_source: str
+    run_days_wall_clock: float
+    cluster_gpus: int
+    it_kw: float
+    pue: float
+    pue_source: str
+    facility: str
+    basis: str
+    notes: list[str] = []
+
+    def to_contract(self) -> dict[str, Any]:
+        return self.model_dump()
+
+    def summary_rows(self) -> list[tuple[str, str]]:
+        return [
+            ("capex", f"${self.capex_usd / 1e6:,.0f}M"),
+            ("opex", f"${self.opex_usd_per_month / 1e6:,.2f}M / month"),
+            ("owned cost", f"${self.owned_usd_per_gpu_hour:.2f} / GPU-hour"),
+            ("run cost owned", f"${self.run_cost_owned_usd / 1e6:,.1f}M"),
+            ("run cost cloud", f"${self.run_cost_cloud_usd / 1e6:,.1f}M at ${self.cloud_usd_per_gpu_hour:.2f}/GPU-h"),
+            ("wasted compute", f"{self.wasted_compute_frac:.0%} ({self.wasted_compute_source})"),
+        ]
+
+    def figures(self) -> list[tuple[str, Any]]:
+        import plotly.graph_objects as go
+
+        cap = {k: v for k, v in self.capex_by_category_usd.items() if v > 0}
+        opx = {k: v for k, v in self.opex_by_category_usd_per_month.items() if v > 0}
+        fig = go.Figure()
+        fig.add_trace(go.Bar(name="capex ($M)", x=list(cap), y=[v / 1e6 for v in cap.values()]))
+        fig.update_layout(title="Capex by category ($M)", yaxis_title="$M", height=380)
+        fig2 = go.Figure(go.Pie(labels=list(opx), values=[v / 1e3 for v in opx.values()], hole=0.4))
+        fig2.update_layout(title="Opex per month by category ($K)", height=380)
+        fig3 = go.Figure(go.Bar(x=["owned", "cloud (ideal)", "cloud (with waste)"],
+                                y=[self.run_cost_owned_usd / 1e6, self.run_cost_cloud_ideal_usd / 1e6,
+                                   self.run_cost_cloud_usd / 1e6]))
+        fig3.update_layout(title="Cost of the training run ($M)", yaxis_title="$M", height=380)
+        return [("Capex", fig), ("Opex", fig2), ("Run cost", fig3)]
+
+
+def run_cost_cloud(gpus: int, usd_per_gpu_hour: float, ideal_days: float, waste: float = 0.0) -> float:
+    """Rented cost of a run: GPUs x rate x hours, with ``waste`` extra GPU-hours (0.3 = +30%)."""
+    return gpus * usd_per_gpu_hour * ideal_days * 24.0 * (1.0 + waste)
+
+
+def _bom_lines(design: Any) -> list[tuple[str, float]]:
+    out = []
+    for line in getattr(design, "bom", ()) or ():
+        total = getattr(line, "total_usd", None)
+        if total is None:
+            total = (getattr(line, "quantity", 0) or 0) * (getattr(line, "unit_usd", 0) or 0)
+        out.append((str(getattr(line, "category", "other")), float(total or 0.0)))
+    return out
+
+
+def economics(scenario: Scenario, catalog: Catalog, estimate: Any, design: Any = None,
+              reliability: Any = None) -> EconomicsResult:
+    """Costs of owning the designed cluster and of the run, owned vs rented."""
+    eco = scenario.economics
+    book = catalog.get("costs", eco.costs)
+    node = catalog.node(scenario.cluster.node)
+    notes: list[str] = []
+    gpus = int(estimate.gpus)
+
+    if design is not None and getattr(design, "bom", None):
+        lines = _bom_lines(design)
+        it_kw = float(design.power.it_kw)
+        nodes = int(getattr(design, "nodes", 0)) + int(getattr(design, "spare_nodes", 0) or 0)
+        basis = "design bill of materials"
+    else:
+        fb = fallback_design(scenario, catalog, gpus)
+        lines = [(ln.category, ln.total_usd) for ln in fb.bom]
+        it_kw, nodes = fb.it_kw, fb.nodes
+        basis = "fallback sizing (design stage unavailable)"
+        notes.append("capex from a coarse fallback sizing; the design stage was not available")
+    cluster_gpus = nodes * node.gpus
+
+    capex = dict.fromkeys(CAPEX_CATEGORIES, 0.0)
+    for cat, total in lines:
+        cat = cat if cat in capex else "other"
+        if eco.facility == "build" and cat in ("power", "cooling", "facility"):
+            continue  # covered by the $/MW facility figure
+        capex[cat] += total
+    it_hw = capex["compute"] + capex["network"] + capex["storage"] + capex["other"]
+    capex["integration"] = it_hw * book.value("integration_frac")
+    if eco.facility == "build":
+        capex["facility"] = it_kw / 1000.0 * book.value("facility_build_usd_per_mw")
+
+    # PUE: the scenario's number, else the cooling design's, else the cost book's default by cooling type
+    if eco.pue != "auto":
+        pue, pue_source = float(eco.pue), "scenario"
+    elif design is not None and getattr(getattr(design, "cooling", None), "pue", None):
+        pue, pue_source = float(design.cooling.pue), f"cooling design ({design.cooling.mode})"
+    else:
+        key = "pue_liquid_default" if node.cooling == "liquid" else "pue_air_default"
+        pue = book.value(key) if key in book.items else (1.15 if node.cooling == "liquid" else 1.4)
+        pue_source = f"default for {node.cooling}-cooled nodes"
+
+    avg_frac = (node.typical_power_kw / node.max_power_kw) if node.typical_power_kw else (
+        book.value("avg_power_frac_default") if "avg_power_frac_default" in book.items else 0.75)
+    opex = {
+        "energy": it_kw * avg_frac * pue * HOURS_PER_MONTH * eco.electricity_usd_per_kwh,
+        "facility": (capex["facility"] * book.value("facility_om_frac_per_year") / 12.0 if eco.facility == "build"
+                     else it_kw * book.value("colo_usd_per_kw_month")),
+        "staff": max(book.value("staff_fte_min"), book.value("staff_fte_per_1000_gpus") * cluster_gpus / 1000.0)
+        * book.value("staff_usd_per_fte_year") / 12.0,
+        "maintenance": (it_hw + capex["integration"]) * book.value("hw_maintenance_frac_per_year") / 12.0,
+    }
+    facility_life = book.value("facility_life_years") if "facility_life_years" in book.items else 20.0
+    depreciation = ((sum(capex.values()) - capex["facility"]) / (eco.depreciation_years * 12.0)
+                    + capex["facility"] / (facility_life * 12.0))
+    monthly = depreciation + sum(opex.values())
+    owned_gpu_hour = monthly / HOURS_PER_MONTH / max(cluster_gpus, 1)
+
+    if eco.wasted_fraction != "auto":
+        waste, waste_src = float(eco.wasted_fraction), "scenario"
+    elif reliability is not None and getattr(reliability, "ettr_mean", None):
+        waste, waste_src = 1.0 / float(reliability.ettr_mean) - 1.0, "reliability Monte Carlo (1/ETTR - 1)"
+    else:
+        waste, waste_src = DEFAULT_WASTE, "default: Llama 3 reported >90% effective training time"
+    ideal_days = float(estimate.days)
+    wall_days = ideal_days * (1.0 + waste)
+    # the owned cluster is paid for in full (spares included) for the wall-clock duration of the run
+    run_owned = monthly / HOURS_PER_MONTH * wall_days * 24.0
+    return EconomicsResult(
+        capex_usd=sum(capex.values()), capex_by_category_usd=capex,
+        opex_usd_per_month=sum(opex.values()), opex_by_category_usd_per_month=opex,
+        depreciation_usd_per_month=depreciation, owned_usd_per_gpu_hour=owned_gpu_hour,
+        cloud_usd_per_gpu_hour=eco.cloud_usd_per_gpu_hour,
+        run_cost_owned_usd=run_owned,
+        run_cost_cloud_usd=run_cost_cloud(gpus, eco.cloud_usd_per_gpu_hour, ideal_days, waste),
+        run_cost_cloud_ideal_usd=run_cost_cloud(gpus, eco.cloud_usd_per_gpu_hour, ideal_days, 0.0),
+        wasted_compute_frac=waste, wasted_compute_source=waste_src, run_days_wall_clock=wall_days,
+        cluster_gpus=cluster_gpus, it_kw=it_kw, pue=pue, pue_source=pue_source,
+        facility=eco.facility, basis=basis, notes=notes,
+    )

@@ -1,0 +1,1 @@
+"""Reports: terminal (rich), JSON (the contract) and a self-contained HTML page."""

@@ -1,0 +1,47 @@
+"""Self-contained HTML report: plotly.js is embedded once, so the page opens with no network."""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, select_autoescape
+
+from clustertwin.report.text import TITLES
+
+
+def _rows_table(rows: list[tuple[str, str]]) -> str:
+    body = "".join(f"<tr><th>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>" for k, v in rows)
+    return f"<table class='kv'>{body}</table>"
+
+
+def render_page(title: str, sections: list[dict[str, Any]], subtitle: str = "",
+                warnings: list[str] | None = None) -> str:
+    """Render sections ``{"title", "rows": [(k, v)], "figures": [(title, fig)], "html": str}``."""
+    from plotly.offline import get_plotlyjs
+
+    env = Environment(loader=PackageLoader("clustertwin", "report/templates"),
+                      autoescape=select_autoescape(["html"]))
+    rendered = []
+    for sec in sections:
+        figs = []
+        for ftitle, fig in sec.get("figures", []):
+            figs.append({"title": ftitle,
+                         "div": fig.to_html(full_html=False, include_plotlyjs=False,
+                                            config={"displaylogo": False, "responsive": True})})
+        rendered.append({"title": sec["title"], "table": _rows_table(sec.get("rows", [])),
+                         "extra": sec.get("html", ""), "figures": figs})
+    return env.get_template("report.html.j2").render(
+        title=title, subtitle=subtitle, sections=rendered, warnings=warnings or [],
+        plotlyjs=get_plotlyjs())
+
+
+def render(plan: Any) -> str:
+    s = plan.scenario
+    sections = []
+    for name, res in plan.blocks():
+        extra = res.html_extra() if hasattr(res, "html_extra") else ""
+        sections.append({"title": TITLES.get(name, name), "rows": res.summary_rows(),
+                         "figures": res.figures(), "html": extra})
+    subtitle = f"{s.model.name} · {s.training.tokens:.3g} tokens · {s.cluster.gpu} in {s.cluster.node}"
+    return render_page(f"clustertwin plan: {s.name}", sections, subtitle, list(plan.warnings))

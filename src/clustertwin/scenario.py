@@ -1,0 +1,330 @@
+"""The scenario file: schema (pydantic v2), loading, and resolution against the catalog.
+
+:func:`load_scenario` reads a YAML/TOML file (or a dict) and returns a :class:`Scenario`:
+validated, defaults filled, the model preset merged with explicit fields and every catalog id
+checked. Problems are collected and raised together as one :class:`ScenarioError`, one line
+per problem naming the file, the key path and what was expected.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from clustertwin.catalog import Catalog, load_catalog
+from clustertwin.catalog.models import MoESpec
+from clustertwin.errors import Problem, ScenarioError
+from clustertwin.io import pydantic_problems, read_document
+
+Auto = Literal["auto"]
+PosInt = Annotated[int, Field(gt=0, strict=False)]
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class ModelSection(_Section):
+    """The network to train. A ``preset`` fills every field; explicit fields override it."""
+
+    preset: str | None = Field(None, description="model catalog id (llama3-405b, gpt3-175b, ...)")
+    layers: PosInt | None = Field(None, description="transformer blocks")
+    hidden: PosInt | None = Field(None, description="model width d_model")
+    ffn_hidden: PosInt | None = Field(None, description="dense MLP inner width")
+    heads: PosInt | None = Field(None, description="attention (query) heads")
+    kv_heads: PosInt | None = Field(None, description="key/value heads; = heads for multi-head attention")
+    vocab: PosInt | None = Field(None, description="vocabulary size")
+    mlp: Literal["gelu", "swiglu"] | None = Field(None, description="MLP type")
+    moe: MoESpec | None = Field(None, description="mixture-of-experts layout; absent = dense")
+    tied_embeddings: bool | None = Field(None, description="input embedding shared with the LM head")
+
+
+class ResolvedModel(_Section):
+    """A model with every architectural field known (preset merged with overrides)."""
+
+    name: str
+    layers: PosInt
+    hidden: PosInt
+    ffn_hidden: PosInt
+    heads: PosInt
+    kv_heads: PosInt
+    vocab: PosInt
+    mlp: Literal["gelu", "swiglu"]
+    moe: MoESpec | None = None
+    tied_embeddings: bool = False
+
+    @property
+    def head_dim(self) -> int:
+        return self.hidden // self.heads
+
+
+class Parallelism(_Section):
+    """Pinned parallelism; any key left out or set to ``auto`` is searched."""
+
+    tp: PosInt | Auto = Field("auto", description="tensor-parallel degree")
+    pp: PosInt | Auto = Field("auto", description="pipeline stages")
+    cp: PosInt | Auto = Field("auto", description="context-parallel degree")
+    ep: PosInt | Auto = Field("auto", description="expert-parallel degree")
+    dp: PosInt | Auto = Field("auto", description="data-parallel replicas")
+    micro_batch: PosInt | Auto = Field("auto", description="sequences per micro-batch")
+    virtual_stages: PosInt | Auto = Field("auto", description="interleaved chunks per stage (1 = plain 1F1B)")
+    recompute: Literal["none", "selective", "full", "auto"] = Field("auto", description="activation recomputation")
+    sequence_parallel: bool | Auto = Field("auto", description="Megatron sequence parallelism")
+    zero: Literal[0, 1, 2, 3] | Auto = Field("auto", description="ZeRO stage (3 = FSDP)")
+
+    def pinned(self) -> dict[str, Any]:
+        return {k: v for k, v in self.model_dump().items() if v != "auto"}
+
+
+class Training(_Section):
+    tokens: float = Field(gt=0, description="tokens to train on")
+    seq_len: PosInt = Field(description="sequence length, tokens")
+    global_batch_tokens: PosInt | None = Field(None, description="tokens per optimizer step")
+    global_batch_seqs: PosInt | None = Field(None, description="sequences per optimizer step")
+    precision: Literal["bf16", "fp16", "fp8"] = Field("bf16", description="training math precision")
+    parallelism: Parallelism | Auto = Field("auto", description="'auto' or a mapping of pinned keys")
+
+    @field_validator("tokens", mode="before")
+    @classmethod
+    def _tokens_number(cls, v: Any) -> Any:
+        if isinstance(v, str):
+            try:
+                return float(v.replace("_", ""))
+            except ValueError:
+                raise ValueError("expected a number of tokens such as 15.6e12") from None
+        return v
+
+    @model_validator(mode="after")
+    def _one_batch(self) -> Training:
+        if (self.global_batch_tokens is None) == (self.global_batch_seqs is None):
+            raise ValueError("give exactly one of global_batch_tokens or global_batch_seqs")
+        return self
+
+    @property
+    def batch_seqs(self) -> int:
+        """Global batch in sequences (tokens rounded down to whole sequences, at least one)."""
+        if self.global_batch_seqs is not None:
+            return self.global_batch_seqs
+        return max(1, int(self.global_batch_tokens) // self.seq_len)  # type: ignore[arg-type]
+
+    @property
+    def batch_tokens(self) -> int:
+        return self.batch_seqs * self.seq_len
+
+    @property
+    def pinned(self) -> dict[str, Any]:
+        return {} if self.parallelism == "auto" else self.parallelism.pinned()
+
+
+class FabricSection(_Section):
+    technology: str = Field("ib-ndr", description="compute-fabric family catalog id")
+    topology: Literal["rail-optimized-fat-tree", "fat-tree"] = Field("rail-optimized-fat-tree")
+    oversubscription: float = Field(1.0, ge=1.0, description="leaf downlink:uplink ratio (1.0 = non-blocking)")
+
+
+class Cluster(_Section):
+    gpu: str = Field(description="GPU catalog id")
+    node: str = Field(description="node/system catalog id")
+    gpus: PosInt | None = Field(None, description="GPUs in the training job")
+    deadline_days: float | None = Field(None, gt=0, description="solve for the GPU count that trains within this many days")
+    spare_nodes: int = Field(0, ge=0, description="hot spares beyond the job's nodes")
+    fabric: FabricSection = Field(default_factory=FabricSection)
+
+    @model_validator(mode="after")
+    def _one_size(self) -> Cluster:
+        if (self.gpus is None) == (self.deadline_days is None):
+            raise ValueError("give exactly one of gpus or deadline_days")
+        return self
+
+
+class Reliability(_Section):
+    failure_profile: str = Field("llama3-h100", description="failure-profile catalog id")
+    failures_per_1000_node_days: float | Auto = Field("auto", description="overrides the profile's total rate")
+    checkpoint_interval_min: float | Auto = Field("auto", description="minutes between checkpoints; auto = optimum")
+    checkpoint_blocking_s: float | Auto = Field("auto", description="training stall per checkpoint; auto = from size and storage")
+    restart_min: float = Field(10.0, ge=0, description="detect + reschedule + init + reload per interruption")
+    trials: PosInt = Field(1000, description="Monte Carlo trials")
+    seed: int = Field(0, ge=0, description="random seed")
+
+    @field_validator("failures_per_1000_node_days", "checkpoint_interval_min", "checkpoint_blocking_s")
+    @classmethod
+    def _positive(cls, v: Any) -> Any:
+        if v != "auto" and v < 0:
+            raise ValueError("must be 'auto' or a number >= 0")
+        return v
+
+
+class Economics(_Section):
+    cloud_usd_per_gpu_hour: float = Field(3.0, gt=0, description="rental price to compare against")
+    electricity_usd_per_kwh: float = Field(0.08, ge=0, description="energy price")
+    pue: float | Auto = Field("auto", description="power usage effectiveness; auto = from the cooling design")
+    depreciation_years: float = Field(4.0, gt=0, description="straight-line life of IT equipment")
+    facility: Literal["build", "lease"] = Field("build", description="build the facility (capex) or lease colocation (opex)")
+    wasted_fraction: float | Auto = Field("auto", description="extra GPU-hours lost to failures and checkpoints over a failure-free run (0.3 = +30%); auto = from reliability")
+    costs: str = Field("us-2025", description="cost-book catalog id (facility, colocation, staff, maintenance)")
+
+    @field_validator("pue")
+    @classmethod
+    def _pue(cls, v: Any) -> Any:
+        if v != "auto" and v < 1.0:
+            raise ValueError("PUE is at least 1.0")
+        return v
+
+    @field_validator("wasted_fraction")
+    @classmethod
+    def _wasted(cls, v: Any) -> Any:
+        if v != "auto" and v < 0:
+            raise ValueError("must be 'auto' or a number >= 0 (0.3 = 30% extra GPU-hours)")
+        return v
+
+
+class Buildout(_Section):
+    profile: Literal["new-build", "existing-facility", "fast-track"] = Field("new-build")
+    start_date: _dt.date = Field(_dt.date(2027, 1, 5), description="day the program starts (ISO date)")
+
+
+class ScenarioFile(_Section):
+    """The document as the user writes it (before catalog resolution)."""
+
+    schema_version: Literal[1] = Field(1, description="scenario schema version")
+    name: str = Field("scenario", description="free text, used in report titles")
+    model: ModelSection
+    training: Training
+    cluster: Cluster
+    reliability: Reliability = Field(default_factory=Reliability)
+    economics: Economics = Field(default_factory=Economics)
+    buildout: Buildout = Field(default_factory=Buildout)
+
+
+class Scenario(_Section):
+    """A validated scenario with catalog ids resolved (``model`` fully specified)."""
+
+    schema_version: Literal[1] = 1
+    name: str
+    model: ResolvedModel
+    training: Training
+    cluster: Cluster
+    reliability: Reliability
+    economics: Economics
+    buildout: Buildout
+    source: str = Field("<memory>", description="file the scenario came from", exclude=True)
+
+    @property
+    def gpus(self) -> int | None:
+        return self.cluster.gpus
+
+
+_MODEL_FIELDS = ("layers", "hidden", "ffn_hidden", "heads", "kv_heads", "vocab", "mlp", "moe", "tied_embeddings")
+
+
+def _resolve(doc: ScenarioFile, catalog: Catalog, source: str) -> Scenario:
+    problems: list[Problem] = []
+    merged: dict[str, Any] = {}
+    name = doc.model.preset or "custom"
+    if doc.model.preset is not None:
+        if catalog.has("model", doc.model.preset):
+            preset = catalog.get("model", doc.model.preset)
+            merged = {k: getattr(preset, k) for k in _MODEL_FIELDS}
+        else:
+            problems.append(Problem(source, "model.preset", catalog.unknown_message("model", doc.model.preset)))
+    for k in _MODEL_FIELDS:
+        v = getattr(doc.model, k)
+        if v is not None:
+            merged[k] = v
+    if doc.model.kv_heads is None and "kv_heads" not in merged and doc.model.heads is not None:
+        merged["kv_heads"] = doc.model.heads
+    model: ResolvedModel | None = None
+    if not problems:
+        missing = [k for k in _MODEL_FIELDS if k not in merged and k not in ("moe", "tied_embeddings")]
+        for k in missing:
+            problems.append(Problem(source, f"model.{k}", "required (no preset gives it)"))
+        if not missing:
+            model = ResolvedModel(name=name, **merged)
+            problems.extend(_check_model(model, source))
+
+    cl = doc.cluster
+    gpu_ok = catalog.has("gpu", cl.gpu)
+    if not gpu_ok:
+        problems.append(Problem(source, "cluster.gpu", catalog.unknown_message("gpu", cl.gpu)))
+    if not catalog.has("node", cl.node):
+        problems.append(Problem(source, "cluster.node", catalog.unknown_message("node", cl.node)))
+    else:
+        node = catalog.get("node", cl.node)
+        if gpu_ok and node.gpu != cl.gpu:
+            problems.append(Problem(source, "cluster.node",
+                                    f"node {cl.node!r} holds {node.gpu!r}, not {cl.gpu!r}; pick a node built on {cl.gpu!r}"))
+        if cl.gpus is not None and cl.gpus % node.gpus:
+            lo = cl.gpus // node.gpus * node.gpus
+            hint = f"{lo} or {lo + node.gpus}" if lo else f"{node.gpus}"
+            problems.append(Problem(source, "cluster.gpus",
+                                    f"{cl.gpus} is not a multiple of the {node.gpus} GPUs per {cl.node}; try {hint}"))
+    if not catalog.has("fabric", cl.fabric.technology):
+        problems.append(Problem(source, "cluster.fabric.technology", catalog.unknown_message("fabric", cl.fabric.technology)))
+    if not catalog.has("failure_profile", doc.reliability.failure_profile):
+        problems.append(Problem(source, "reliability.failure_profile",
+                                catalog.unknown_message("failure_profile", doc.reliability.failure_profile)))
+    if not catalog.has("costs", doc.economics.costs):
+        problems.append(Problem(source, "economics.costs", catalog.unknown_message("costs", doc.economics.costs)))
+    if doc.training.global_batch_tokens is not None and doc.training.global_batch_tokens < doc.training.seq_len:
+        problems.append(Problem(source, "training.global_batch_tokens",
+                                f"smaller than one sequence ({doc.training.seq_len} tokens)"))
+    if problems:
+        raise ScenarioError(problems)
+    assert model is not None
+    return Scenario(name=doc.name, model=model, training=doc.training, cluster=doc.cluster,
+                    reliability=doc.reliability, economics=doc.economics, buildout=doc.buildout,
+                    source=source)
+
+
+def _check_model(m: ResolvedModel, source: str) -> list[Problem]:
+    out = []
+    if m.hidden % m.heads:
+        out.append(Problem(source, "model.heads", f"hidden {m.hidden} is not divisible by heads {m.heads}"))
+    if m.heads % m.kv_heads:
+        out.append(Problem(source, "model.kv_heads", f"heads {m.heads} is not a multiple of kv_heads {m.kv_heads}"))
+    if m.moe is not None:
+        if m.moe.active_experts > m.moe.experts:
+            out.append(Problem(source, "model.moe.active_experts", f"more than the {m.moe.experts} experts"))
+        if m.moe.dense_layers >= m.layers:
+            out.append(Problem(source, "model.moe.dense_layers", f"must be fewer than the {m.layers} layers"))
+    return out
+
+
+def scenario_from_dict(data: Any, source: str = "<memory>", catalog: Catalog | None = None) -> Scenario:
+    """Validate a parsed document and resolve it against the catalog."""
+    if not isinstance(data, dict):
+        raise ScenarioError([Problem(source, "", "a scenario is a mapping with model, training and cluster sections")])
+    try:
+        doc = ScenarioFile.model_validate(data)
+    except ValidationError as exc:
+        raise ScenarioError(pydantic_problems(exc, source)) from None
+    return _resolve(doc, catalog or load_catalog(), source)
+
+
+def load_scenario(path: str | Path | None = None, catalog: Catalog | None = None) -> Scenario:
+    """Load a scenario file; ``None`` loads the built-in default scenario."""
+    if path is None:
+        path = DEFAULT_SCENARIO
+    return scenario_from_dict(read_document(path), str(path), catalog)
+
+
+DEFAULT_SCENARIO = Path(__file__).parent / "data" / "default.yaml"
+
+
+def with_updates(s: Scenario, **section_updates: dict[str, Any]) -> Scenario:
+    """A copy of ``s`` with some section fields replaced and re-validated (used by sweeps,
+    what-ifs and the deadline solver). ``with_updates(s, cluster={"gpus": 8192})``."""
+    data = s.model_dump(mode="python")
+    data["model"] = {k: v for k, v in data["model"].items() if k != "name"}
+    data["model"]["preset"] = None
+    for section, upd in section_updates.items():
+        data[section] = {**data[section], **upd}
+    if "cluster" in section_updates and "gpus" in section_updates["cluster"]:
+        data["cluster"]["deadline_days"] = None
+    if data["training"]["global_batch_tokens"] is not None and data["training"]["global_batch_seqs"] is not None:
+        data["training"]["global_batch_tokens"] = None
+    out = scenario_from_dict(data, s.source)
+    return out.model_copy(update={"model": s.model})

@@ -1,0 +1,73 @@
+"""Economics cross-checks against the seeds' own worked numbers."""
+
+from __future__ import annotations
+
+import pytest
+
+from clustertwin.economics import economics, run_cost_cloud
+from clustertwin.perf import estimate
+from clustertwin.scenario import load_scenario, with_updates
+
+
+@pytest.mark.parametrize(
+    "waste, expected_musd, tol",
+    [(0.0, 63.0, 0.02), (0.30, 82.0, 0.02)],
+    ids=["seed-anatomy-16384xH100x54d-$63M", "seed-anatomy-30pct-waste-$82M"],
+)
+def test_cloud_run_cost_seed(waste, expected_musd, tol):
+    """Seed "Anatomy of an AI Factory": 16,384 GPUs x $3/GPU-h x 54 days ~ $63M; ~ $82M with 30% waste."""
+    got = run_cost_cloud(16384, 3.0, 54.0, waste) / 1e6
+    assert got == pytest.approx(expected_musd, rel=tol)
+
+
+@pytest.fixture(scope="module")
+def ten_k(catalog):
+    """Seed "How to Make a GPU Training Cluster": a 10,000-H100 cluster (1,250 DGX H100),
+    electricity at the seed's $0.05/kWh."""
+    s = load_scenario(None, catalog)
+    s = with_updates(s, cluster={"gpus": 10000}, economics={"electricity_usd_per_kwh": 0.05})
+    est = estimate(s, catalog)
+    design = None
+    try:
+        from clustertwin.design import design as design_fn
+
+        design = design_fn(s, catalog, est)
+    except ImportError:
+        pass
+    return economics(s, catalog, est, design, None)
+
+
+def test_capex_10k_h100_seed(ten_k):
+    """Seed: ~$500-600M capex for 10,000 H100 (GPUs $300M, network $80M, servers $50M,
+    power/cooling $50M, build-out $30M). Tolerance: the seed's range widened by 10%."""
+    assert 450e6 <= ten_k.capex_usd <= 660e6, ten_k.capex_by_category_usd
+
+
+def test_opex_10k_h100_seed(ten_k):
+    """Seed: ~$1.2M/month opex (electricity $500K, lease $200K, staff $300K, maintenance $200K); ±25%."""
+    assert ten_k.opex_usd_per_month == pytest.approx(1.2e6, rel=0.25), ten_k.opex_by_category_usd_per_month
+
+
+def test_energy_line_10k_h100_seed(ten_k):
+    """Seed: monthly electricity at $0.05/kWh is $450-550K for 10,000 GPUs; ±15% of the midpoint."""
+    assert ten_k.opex_by_category_usd_per_month["energy"] == pytest.approx(500e3, rel=0.15)
+
+
+def test_owned_cheaper_than_cloud_per_hour_at_scale(ten_k):
+    assert 0.5 < ten_k.owned_usd_per_gpu_hour < ten_k.cloud_usd_per_gpu_hour
+
+
+def test_lease_moves_facility_to_opex(catalog):
+    s = with_updates(load_scenario(None, catalog), cluster={"gpus": 1024})
+    est = estimate(s, catalog)
+    built = economics(s, catalog, est)
+    leased = economics(with_updates(s, economics={"facility": "lease"}), catalog, est)
+    assert leased.capex_by_category_usd["facility"] == 0 < built.capex_by_category_usd["facility"]
+    assert leased.opex_by_category_usd_per_month["facility"] > built.opex_by_category_usd_per_month["facility"]
+
+
+def test_waste_from_scenario_overrides(catalog):
+    s = with_updates(load_scenario(None, catalog), economics={"wasted_fraction": 0.3})
+    est = estimate(s, catalog)
+    e = economics(s, catalog, est)
+    assert e.run_cost_cloud_usd == pytest.approx(e.run_cost_cloud_ideal_usd * 1.3)
