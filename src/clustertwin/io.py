@@ -63,6 +63,9 @@ def read_document(path: str | Path) -> Any:
     return parse_text(text, str(p), fmt)
 
 
+_UNION_TAGS = frozenset({"int", "float", "bool", "str", "none", "date", "dict", "list"})
+
+
 def loc_to_path(loc: tuple[Any, ...]) -> str:
     """Turn a pydantic error location into a dotted key path (``cluster.fabric.oversubscription``)."""
     parts: list[str] = []
@@ -71,7 +74,9 @@ def loc_to_path(loc: tuple[Any, ...]) -> str:
             parts.append(f"[{item}]")
         elif item in ("function-after", "function-before", "function-wrap") or str(item).startswith(("function-", "constrained-")):
             continue
-        elif "[" in str(item) and str(item).endswith("]"):  # union branch names like int / literal['auto']
+        elif "[" in str(item) and str(item).endswith("]"):  # union branch names like literal['auto']
+            continue
+        elif parts and item in _UNION_TAGS:  # union branch names like int, float
             continue
         else:
             parts.append(("." if parts else "") + str(item))

@@ -85,7 +85,12 @@ class Training(_Section):
     global_batch_tokens: PosInt | None = Field(None, description="tokens per optimizer step")
     global_batch_seqs: PosInt | None = Field(None, description="sequences per optimizer step")
     precision: Literal["bf16", "fp16", "fp8"] = Field("bf16", description="training math precision")
-    parallelism: Parallelism | Auto = Field("auto", description="'auto' or a mapping of pinned keys")
+    parallelism: Parallelism = Field(default_factory=Parallelism, description="'auto' or a mapping of pinned keys")
+
+    @field_validator("parallelism", mode="before")
+    @classmethod
+    def _auto_parallelism(cls, v: Any) -> Any:
+        return {} if v == "auto" or v is None else v
 
     @field_validator("tokens", mode="before")
     @classmethod
@@ -116,7 +121,7 @@ class Training(_Section):
 
     @property
     def pinned(self) -> dict[str, Any]:
-        return {} if self.parallelism == "auto" else self.parallelism.pinned()
+        return self.parallelism.pinned()
 
 
 class FabricSection(_Section):

@@ -57,3 +57,14 @@ def test_random_documents_never_crash(catalog, doc):
         scenario_from_dict(doc, "rand.yaml", catalog)
     except ScenarioError:
         pass
+
+
+@settings(max_examples=150, deadline=None)
+@given(text=st.text(max_size=200))
+def test_random_yaml_text_never_crashes(text):
+    from clustertwin.io import parse_text
+
+    try:
+        parse_text(text, "t.yaml")
+    except ScenarioError as exc:
+        assert len(exc.lines()) == 1 and exc.lines()[0].startswith("t.yaml")
