@@ -1,0 +1,79 @@
+"""Speed of the reliability stage: whole ``analyze`` calls (interval search + main Monte Carlo)
+and the Monte Carlo core alone, on synthetic inputs (no other stage involved).
+
+Targets (issue 5): 1,000 trials of a 16,384-GPU, 54-day run under 1 s; 1,000 trials of a
+100,000-GPU, 90-day run under 5 s."""
+
+from __future__ import annotations
+
+import time
+from types import SimpleNamespace
+
+import numpy as np
+
+from clustertwin.catalog import load_catalog
+from clustertwin.reliability import analyze
+from clustertwin.reliability.montecarlo import RunSpec, simulate
+from clustertwin.reliability.profiles import job_rates
+
+
+def _inputs(gpus: int, days: float, trials: int = 1000):
+    rel = SimpleNamespace(failure_profile="llama3-h100", failures_per_1000_node_days="auto",
+                          checkpoint_interval_min="auto", checkpoint_blocking_s=10.0,
+                          restart_min=10.0, trials=trials, seed=0)
+    scenario = SimpleNamespace(
+        source="bench", reliability=rel,
+        cluster=SimpleNamespace(node="bench-node", spare_nodes=256),
+        training=SimpleNamespace(precision="bf16"),
+        economics=SimpleNamespace(cloud_usd_per_gpu_hour=3.0), model=None)
+    estimate = SimpleNamespace(gpus=gpus, days=days, step_time_s=6.0, params_total=405e9)
+    return scenario, estimate
+
+
+class _Catalog:
+    """The built-in failure profiles plus an 8-GPU node, so the benchmark needs no other data."""
+
+    def __init__(self) -> None:
+        self._cat = load_catalog()
+        self._node = SimpleNamespace(gpus=8, storage_nics=2, storage_nic_gbps=400.0,
+                                     local_nvme_write_gb_per_s=0.0)
+
+    def get(self, kind, entry_id, **kw):  # noqa: ANN001, ANN201
+        return self._cat.get(kind, entry_id, **kw)
+
+    def node(self, entry_id, **kw):  # noqa: ANN001, ANN201
+        return self._node
+
+
+def _time(fn, repeat: int = 3) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t)
+    return best
+
+
+def main() -> None:
+    cat = _Catalog()
+    print("reliability benchmark (best of 3, wall-clock seconds)")
+    for gpus, days, target in ((16384, 54, 1.0), (100000, 90, 5.0)):
+        sc, est = _inputs(gpus, days)
+        res = analyze(sc, cat, est)
+        secs = _time(lambda sc=sc, est=est: analyze(sc, cat, est))
+        print(f"  analyze  {gpus:>7,} GPUs {days:>3} d, 1,000 trials: {secs:6.3f} s "
+              f"(target < {target:.0f} s; {res.interruptions_mean:,.0f} interruptions, "
+              f"ETTR {res.ettr_mean:.3f}, interval {res.checkpoint_interval_min:.2f} min)")
+        rates = job_rates(cat.get("failure_profile", "llama3-h100"), gpus, 8)
+        spec = RunSpec(work_h=days * 24.0, blocking_h=10 / 3600, persist_h=0.0,
+                       restart_h=10 / 60, rates_per_h=rates.rates_per_h,
+                       needs_repair=rates.needs_repair, planned_per_h=rates.planned_per_h,
+                       repair_h=rates.repair_h, spare_nodes=256)
+        tau = res.checkpoint_interval_min / 60
+        secs = _time(lambda spec=spec, tau=tau: simulate(spec, tau, 1000, np.random.default_rng(0),
+                                                         count_causes=True))
+        print(f"  simulate {gpus:>7,} GPUs {days:>3} d, 1,000 trials: {secs:6.3f} s (core only)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,188 @@
+"""Monte Carlo of whole training runs under Poisson failures, vectorized across trials.
+
+Model (times in hours):
+
+- Unexpected failures arrive as a Poisson process in wall-clock time with one rate per cause;
+  planned interruptions are a second Poisson stream. Arrivals do not depend on what the job is
+  doing, so every trial's failure times are shared by all checkpoint intervals simulated
+  together (common random numbers make the interval comparison nearly noise-free).
+- Training alternates ``tau`` hours of compute with a ``blocking`` stall per checkpoint. An
+  asynchronous checkpoint becomes durable ``persist`` hours after its stall ends; a failure
+  inside that window falls back to the checkpoint before it.
+- An unexpected failure loses the compute since the last durable checkpoint; a planned one
+  saves first and loses nothing. Either way the job restarts: it waits until a replacement node
+  is available (when the cause needs a repair), then spends ``restart`` hours (detect,
+  reschedule, initialise, reload). A failure during recovery starts the recovery again.
+- Spare nodes: a repair-needing failure sends its node away for ``repair_h`` hours; the job
+  runs while at most ``spare_nodes`` nodes are away. With a fixed repair time the node that
+  frees the job is the one that failed ``spare_nodes`` repair-needing failures earlier.
+- A run ends when the preserved plus current work reaches ``work_h`` (no final checkpoint), or
+  at ``wall_limit_h`` when given.
+
+Wall time splits exactly into useful work + checkpoint stalls + lost progress + restart +
+waiting for repair.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+class RunawayError(Exception):
+    """The simulated job makes (almost) no progress: more events than ``max_events``."""
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """Inputs of one simulated job; all times in hours."""
+
+    work_h: float
+    blocking_h: float
+    persist_h: float
+    restart_h: float
+    rates_per_h: tuple[float, ...]
+    needs_repair: tuple[bool, ...]
+    planned_per_h: float = 0.0
+    repair_h: float = 0.0
+    spare_nodes: int = 0
+    wall_limit_h: float | None = None
+
+
+@dataclass
+class Outcome:
+    """Per-trial results, arrays of shape (intervals, trials)."""
+
+    intervals_h: np.ndarray
+    wall_h: np.ndarray
+    work_h: np.ndarray
+    stall_h: np.ndarray
+    lost_h: np.ndarray
+    restart_h: np.ndarray
+    waiting_h: np.ndarray
+    interruptions: np.ndarray           #: unexpected interruptions per trial
+    planned: np.ndarray                 #: planned interruptions per trial
+    counts: np.ndarray | None = None    #: (trials, causes) for the first interval, if asked
+    timeline: list[tuple[float, int, float, float, float]] = field(default_factory=list)
+    events: int = 0
+
+    @property
+    def ettr(self) -> np.ndarray:
+        return self.work_h / self.wall_h
+
+
+def simulate(spec: RunSpec, intervals_h: np.ndarray | float, trials: int,
+             rng: np.random.Generator, count_causes: bool = False, record: bool = False,
+             max_events: int = 2_000_000) -> Outcome:
+    """Simulate ``trials`` runs for every checkpoint interval in ``intervals_h`` (hours).
+
+    ``record`` keeps trial 0 of the first interval as a timeline of
+    ``(failure_time_h, cause_index, progress_at_failure_h, preserved_after_h, resume_time_h)``
+    with ``cause_index == len(causes)`` for a planned interruption."""
+    tau = np.atleast_1d(np.asarray(intervals_h, dtype=float))[:, None]
+    g_n, n = tau.shape[0], int(trials)
+    delta, persist, rst = spec.blocking_h, spec.persist_h, spec.restart_h
+    work, limit = spec.work_h, spec.wall_limit_h
+    period = tau + delta
+    rates = np.asarray(spec.rates_per_h, dtype=float)
+    n_causes = rates.size
+    lam = float(rates.sum()) + spec.planned_per_h
+    cum = np.cumsum(np.append(rates, spec.planned_per_h)) / lam if lam > 0 else None
+    repair_of = np.append(np.asarray(spec.needs_repair, dtype=bool), False)
+    spares, hold = int(spec.spare_nodes), spec.repair_h
+    idx = np.arange(n)
+
+    shape = (g_n, n)
+    t_prev = np.zeros(n)
+    rec_end = np.zeros(shape)
+    wait_end = np.zeros(shape)
+    kept = np.zeros(shape)
+    done_work = np.zeros(shape)
+    wall = np.zeros(shape)
+    stall, lost, restart, waiting = (np.zeros(shape) for _ in range(4))
+    n_unexp = np.zeros(shape, dtype=np.int64)
+    n_plan = np.zeros(shape, dtype=np.int64)
+    active = np.ones(shape, dtype=bool)
+    counts = np.zeros((n, n_causes), dtype=np.int64) if count_causes else None
+    ring = np.zeros((n, spares)) if spares > 0 else None
+    n_rep = np.zeros(n, dtype=np.int64)
+    timeline: list[tuple[float, int, float, float, float]] = []
+
+    events = 0
+    with np.errstate(invalid="ignore"):  # finished trials hold inf - inf; masked
+        while active.any():
+            if events >= max_events:
+                raise RunawayError(f"more than {max_events} interruptions in one run")
+            events += 1
+            if lam > 0:
+                t_now = t_prev + rng.exponential(1.0 / lam, n)
+                cause = np.minimum(np.searchsorted(cum, rng.random(n), side="right"), n_causes)
+            else:
+                t_now = np.full(n, np.inf)
+                cause = np.zeros(n, dtype=np.int64)
+            planned = cause == n_causes
+            rep = repair_of[cause]
+            # when a replacement node is ready for this failure (shared by all intervals)
+            if spares == 0:
+                avail = np.where(rep, t_now + hold, t_now)
+            else:
+                slot = n_rep % spares
+                back = ring[idx, slot] + hold
+                avail = np.where(rep & (n_rep >= spares), np.maximum(back, t_now), t_now)
+                ring[idx[rep], slot[rep]] = t_now[rep]
+                n_rep += rep
+
+            ends = t_now > limit if limit is not None else np.zeros(n, dtype=bool)
+            t_eff = np.minimum(t_now, limit) if limit is not None else t_now
+            # recovery time spent since the previous event
+            d_wait = np.clip(np.minimum(t_eff, wait_end) - t_prev, 0.0, None)
+            d_rest = np.clip(np.minimum(t_eff, rec_end) - np.maximum(wait_end, t_prev), 0.0, None)
+            s = np.maximum(t_eff - rec_end, 0.0)            # productive time before this event
+            remaining = work - kept
+            n_ck = np.maximum(np.ceil(remaining / tau) - 1.0, 0.0)
+            need = remaining + n_ck * delta
+            finish = active & (s >= need)
+            stop = active & ~finish & ends                  # wall-clock window closed
+            fail = active & ~finish & ~ends
+
+            k = np.floor(s / period)
+            rem = s - k * period
+            comp = np.minimum(rem, tau)
+            partial = rem - comp
+            if persist > 0:
+                k_ok = np.where((rem < persist) & (k >= 1), k - 1.0, k)
+            else:
+                k_ok = k
+            plan2 = planned & fail                          # broadcast (n,) over (G, n)
+            unexp = fail & ~planned
+            gained = np.where(planned, k * tau + comp, k_ok * tau)
+            if record and active[0, 0] and (fail[0, 0] or stop[0, 0] or finish[0, 0]):
+                before = kept[0, 0]
+            act = active.astype(float)
+            waiting += d_wait * act
+            restart += d_rest * act
+            stall += np.where(finish, n_ck * delta, np.where(fail | stop, k * delta + partial, 0.0))
+            lost += np.where(unexp, comp + (k - k_ok) * tau, 0.0)
+            kept += np.where(fail, gained, 0.0)
+            wall = np.where(finish, rec_end + need, np.where(stop, limit if limit else 0.0, wall))
+            done_work = np.where(finish, work, np.where(stop, kept + k * tau + comp, done_work))
+            n_unexp += unexp
+            n_plan += plan2
+            if counts is not None:
+                hit = unexp[0] & ~planned
+                counts[idx[hit], cause[hit]] += 1
+            wait_end = np.where(fail, np.maximum(np.maximum(wait_end, avail), t_now), wait_end)
+            rec_end = np.where(fail, wait_end + rst, rec_end)
+            if record and active[0, 0]:
+                if fail[0, 0]:
+                    timeline.append((float(t_now[0]), int(cause[0]), float(before + k[0, 0] * tau[0, 0]
+                                     + comp[0, 0]), float(kept[0, 0]), float(rec_end[0, 0])))
+                elif finish[0, 0] or stop[0, 0]:
+                    timeline.append((float(wall[0, 0]), -1, float(done_work[0, 0]),
+                                     float(done_work[0, 0]), float(wall[0, 0])))
+            active &= fail
+            t_prev = t_now
+
+    return Outcome(tau[:, 0], wall, done_work, stall, lost, restart, waiting, n_unexp, n_plan,
+                   counts, timeline, events)
