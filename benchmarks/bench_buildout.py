@@ -1,0 +1,73 @@
+"""Build-out planner speed: 10,000 Monte Carlo samples of the 195-step plan (target < 0.2 s).
+
+Prints best-of-N wall times for the sampler, the forward pass, the backward pass
+(criticality), one full Monte Carlo run, and a whole ``plan_buildout`` call."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+SAMPLES = 10_000
+REPEATS = 7
+
+
+def _best(fn, repeats: int = REPEATS) -> float:
+    best = float("inf")
+    for _ in range(repeats):
+        t = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t)
+    return best
+
+
+def main() -> None:
+    sys.path.insert(0, str(Path(__file__).parents[1] / "tests" / "buildout"))
+    from buildout_fakes import FakeCatalog, scenario
+
+    from clustertwin.buildout import load_profiles, load_steps, plan_buildout
+    from clustertwin.buildout.cpm import compile_network
+    from clustertwin.buildout.durations import effective_steps
+    from clustertwin.buildout.montecarlo import criticality, forward, triangular, uniforms
+    from clustertwin.buildout.quantities import derive_quantities
+
+    cat = FakeCatalog()
+    sc = scenario(16384, "new-build")
+    book, profiles = load_steps(), load_profiles()
+    steps = effective_steps(book, profiles, "new-build", derive_quantities(sc, cat))
+    net = compile_network({n: s.after for n, s in steps.items()}, 195)
+    order = [steps[n] for n in net.numbers]
+    o, m, p = (np.array([getattr(s, k) for s in order]) for k in "omp")
+    u = uniforms(0, net.size, SAMPLES)
+    d = triangular(o, m, p, u)
+    ef = forward(net, d)
+
+    t_unif = _best(lambda: uniforms(0, net.size, SAMPLES))
+    t_tri = _best(lambda: triangular(o, m, p, u))
+    t_fwd = _best(lambda: forward(net, d))
+    t_crit = _best(lambda: criticality(net, d, ef))
+
+    def mc() -> None:
+        dd = triangular(o, m, p, uniforms(0, net.size, SAMPLES))
+        e = forward(net, dd)
+        criticality(net, dd, e)
+
+    t_mc = _best(mc)
+    plan_buildout(sc, cat)  # warm caches (YAML load)
+    t_plan = _best(lambda: plan_buildout(sc, cat), 5)
+    t_plan_wi = _best(lambda: plan_buildout(sc, cat, what_if=["gpu_lead_time_days=+90"]), 5)
+    print(f"build-out Monte Carlo, {net.size} steps x {SAMPLES:,} samples (best of {REPEATS})")
+    print(f"  uniform draws           {t_unif * 1e3:7.1f} ms")
+    print(f"  triangular inverse CDF  {t_tri * 1e3:7.1f} ms")
+    print(f"  forward pass            {t_fwd * 1e3:7.1f} ms")
+    print(f"  backward + criticality  {t_crit * 1e3:7.1f} ms")
+    print(f"  full Monte Carlo        {t_mc * 1e3:7.1f} ms   (target < 200 ms)")
+    print(f"  plan_buildout()         {t_plan * 1e3:7.1f} ms")
+    print(f"  plan_buildout(+1 what-if) {t_plan_wi * 1e3:5.1f} ms")
+
+
+if __name__ == "__main__":
+    main()

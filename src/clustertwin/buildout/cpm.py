@@ -1,0 +1,148 @@
+"""Critical path method on the step graph: compile, forward/backward pass, slack, critical path.
+
+The graph is compiled once into topological order with integer predecessor/successor lists;
+both the deterministic pass here and the Monte Carlo pass in :mod:`.montecarlo` walk it.
+Relations are finish-to-start with zero lag; a step with no successor (other than go-live)
+feeds go-live implicitly so the project ends when every step has.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from clustertwin.errors import Problem, UsageError
+
+#: Two finish times closer than this (days) count as equal when tracing the critical path.
+TIE_DAYS = 1e-6
+
+
+@dataclass(frozen=True)
+class Network:
+    """The step graph in topological order (index i is step ``numbers[i]``)."""
+
+    numbers: tuple[int, ...]
+    preds: tuple[tuple[int, ...], ...]
+    succs: tuple[tuple[int, ...], ...]
+    sink: int
+
+    @property
+    def size(self) -> int:
+        return len(self.numbers)
+
+    def index(self) -> dict[int, int]:
+        return {n: i for i, n in enumerate(self.numbers)}
+
+
+def _cycle_message(after: Mapping[int, Sequence[int]]) -> str:
+    import networkx as nx
+
+    g = nx.DiGraph()
+    g.add_edges_from((p, n) for n, ps in after.items() for p in ps)
+    try:
+        cyc = nx.find_cycle(g)
+    except nx.NetworkXNoCycle:  # pragma: no cover - only called when Kahn found one
+        return "the predecessors form a cycle"
+    loop = " -> ".join(str(u) for u, _ in cyc) + f" -> {cyc[0][0]}"
+    return f"the predecessors form a cycle: {loop}"
+
+
+def compile_network(
+    after: Mapping[int, Sequence[int]], go_live: int, source: str = "steps", key: str = ""
+) -> Network:
+    """Topologically order the steps (``after`` maps step -> predecessors).
+
+    Raises :class:`UsageError` on unknown predecessors or a cycle."""
+    known = set(after)
+    problems = [
+        Problem(source, f"step.{n}.after", f"unknown step {p}")
+        for n, ps in after.items()
+        for p in ps
+        if p not in known
+    ]
+    if go_live not in known:
+        problems.append(Problem(source, "steps", f"go-live step {go_live} is missing"))
+    if problems:
+        raise UsageError(problems)
+    preds = {n: sorted(set(ps)) for n, ps in after.items()}
+    has_succ = {p for ps in preds.values() for p in ps}
+    for n in preds:  # loose ends feed go-live
+        if n != go_live and n not in has_succ and n not in preds[go_live]:
+            preds[go_live].append(n)
+    indeg = {n: len(ps) for n, ps in preds.items()}
+    succ: dict[int, list[int]] = {n: [] for n in preds}
+    for n, ps in preds.items():
+        for p in ps:
+            succ[p].append(n)
+    ready = sorted(n for n, d in indeg.items() if d == 0)
+    order: list[int] = []
+    while ready:
+        n = ready.pop(0)
+        order.append(n)
+        for s in sorted(succ[n]):
+            indeg[s] -= 1
+            if indeg[s] == 0:
+                ready.append(s)
+        ready.sort()
+    if len(order) != len(preds):
+        raise UsageError([Problem(source, key or "step.after", _cycle_message(preds))])
+    if order[-1] != go_live:  # go-live depends on every loose end, so it is last
+        raise UsageError([Problem(source, f"step.{go_live}", "go-live must come after every step")])
+    idx = {n: i for i, n in enumerate(order)}
+    return Network(
+        numbers=tuple(order),
+        preds=tuple(tuple(sorted(idx[p] for p in preds[n])) for n in order),
+        succs=tuple(tuple(sorted(idx[s] for s in succ[n])) for n in order),
+        sink=idx[go_live],
+    )
+
+
+@dataclass(frozen=True)
+class CPMResult:
+    """Deterministic schedule, days from the start, indexed like ``Network.numbers``."""
+
+    es: np.ndarray
+    ef: np.ndarray
+    ls: np.ndarray
+    lf: np.ndarray
+    length: float
+
+    @property
+    def slack(self) -> np.ndarray:
+        return self.ls - self.es
+
+
+def cpm(net: Network, durations: np.ndarray) -> CPMResult:
+    """Forward and backward pass with one duration per step (days)."""
+    d = np.asarray(durations, dtype=float)
+    n = net.size
+    ef = np.zeros(n)
+    for i in range(n):
+        pr = net.preds[i]
+        ef[i] = (max(ef[p] for p in pr) if pr else 0.0) + d[i]
+    es = ef - d
+    length = float(ef[net.sink])
+    ls = np.zeros(n)
+    for i in range(n - 1, -1, -1):
+        su = net.succs[i]
+        lf = min(ls[s] for s in su) if su else length
+        ls[i] = lf - d[i]
+    return CPMResult(es=es, ef=ef, ls=ls, lf=ls + d, length=length)
+
+
+def critical_path(net: Network, res: CPMResult) -> list[int]:
+    """Step numbers of one zero-slack chain from a start step to go-live, in order.
+
+    Walks back from go-live to the predecessor that finishes last (ties: lowest step number)."""
+    path = [net.sink]
+    i = net.sink
+    while net.preds[i]:
+        target = res.es[i]
+        cands = [p for p in net.preds[i] if abs(res.ef[p] - target) <= TIE_DAYS]
+        if not cands:  # pragma: no cover - a start time always equals some predecessor's finish
+            break
+        i = min(cands, key=lambda p: net.numbers[p])
+        path.append(i)
+    return [net.numbers[i] for i in reversed(path)]

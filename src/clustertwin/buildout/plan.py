@@ -1,0 +1,235 @@
+"""``plan_buildout``: the build-out stage (pure; returns a frozen :class:`BuildoutPlan`)."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as _dt
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from clustertwin.buildout.cpm import CPMResult, Network, compile_network, cpm, critical_path
+from clustertwin.buildout.durations import StepInput, effective_steps
+from clustertwin.buildout.montecarlo import (
+    Distribution,
+    MCResult,
+    pert,
+    simulate,
+    triangular,
+    uniforms,
+)
+from clustertwin.buildout.quantities import (
+    DEFAULT_RADIX,
+    Quantities,
+    derive_quantities,
+    fabric_counts,
+)
+from clustertwin.buildout.result import BuildoutPlan, StepSchedule, WhatIfShift
+from clustertwin.buildout.steps import GO_LIVE, load_profiles, load_steps
+from clustertwin.buildout.whatif import WhatIf, apply_step_changes, parse_what_ifs
+from clustertwin.errors import Problem, UsageError
+
+DEFAULT_SAMPLES = 10_000
+QUANTILES = tuple(round(q, 2) for q in np.arange(0.01, 1.0, 0.01))
+
+
+@dataclass(frozen=True)
+class _Run:
+    steps: dict[int, StepInput]
+    net: Network
+    det: CPMResult
+    mc: MCResult
+    quantiles: dict[str, float]
+
+
+def _rescale(q: Quantities, gpus: int) -> Quantities:
+    """Quantities for another GPU count, keeping the per-GPU ratios of ``q``."""
+    f = gpus / q.gpus
+    servers = max(1, round(q.servers * f))
+    nics = round(q.nics * f)
+    radix = DEFAULT_RADIX  # rescaled what-ifs use the default switch radix
+    leaf, spine, core, uplinks = fabric_counts(nics, radix)
+    return dataclasses.replace(
+        q,
+        gpus=gpus,
+        servers=servers,
+        racks=max(1, round(q.racks * f)),
+        nics=nics,
+        node_links=nics,
+        uplinks=uplinks,
+        leaf=leaf,
+        spine=spine,
+        core=core,
+        it_mw=q.it_mw * f,
+        storage_racks=max(1, round(q.storage_racks * f)),
+        source=q.source + " (rescaled)",
+    )
+
+
+def _simulate(
+    steps: dict[int, StepInput],
+    u: np.ndarray | None,
+    samples: int,
+    seed: int,
+    distribution: Distribution,
+    label: str = "",
+) -> _Run:
+    net = compile_network(
+        {n: s.after for n, s in steps.items()}, GO_LIVE, source="--what-if", key=label
+    )
+    order = [steps[n] for n in net.numbers]
+    o = np.array([s.o for s in order])
+    m = np.array([s.m for s in order])
+    p = np.array([s.p for s in order])
+    det = cpm(net, m)
+    if distribution == "pert":
+        d = pert(o, m, p, seed, samples)
+    else:
+        assert u is not None
+        # u rows follow step numbers so every run (any topological order) pairs the same draws
+        rows = np.asarray(net.numbers) - 1
+        d = triangular(o, m, p, u[rows])
+    mc = simulate(net, d)
+    pct = np.percentile(mc.finish, [10, 50, 80, 90])
+    quantiles = {
+        "mean": float(mc.finish.mean()),
+        "p10": float(pct[0]),
+        "p50": float(pct[1]),
+        "p80": float(pct[2]),
+        "p90": float(pct[3]),
+    }
+    return _Run(steps, net, det, mc, quantiles)
+
+
+def _scenario_inputs(scenario: Any) -> tuple[str, _dt.date, int]:
+    b = getattr(scenario, "buildout", None)
+    profile = getattr(b, "profile", None) or "new-build"
+    start = getattr(b, "start_date", None) or _dt.date(2027, 1, 5)
+    rel = getattr(scenario, "reliability", None)
+    seed = int(getattr(rel, "seed", 0) or 0)
+    return profile, start, seed
+
+
+def plan_buildout(
+    scenario: Any,
+    catalog: Any,
+    design: Any = None,
+    what_if: Any = None,
+    *,
+    samples: int = DEFAULT_SAMPLES,
+    distribution: Distribution = "triangular",
+) -> BuildoutPlan:
+    """Schedule the 195 build-out steps for this scenario.
+
+    ``what_if``: None, one ``"KEY=VALUE ..."`` string, a list of them (each one what-if, compared
+    with the baseline), or a mapping KEY -> VALUE (one what-if per entry); see
+    :mod:`clustertwin.buildout.whatif` for the keys. Raises UsageError for a bad what-if."""
+    if samples < 2:
+        raise UsageError([Problem("buildout", "samples", "need at least 2 Monte Carlo samples")])
+    if distribution not in ("triangular", "pert"):
+        raise UsageError([Problem("buildout", "distribution", "expected triangular or pert")])
+    book = load_steps()
+    profiles = load_profiles()
+    known = {s.number for s in book.steps}
+    what_ifs = parse_what_ifs(what_if, known)
+    profile, start, seed = _scenario_inputs(scenario)
+    q = derive_quantities(scenario, catalog, design)
+    u = uniforms(seed, len(book.steps), samples) if distribution == "triangular" else None
+
+    base = _simulate(effective_steps(book, profiles, profile, q), u, samples, seed, distribution)
+    shifts = [
+        _what_if(w, book, profiles, profile, q, u, samples, seed, distribution, base)
+        for w in what_ifs
+    ]
+
+    idx = base.net.index()
+    cp = critical_path(base.net, base.det)
+    slack = base.det.slack
+    rows = []
+    for step in book.steps:
+        i = idx[step.number]
+        si = base.steps[step.number]
+        rows.append(
+            StepSchedule(
+                number=step.number,
+                phase=step.phase,
+                phase_name=book.phases[step.phase],
+                title=step.title,
+                crew=step.crew,
+                after=tuple(si.after),
+                optimistic_days=si.o,
+                likely_days=si.m,
+                pessimistic_days=si.p,
+                quantity=si.quantity,
+                quantity_value=si.quantity_value,
+                crews=si.crews,
+                applicable=si.applicable,
+                earliest_start_days=float(base.det.es[i]),
+                earliest_finish_days=float(base.det.ef[i]),
+                latest_start_days=float(base.det.ls[i]),
+                latest_finish_days=float(base.det.lf[i]),
+                slack_days=float(max(0.0, slack[i])),
+                critical=bool(abs(slack[i]) <= 1e-6),
+                criticality=float(base.mc.criticality[i]),
+            )
+        )
+    finish = np.sort(base.mc.finish)
+    quant = tuple((float(qq), float(np.quantile(finish, qq))) for qq in QUANTILES)
+    notes = [
+        f"quantities from {q.source}; durations in calendar days",
+        f"{samples} {distribution} samples, seed {seed}; what-ifs use the same draws",
+    ]
+    if q.cooling == "air":
+        notes.append("air-cooled nodes: liquid-cooling steps 108-113 take 0 days")
+    return BuildoutPlan(
+        profile=profile,
+        start_date=start,
+        seed=seed,
+        samples=samples,
+        distribution=distribution,
+        quantities=q.as_dict(),
+        phases=dict(book.phases),
+        deterministic_days=base.det.length,
+        go_live_days_mean=base.quantiles["mean"],
+        go_live_days_p10=base.quantiles["p10"],
+        go_live_days_p50=base.quantiles["p50"],
+        go_live_days_p80=base.quantiles["p80"],
+        go_live_days_p90=base.quantiles["p90"],
+        go_live_quantiles=quant,
+        critical_path=tuple(cp),
+        steps=tuple(rows),
+        what_ifs=tuple(shifts),
+        notes=tuple(notes),
+    )
+
+
+def _what_if(
+    w: WhatIf,
+    book: Any,
+    profiles: Any,
+    profile: str,
+    q: Quantities,
+    u: np.ndarray | None,
+    samples: int,
+    seed: int,
+    distribution: Distribution,
+    base: _Run,
+) -> WhatIfShift:
+    qq = _rescale(q, w.gpus) if w.gpus is not None else q
+    steps = effective_steps(book, profiles, w.profile or profile, qq, crew_multiplier=w.crews)
+    steps = apply_step_changes(steps, w.step_changes)
+    run = _simulate(steps, u, samples, seed, distribution, w.label)
+    bq, rq = base.quantiles, run.quantiles
+    return WhatIfShift(
+        label=w.label,
+        changes=tuple(f"{c.key}={c.value}" for c in w.changes),
+        deterministic_days=run.det.length,
+        go_live_days_p50=rq["p50"],
+        go_live_days_p80=rq["p80"],
+        go_live_days_p90=rq["p90"],
+        shift_p50_days=rq["p50"] - bq["p50"],
+        shift_p80_days=rq["p80"] - bq["p80"],
+        shift_p90_days=rq["p90"] - bq["p90"],
+        critical_path=tuple(critical_path(run.net, run.det)),
+    )

@@ -1,0 +1,165 @@
+"""How much there is to build: GPUs, servers, racks, links, switches and megawatts.
+
+From the design when one is given (read with ``getattr`` and a fallback, so a partial design
+works), otherwise from simple rules on the catalog node. The rules are deliberately coarse —
+the design stage is the authority; these only size crew work:
+
+* servers = ceil(gpus / node.gpus) + cluster.spare_nodes
+* racks: a rack-scale system is one rack; otherwise nodes per rack =
+  min(floor(rack budget / node.max_power_kw), floor(42 U / node.rack_units)), with a rack budget
+  of 41 kW for air-cooled nodes (DGX H100 SuperPOD RA: 4 nodes = 40.8 kW per rack) and 130 kW
+  for liquid-cooled ones (datacenter-anchors 4.2: NVL72-class racks 120-140 kW).
+* compute fabric: nics = servers x node.compute_nics (= node-to-leaf links); leaf = ceil(nics /
+  (radix/2)); two tiers while nics <= radix^2/2, else three; uplinks = leaf-spine (+ spine-core)
+  links = nics / oversubscription per tier above the leaf.
+* IT power: servers x node.max_power_kw + switches x switch power.
+* storage racks: one per 1,024 GPUs, at least one.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from typing import Any
+
+#: Usable rack units for servers in a 48U rack after PDUs, patch panels and a leaf switch.
+RACK_U = 42
+#: Rack power budgets, kW (datacenter-anchors 4.2 and the DGX H100 SuperPOD RA).
+RACK_KW_AIR = 41.0
+RACK_KW_LIQUID = 130.0
+#: Switch radix and power when the catalog has no switch entry (NVIDIA Quantum-2 QM9700).
+DEFAULT_RADIX = 64
+DEFAULT_SWITCH_KW = 1.7
+#: GPUs served by one storage rack (sizing rule for crew work only).
+GPUS_PER_STORAGE_RACK = 1024
+
+
+@dataclass(frozen=True)
+class Quantities:
+    gpus: int
+    servers: int
+    racks: int
+    nics: int
+    node_links: int
+    uplinks: int
+    leaf: int
+    spine: int
+    core: int
+    it_mw: float
+    storage_racks: int
+    cooling: str  # "air" or "liquid"
+    source: str  # "design" or "rules"
+
+    @property
+    def spine_core(self) -> int:
+        return self.spine + self.core
+
+    @property
+    def switches(self) -> int:
+        return self.leaf + self.spine + self.core
+
+    @property
+    def cables(self) -> int:
+        return self.node_links + self.uplinks
+
+    def get(self, key: str) -> float:
+        return float(getattr(self, key))
+
+    def as_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d.update(spine_core=self.spine_core, switches=self.switches, cables=self.cables)
+        return d
+
+
+def _get(obj: Any, dotted: str) -> Any:
+    for part in dotted.split("."):
+        if obj is None:
+            return None
+        obj = obj.get(part) if isinstance(obj, dict) else getattr(obj, part, None)
+    return obj
+
+
+def _job_gpus(scenario: Any, catalog: Any) -> int:
+    gpus = _get(scenario, "cluster.gpus")
+    if gpus is None:
+        from clustertwin.perf import estimate
+
+        gpus = estimate(scenario, catalog).gpus
+    return int(gpus)
+
+
+def _switch(catalog: Any, scenario: Any) -> tuple[int, float]:
+    try:
+        fabric = catalog.fabric(_get(scenario, "cluster.fabric.technology"))
+        sw = catalog.get("switch", fabric.switch)
+        return int(sw.ports), float(getattr(sw, "power_kw_max", DEFAULT_SWITCH_KW))
+    except Exception:  # noqa: BLE001 - a missing fabric/switch entry just means defaults
+        return DEFAULT_RADIX, DEFAULT_SWITCH_KW
+
+
+def fabric_counts(nics: int, radix: int, oversub: float = 1.0) -> tuple[int, int, int, int]:
+    """(leaf, spine, core, uplinks) of a fat tree over ``nics`` endpoints."""
+    half = max(1, radix // 2)
+    leaf = math.ceil(nics / half)
+    up1 = math.ceil(nics / max(oversub, 1.0))
+    if nics <= radix * radix // 2:
+        spine = math.ceil(up1 / radix) if leaf > 1 else 0
+        return leaf, spine, 0, (up1 if leaf > 1 else 0)
+    spine = math.ceil(up1 / half)
+    core = math.ceil(up1 / radix)
+    return leaf, spine, core, 2 * up1
+
+
+def derive_quantities(scenario: Any, catalog: Any, design: Any = None) -> Quantities:
+    """Quantities for the crew-driven steps (see the module doc for the rules)."""
+    node = catalog.node(_get(scenario, "cluster.node"))
+    gpus = _job_gpus(scenario, catalog)
+    per_node = int(getattr(node, "gpus", 8) or 8)
+    spare = int(_get(scenario, "cluster.spare_nodes") or 0)
+    servers = math.ceil(gpus / per_node) + spare
+    node_kw = float(getattr(node, "max_power_kw", 10.2) or 10.2)
+    rack_scale = bool(getattr(node, "rack_scale", False))
+    cooling = str(_get(design, "cooling.mode") or getattr(node, "cooling", "air") or "air")
+    cooling = "liquid" if cooling == "liquid" else "air"
+    if rack_scale:
+        racks = servers
+    else:
+        budget = RACK_KW_LIQUID if cooling == "liquid" else RACK_KW_AIR
+        ru = getattr(node, "rack_units", None) or 8
+        per_rack = max(1, min(int(budget // node_kw), RACK_U // int(ru)))
+        racks = math.ceil(servers / per_rack)
+    nics = servers * int(getattr(node, "compute_nics", 8) or 8)
+    radix, sw_kw = _switch(catalog, scenario)
+    oversub = float(_get(scenario, "cluster.fabric.oversubscription") or 1.0)
+    leaf, spine, core, uplinks = fabric_counts(nics, radix, oversub)
+    it_kw = servers * node_kw + (leaf + spine + core) * sw_kw
+    source = "rules"
+    if design is not None:
+        source = "design"
+        servers = int(_get(design, "nodes") or servers)
+        racks = int(_get(design, "racks") or racks)
+        leaf = int(_get(design, "fabric.leaf") if _get(design, "fabric.leaf") is not None else leaf)
+        spine = int(
+            _get(design, "fabric.spine") if _get(design, "fabric.spine") is not None else spine
+        )
+        core = int(_get(design, "fabric.core") if _get(design, "fabric.core") is not None else core)
+        cables = _get(design, "fabric.cables")
+        if cables is not None:
+            nics = min(nics, int(cables))
+            uplinks = max(0, int(cables) - nics)
+        it_kw = float(_get(design, "power.it_kw") or it_kw)
+    return Quantities(
+        gpus=gpus,
+        servers=servers,
+        racks=racks,
+        nics=nics,
+        node_links=nics,
+        uplinks=uplinks,
+        leaf=leaf,
+        spine=spine,
+        core=core,
+        it_mw=it_kw / 1000.0,
+        storage_racks=max(1, math.ceil(gpus / GPUS_PER_STORAGE_RACK)),
+        cooling=cooling,
+        source=source,
+    )
