@@ -113,7 +113,7 @@ def economics(scenario: Scenario, catalog: Catalog, estimate: Any, design: Any =
     if design is not None and getattr(design, "bom", None):
         lines = _bom_lines(design)
         it_kw = float(design.power.it_kw)
-        nodes = int(getattr(design, "nodes", 0)) + int(getattr(design, "spare_nodes", 0) or 0)
+        nodes = int(design.nodes)  # hot spares included
         basis = "design bill of materials"
     else:
         fb = fallback_design(scenario, catalog, gpus)
