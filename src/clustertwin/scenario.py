@@ -135,7 +135,15 @@ class Cluster(_Section):
     node: str = Field(description="node/system catalog id")
     gpus: PosInt | None = Field(None, description="GPUs in the training job")
     deadline_days: float | None = Field(None, gt=0, description="solve for the GPU count that trains within this many days")
-    spare_nodes: int = Field(0, ge=0, description="hot spares beyond the job's nodes")
+    spare_nodes: int | Auto = Field("auto", description="hot spares beyond the job's nodes; auto = enough that "
+                                    "at most 0.1% of repair-needing failures wait for a spare")
+
+    @field_validator("spare_nodes")
+    @classmethod
+    def _spares(cls, v: Any) -> Any:
+        if v != "auto" and v < 0:
+            raise ValueError("must be 'auto' or a number of nodes >= 0")
+        return v
     fabric: FabricSection = Field(default_factory=FabricSection)
 
     @model_validator(mode="after")

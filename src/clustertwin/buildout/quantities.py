@@ -110,12 +110,21 @@ def fabric_counts(nics: int, radix: int, oversub: float = 1.0) -> tuple[int, int
     return leaf, spine, core, 2 * up1
 
 
+def _spares(scenario: Any, catalog: Any, gpus: int) -> int:
+    given = _get(scenario, "cluster.spare_nodes")
+    if given == "auto":
+        from clustertwin.reliability.spares import resolve_spare_nodes
+
+        return resolve_spare_nodes(scenario, catalog, gpus)
+    return int(given or 0)
+
+
 def derive_quantities(scenario: Any, catalog: Any, design: Any = None) -> Quantities:
     """Quantities for the crew-driven steps (see the module doc for the rules)."""
     node = catalog.node(_get(scenario, "cluster.node"))
     gpus = _job_gpus(scenario, catalog)
     per_node = int(getattr(node, "gpus", 8) or 8)
-    spare = int(_get(scenario, "cluster.spare_nodes") or 0)
+    spare = _spares(scenario, catalog, gpus)
     servers = math.ceil(gpus / per_node) + spare
     node_kw = float(getattr(node, "max_power_kw", 10.2) or 10.2)
     rack_scale = bool(getattr(node, "rack_scale", False))

@@ -11,6 +11,7 @@ import math
 from dataclasses import dataclass
 
 from clustertwin.catalog import Catalog
+from clustertwin.reliability.spares import resolve_spare_nodes
 from clustertwin.scenario import Scenario
 
 #: Share of IT power drawn by switches, storage and management beside the GPU nodes.
@@ -45,7 +46,7 @@ def fallback_design(s: Scenario, cat: Catalog, gpus: int) -> FallbackDesign:
     sw = cat.get("switch", fab.switch)
     xcvr = cat.get("transceiver", fab.switch_transceiver)
     fiber = cat.get("cable", fab.fiber_cable)
-    nodes = math.ceil(gpus / node.gpus) + s.cluster.spare_nodes
+    nodes = math.ceil(gpus / node.gpus) + resolve_spare_nodes(s, cat, gpus)
     ports = nodes * node.compute_nics
     k = sw.ports
     tiers = 1 if ports <= k else 2 if ports <= k * k // 2 else 3

@@ -1,0 +1,190 @@
+"""``design(scenario, catalog, estimate) -> ClusterDesign``: composes layout, fabric, networks,
+storage, power, cooling, floor and bill of materials. Pure: no I/O beyond the cached rules."""
+
+from __future__ import annotations
+
+import math
+
+from clustertwin.catalog.params import param_count
+from clustertwin.design import bom as B
+from clustertwin.design.cooling import plan_cooling
+from clustertwin.design.fabric import plan_compute_fabric
+from clustertwin.design.floor import Racks, plan_floor
+from clustertwin.design.layout import plan_layout, rack_capacity
+from clustertwin.design.networks import plan_management
+from clustertwin.design.power import TYPICAL_FRACTION, pdus_for, plan_power
+from clustertwin.design.result import ClusterDesign
+from clustertwin.design.rules import DesignRules, load_rules
+from clustertwin.design.storage import plan_storage
+from clustertwin.errors import Problem, ScenarioError
+from clustertwin.reliability.spares import resolve_spare_nodes
+
+
+def _switch(catalog, switch_id: str, fallback, warnings: list[str], what: str):
+    if catalog.has("switch", switch_id):
+        return catalog.get("switch", switch_id)
+    warnings.append(f"{what} switch {switch_id!r} is not in the catalog; "
+                    f"counted as {fallback.id}")
+    return fallback
+
+
+def design(scenario, catalog, estimate=None, *, rules: DesignRules | None = None) -> ClusterDesign:
+    """Physical design for the scenario's job (GPU count from ``estimate.gpus``; without an
+    estimate, ``scenario.cluster.gpus``). ``rules`` overrides the built-in design rules."""
+    rules = rules or load_rules()
+    src = scenario.source
+    cl = scenario.cluster
+    node = catalog.node(cl.node, source=src, path="cluster.node")
+    fab = catalog.fabric(cl.fabric.technology, source=src, path="cluster.fabric.technology")
+    switch = catalog.get("switch", fab.switch, source=src, path="cluster.fabric.technology")
+    gpus = estimate.gpus if estimate is not None else cl.gpus
+    if gpus is None:
+        raise ScenarioError([Problem(src, "cluster.gpus", "the design needs a GPU count: "
+                                     "give cluster.gpus or an estimate")])
+    warnings: list[str] = []
+    job_nodes = math.ceil(gpus / node.gpus)
+    spares = resolve_spare_nodes(scenario, catalog, gpus)
+    nodes = job_nodes + spares
+
+    cap, _ = rack_capacity(node, rules, src)
+    cf = plan_compute_fabric(node=node, fabric=fab, switch=switch, nodes=nodes,
+                             oversubscription=cl.fabric.oversubscription,
+                             topology=cl.fabric.topology, nodes_per_rack=cap, rules=rules,
+                             source=src)
+    layout = plan_layout(node, job_nodes, spares, cf.su_nodes, rules, src)
+    if fab.reserved_ports_per_su and not cf.managers_attached:
+        warnings.append("every leaf slot holds a node, so the fabric managers (UFM) attach "
+                        "outside the counted compute-fabric ports")
+
+    params = estimate.params_total if estimate is not None else param_count(scenario.model).total
+    storage = plan_storage(params=params, tokens=scenario.training.tokens, gpus=gpus, node=node,
+                           nodes=nodes, systems=catalog.all("storage"), rules=rules)
+    if storage.tier("pfs") is None:
+        warnings.append("no parallel-file-system entry in the catalog: storage bandwidth is 0")
+    storage_links = math.ceil(max(storage.write_gbps, storage.read_gbps) * 8
+                              / rules.num("storage_port_gbps"))
+
+    inband_sw = _switch(catalog, str(rules["inband_switch"]), switch, warnings, "in-band")
+    oob_sw = _switch(catalog, str(rules["oob_switch"]), switch, warnings, "out-of-band")
+
+    # rack kW and PDUs; management racks and OOB size depend on each other: iterate to a fixpoint
+    rack_kw = layout.nodes_per_rack * node.max_power_kw
+    compute_racks = layout.compute_racks
+    network_racks = math.ceil(cf.switches * switch.rack_units / rules.num("network_rack_switch_ru"))
+    cf_kw = cf.switches * switch.power_kw_max
+    storage_racks = math.ceil(storage.rack_units / rules.num("storage_rack_ru"))
+    kinds = {"compute": compute_racks * pdus_for(rack_kw, rules), "network": 0, "storage": 0}
+    if network_racks:
+        kinds["network"] = network_racks * pdus_for(cf_kw / network_racks, rules)
+    if storage_racks:
+        kinds["storage"] = storage_racks * pdus_for(storage.power_kw / storage_racks, rules)
+    pdus = fixed_pdus = sum(kinds.values())
+    mgmt_racks, mgmt = 0, None
+    # UFM appliances exist whether or not a free leaf slot takes their links
+    ufm = int(fab.reserved_ports_per_su * rules.num("fabric_manager_links_per_slot"))
+    for _ in range(8):
+        mgmt = plan_management(node=node, nodes=nodes, scalable_units=cf.scalable_units,
+                               compute_switches=cf.switches, manager_links=ufm,
+                               storage_links=storage_links, storage_switch=switch,
+                               inband_switch=inband_sw, oob_switch=oob_sw, pdus=pdus, rules=rules)
+        mgmt_kw = (mgmt.inband_switches * inband_sw.power_kw_max
+                   + mgmt.oob_switches * oob_sw.power_kw_max
+                   + mgmt.ufm_appliances * rules.num("ufm_appliance_kw")
+                   + mgmt.management_servers * rules.num("management_server_kw"))
+        sf_kw = mgmt.storage.switches * switch.power_kw_max
+        mgmt_ru = (mgmt.storage.switches * switch.rack_units
+                   + mgmt.inband_switches * inband_sw.rack_units
+                   + mgmt.oob_switches * oob_sw.rack_units + mgmt.ufm_appliances
+                   + mgmt.management_servers * rules.num("management_server_ru"))
+        new_racks = max(1, math.ceil(mgmt_ru / rules.num("management_rack_ru")))
+        new_pdus = fixed_pdus + new_racks * pdus_for((mgmt_kw + sf_kw) / new_racks, rules)
+        if new_racks == mgmt_racks and new_pdus == pdus:
+            break
+        mgmt_racks, pdus = new_racks, new_pdus
+    assert mgmt is not None
+    kinds["management"] = pdus - fixed_pdus
+    racks = Racks(compute=compute_racks, network=network_racks, management=mgmt_racks,
+                  storage=storage_racks)
+
+    typical = node.typical_power_kw or TYPICAL_FRACTION * node.max_power_kw
+    it_guess = (nodes * node.max_power_kw + cf_kw + sf_kw + mgmt_kw + storage.power_kw)
+    liquid_racks_kw = nodes * node.max_power_kw if node.cooling == "liquid" or rack_kw > rules.num(
+        "containment_max_rack_kw") else 0.0
+    cooling = plan_cooling(rack_kw=rack_kw, node_cooling=node.cooling, it_kw=it_guess,
+                           liquid_racks_kw=liquid_racks_kw, rules=rules)
+    pue = cooling.pue if scenario.economics.pue == "auto" else float(scenario.economics.pue)
+    power = plan_power(nodes_kw=nodes * node.max_power_kw, nodes_typical_kw=nodes * typical,
+                       compute_fabric_kw=cf_kw,
+                       compute_fabric_typical_kw=cf.switches * switch.power_kw_typical,
+                       storage_fabric_kw=sf_kw,
+                       storage_fabric_typical_kw=mgmt.storage.switches * switch.power_kw_typical,
+                       management_kw=mgmt_kw, storage_kw=storage.power_kw, pue=pue,
+                       rack_kw=rack_kw, pdus=pdus, rules=rules,
+                       pdus_by_kind=tuple(kinds.items()))
+    if cooling.high_density:
+        warnings.append(f"{rack_kw:.1f} kW air-cooled racks need a high-density site "
+                        "(contained aisles or rear-door heat exchangers)")
+    floor = plan_floor(racks, rules)
+    lines = _bom(catalog, node, fab, switch, inband_sw, oob_sw, cf, mgmt, storage, power,
+                 cooling, racks, floor, nodes)
+    return ClusterDesign(node_id=node.id, gpu_id=cl.gpu, layout=layout, fabric=cf,
+                         networks=mgmt, storage=storage, power=power, cooling=cooling,
+                         rack_counts=racks, floor=floor, bom=lines, warnings=tuple(warnings))
+
+
+def _entry(catalog, kind: str, entry_id: str):
+    return catalog.get(kind, entry_id) if catalog.has(kind, entry_id) else None
+
+
+def _bom(catalog, node, fab, switch, inband_sw, oob_sw, cf, mgmt, storage, power, cooling,
+         racks, floor, nodes) -> tuple[B.BomLine, ...]:
+    L = B.line
+    out = [L("compute", f"{node.name} (NICs included)", nodes, node)]
+    sw_t = _entry(catalog, "transceiver", fab.switch_transceiver)
+    nd_t = _entry(catalog, "transceiver", fab.node_transceiver)
+    fiber = _entry(catalog, "cable", fab.fiber_cable)
+    copper = _entry(catalog, "cable", fab.copper_cable)
+    out.append(L("network", f"compute-fabric switch {switch.name} "
+                 f"({cf.leaf} leaf, {cf.spine} spine, {cf.core} core)", cf.switches, switch))
+    out.append(L("network", "compute-fabric switch transceivers", cf.switch_modules, sw_t,
+                 catalog_id=fab.switch_transceiver))
+    if cf.node_modules:
+        out.append(L("network", "compute-fabric node transceivers", cf.node_modules, nd_t,
+                     catalog_id=fab.node_transceiver))
+    if cf.manager_modules:
+        out.append(L("network", "fabric-manager (UFM) link transceivers", cf.manager_modules,
+                     nd_t, catalog_id=fab.node_transceiver))
+    out.append(L("network", "compute-fabric optical cables", cf.fiber_cables, fiber,
+                 catalog_id=fab.fiber_cable))
+    if cf.copper_cables:
+        out.append(L("network", "compute-fabric copper cables (in-rack)", cf.copper_cables,
+                     copper, catalog_id=fab.copper_cable))
+    out.append(L("network", f"storage-fabric switch {switch.name}", mgmt.storage.switches, switch))
+    out.append(L("network", "storage-fabric cables", mgmt.storage.cables, fiber,
+                 catalog_id=fab.fiber_cable))
+    out.append(L("network", f"in-band management switch {inband_sw.name}", mgmt.inband_switches,
+                 inband_sw))
+    out.append(L("network", f"out-of-band management switch {oob_sw.name}", mgmt.oob_switches,
+                 oob_sw))
+    if mgmt.ufm_appliances:
+        out.append(L("network", "fabric manager (UFM) appliance", mgmt.ufm_appliances, None,
+                     catalog_id=None))
+    out.append(L("other", "management / head-node server", mgmt.management_servers, None))
+    for t in storage.tiers:
+        if t.system_id is not None:
+            out.append(L("storage", f"{t.tier} building block", t.blocks,
+                         _entry(catalog, "storage", t.system_id), catalog_id=t.system_id))
+    note = B.FACILITY_NOTE
+    out += [
+        L("power", f"UPS module {power.ups_module_kw:,.0f} kW ({power.ups_redundancy})",
+          power.ups_modules, note=note),
+        L("power", f"diesel generator {power.generator_kw:,.0f} kW (N+spare)", power.generators,
+          note=note),
+        L("power", "rack PDU (415 V 3-phase 60 A class) and branch circuit", power.pdus, note=note),
+        L("cooling", "CRAH / air handler (N+1)", cooling.crah_units, note=note),
+    ]
+    if cooling.cdu_units:
+        out.append(L("cooling", "coolant distribution unit (N+1)", cooling.cdu_units, note=note))
+    out += [L("facility", "rack enclosure", racks.total, note=note),
+            L("facility", "white-space floor area (m2)", round(floor.area_m2, 1), note=note)]
+    return tuple(out)

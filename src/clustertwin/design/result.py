@@ -1,0 +1,187 @@
+"""The frozen result of the design stage and its views (contract block, terminal rows, plots)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from clustertwin.design.bom import BomLine, totals
+from clustertwin.design.cooling import CoolingDesign
+from clustertwin.design.fabric import ComputeFabric
+from clustertwin.design.floor import FloorDesign, Racks
+from clustertwin.design.layout import Layout
+from clustertwin.design.networks import ManagementNetworks
+from clustertwin.design.power import PowerDesign
+from clustertwin.design.storage import StorageDesign
+
+
+@dataclass(frozen=True)
+class ClusterDesign:
+    """Physical design of the cluster. Units: kW, m2, TB/PB; storage bandwidths in GB/s
+    (gigaBYTES per second)."""
+
+    node_id: str
+    gpu_id: str
+    layout: Layout
+    fabric: ComputeFabric
+    networks: ManagementNetworks
+    storage: StorageDesign
+    power: PowerDesign
+    cooling: CoolingDesign
+    rack_counts: Racks
+    floor: FloorDesign
+    bom: tuple[BomLine, ...]
+    warnings: tuple[str, ...] = ()
+
+    # --- the contract's headline figures -------------------------------------------------
+    @property
+    def nodes(self) -> int:
+        """All nodes, hot spares included."""
+        return self.layout.nodes
+
+    @property
+    def job_nodes(self) -> int:
+        return self.layout.job_nodes
+
+    @property
+    def spare_nodes(self) -> int:
+        return self.layout.spare_nodes
+
+    @property
+    def gpus(self) -> int:
+        return self.layout.gpus
+
+    @property
+    def racks(self) -> int:
+        return self.rack_counts.total
+
+    @property
+    def scalable_units(self) -> int:
+        return self.fabric.scalable_units
+
+    @property
+    def nvlink_domains(self) -> int:
+        return self.layout.nvlink_domains
+
+    @property
+    def bom_priced_usd(self) -> float:
+        return sum(totals(self.bom).values())
+
+    # --- views ----------------------------------------------------------------------------
+    def to_contract(self) -> dict[str, Any]:
+        f, p, c, s, n = self.fabric, self.power, self.cooling, self.storage, self.networks
+        return {
+            "nodes": self.nodes,
+            "job_nodes": self.job_nodes,
+            "spare_nodes": self.spare_nodes,
+            "gpus": self.gpus,
+            "nodes_per_rack": self.layout.nodes_per_rack,
+            "nvlink_domains": self.nvlink_domains,
+            "racks": self.racks,
+            "racks_by_kind": {"compute": self.rack_counts.compute,
+                              "network": self.rack_counts.network,
+                              "management": self.rack_counts.management,
+                              "storage": self.rack_counts.storage},
+            "scalable_units": self.scalable_units,
+            "fabric": {
+                "technology": f.technology, "switch": f.switch_id, "topology": f.topology,
+                "radix": f.radix, "endpoint_gbps": f.endpoint_gbps, "planes": f.planes,
+                "rails": f.rails, "su_nodes": f.su_nodes,
+                "oversubscription": f.oversubscription,
+                "tiers": f.tiers, "leaf": f.leaf, "spine": f.spine, "core": f.core,
+                "switches": f.switches, "cables": f.cables,
+                "node_leaf_links": f.node_leaf_links, "leaf_spine_links": f.leaf_spine_links,
+                "spine_core_links": f.spine_core_links, "manager_links": f.manager_links,
+                "copper_cables": f.copper_cables, "fiber_cables": f.fiber_cables,
+                "switch_transceivers": f.switch_modules, "node_transceivers": f.node_modules,
+                "manager_transceivers": f.manager_modules,
+            },
+            "networks": {
+                "storage_fabric": {"switch": n.storage.switch_id, "leaf": n.storage.leaf,
+                                   "spine": n.storage.spine, "cables": n.storage.cables},
+                "inband": {"switch": n.inband_switch_id, "switches": n.inband_switches,
+                           "links": n.inband_links},
+                "oob": {"switch": n.oob_switch_id, "switches": n.oob_switches,
+                        "devices": n.oob_devices},
+                "ufm_appliances": n.ufm_appliances,
+                "management_servers": n.management_servers,
+            },
+            "power": {
+                "it_kw": p.it_kw, "it_typical_kw": p.it_typical_kw,
+                "facility_kw": p.facility_kw, "rack_kw": p.rack_kw, "pue": p.pue,
+                "nodes_kw": p.nodes_kw, "compute_fabric_kw": p.compute_fabric_kw,
+                "storage_fabric_kw": p.storage_fabric_kw, "management_kw": p.management_kw,
+                "storage_kw": p.storage_kw, "pdus": p.pdus,
+                "pdus_by_kind": dict(p.pdus_by_kind), "circuits": p.circuits,
+                "ups_redundancy": p.ups_redundancy, "ups_modules": p.ups_modules,
+                "ups_module_kw": p.ups_module_kw, "generators": p.generators,
+                "generator_kw": p.generator_kw,
+            },
+            "cooling": {
+                "mode": c.mode, "pue": c.pue, "heat_kw": c.heat_kw, "liquid_kw": c.liquid_kw,
+                "air_kw": c.air_kw, "crah_units": c.crah_units, "cdu_units": c.cdu_units,
+                "high_density": c.high_density,
+            },
+            "storage": {
+                "capacity_pb": s.capacity_pb, "write_gbps": s.write_gbps,
+                "read_gbps": s.read_gbps, "checkpoint_tb": s.checkpoint_tb,
+                "dataset_tb": s.dataset_tb, "required_write_gbps": s.required_write_gbps,
+                "required_read_gbps": s.required_read_gbps,
+                "nvme_write_gbps_per_node": s.nvme_write_gbps_per_node,
+                "tiers": [{"tier": t.tier, "system": t.system_id, "blocks": t.blocks,
+                           "capacity_tb": t.capacity_tb, "write_gbps": t.write_gbps,
+                           "read_gbps": t.read_gbps} for t in s.tiers],
+            },
+            "floor": {"racks": self.floor.racks, "rows": self.floor.rows,
+                      "in_row_m2": self.floor.in_row_m2, "area_m2": self.floor.area_m2},
+            "bom": [ln.to_dict() for ln in self.bom],
+            "bom_priced_usd": self.bom_priced_usd,
+            "warnings": list(self.warnings),
+        }
+
+    def summary_rows(self) -> list[tuple[str, str]]:
+        f, p, c, s = self.fabric, self.power, self.cooling, self.storage
+        tiers = f"{f.leaf:,} leaf / {f.spine:,} spine" + (f" / {f.core:,} core" if f.core else "")
+        planes = f" x {f.planes} planes" if f.planes > 1 else ""
+        return [
+            ("nodes", f"{self.nodes:,} ({self.spare_nodes} spare), "
+                      f"{self.layout.nodes_per_rack} per rack"),
+            ("racks", f"{self.racks:,} ({self.rack_counts.compute:,} compute), "
+                      f"{self.floor.rows} rows, {self.floor.area_m2:,.0f} m2"),
+            ("scalable units", f"{self.scalable_units} of {f.su_nodes} nodes"),
+            ("compute fabric", f"{f.technology} {f.tiers}-tier{planes}: {tiers}"),
+            ("fabric cables", f"{f.cables:,} ({f.fiber_cables:,} optical), "
+                              f"{f.transceivers:,} transceivers"),
+            ("storage", f"{s.capacity_pb:.2f} PB, write {s.write_gbps:,.0f} GB/s, "
+                        f"read {s.read_gbps:,.0f} GB/s (checkpoint {s.checkpoint_tb:.1f} TB)"),
+            ("IT power", f"{p.it_kw / 1000:,.2f} MW max, "
+                         f"{p.it_typical_kw / 1000:,.2f} MW typical; "
+                         f"{p.rack_kw:.1f} kW per compute rack"),
+            ("facility power", f"{p.facility_kw / 1000:,.2f} MW at PUE {p.pue:.2f}; "
+                               f"UPS {p.ups_modules} x {p.ups_module_kw:,.0f} kW "
+                               f"({p.ups_redundancy}), "
+                               f"{p.generators} generators"),
+            ("cooling", f"{c.mode}, {c.crah_units} CRAH"
+                        + (f", {c.cdu_units} CDU" if c.cdu_units else "")),
+            ("bill of materials", f"${self.bom_priced_usd / 1e6:,.1f} M priced "
+                                  f"({sum(1 for b in self.bom if not b.priced)} lines unpriced)"),
+        ]
+
+    def figures(self) -> list[tuple[str, Any]]:
+        import plotly.graph_objects as go
+
+        f = self.fabric
+        tiers = [("nodes", self.nodes), ("leaf", f.leaf), ("spine", f.spine)]
+        if f.core:
+            tiers.append(("core", f.core))
+        fab = go.Figure(go.Bar(x=[t[0] for t in tiers], y=[t[1] for t in tiers],
+                               text=[f"{t[1]:,}" for t in tiers], textposition="auto"))
+        fab.update_layout(title=f"Compute fabric: {f.technology}, {f.tiers} tiers"
+                                + (f", {f.planes} planes" if f.planes > 1 else ""),
+                          yaxis_title="count", yaxis_type="log")
+        chain = self.power.chain()
+        pw = go.Figure(go.Bar(x=[kw / 1000 for _, kw in chain], y=[n for n, _ in chain],
+                              orientation="h", text=[f"{kw / 1000:,.2f} MW" for _, kw in chain]))
+        pw.update_layout(title="Power chain", xaxis_title="MW",
+                         yaxis={"autorange": "reversed"})
+        return [("design-fabric", fab), ("design-power", pw)]
