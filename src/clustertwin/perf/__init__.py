@@ -1,7 +1,5 @@
-"""Training-time model: FLOPs, memory, parallelism search and step time.
-
-Until the full model lands this package exposes a labelled 6·N·D placeholder.
-"""
+"""Training-time model: FLOPs, memory, collectives, pipeline schedules, a vectorized
+parallelism search and the ``estimate`` stage entry point (see ``estimate.py``)."""
 
 from clustertwin.perf.estimate import TrainingEstimate, estimate
 

@@ -1,0 +1,295 @@
+"""Predicted vs published: every row of ``shared/reference/training-runs-calibration.csv``.
+
+Each row becomes a :class:`CalRow` (model shape, job, hardware, published parallelism). The
+row's published figure is turned into a comparable prediction:
+
+* ``derived_step_time_s`` or "seconds per iteration": step time;
+* "TFLOP/s per GPU" without a derived step time (Llama 3): model TFLOP/s per GPU on the MFU
+  basis of :func:`clustertwin.perf.flops.model_flops_per_token`;
+* GPU-hours (whole runs: DeepSeek-V3 per trillion tokens, Llama 2 70B for 2T tokens): GPU count
+  x tokens / tokens-per-second. Whole-run figures include downtime and ramp-up, so they are
+  "loose" anchors (±35%).
+
+Rows that publish no GPU count are run on :data:`DEFAULT_GPUS` GPUs. Published parallelism is
+pinned; micro-batch and interleaving stay searched where the row leaves them blank.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from clustertwin.errors import Problem, UsageError
+from clustertwin.perf.costmodel import Job
+from clustertwin.perf.flops import Shape, model_flops_per_token
+from clustertwin.perf.search import SearchResult, search
+from clustertwin.perf.system import System, default_node, system_from_catalog
+
+CSV_NAME = "training-runs-calibration.csv"
+DEFAULT_GPUS = 2048  # Llama 2 70B: GPU count not published; GPU-hours barely depend on it
+LOOSE_TOLERANCE = 0.35
+STRICT_ROW_TOLERANCE = 0.20
+STRICT_MEAN_TOLERANCE = 0.10
+
+
+def find_csv() -> Path | None:
+    """``$CLUSTERTWIN_SHARED/reference/<csv>``, else the first ``shared/reference/<csv>`` found
+    walking up from the working directory and from this package."""
+    env = os.environ.get("CLUSTERTWIN_SHARED")
+    if env:
+        p = Path(env) / "reference" / CSV_NAME
+        return p if p.is_file() else None
+    for start in (Path.cwd(), Path(__file__).resolve()):
+        for d in [start, *start.parents]:
+            p = d / "shared" / "reference" / CSV_NAME
+            if p.is_file():
+                return p
+    return None
+
+
+@dataclass(frozen=True)
+class CalRow:
+    id: str
+    source: str
+    shape: Shape
+    job: Job
+    gpu: str
+    gpus: int
+    pinned: dict[str, Any]
+    measured_value: float
+    measured_unit: str
+    kind: str  #: step | tflops | gpu_hours_per_t | gpu_hours
+    target: float  #: published figure in the compared unit
+    tokens: float = 0.0
+    loose: bool = False
+    notes: str = ""
+
+
+@dataclass
+class CalResult:
+    row: CalRow
+    predicted: float
+    published: float
+    step_time_s: float
+    plan: dict[str, Any]
+    fits: bool
+    memory_gib: float
+    metrics: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def error(self) -> float:
+        return self.predicted / self.published - 1.0
+
+
+_MOE_RE = re.compile(
+    r"(\d+) routed experts \+ (\d+) shared, (\d+) active, expert ffn (\d+), "
+    r"first (\d+) layers dense"
+)
+
+
+def _int(x: str) -> int | None:
+    x = (x or "").strip()
+    return int(float(x)) if x else None
+
+
+def parse_rows(path: Path) -> list[dict[str, str]]:
+    with open(path, newline="", encoding="utf-8") as fh:
+        return list(csv.DictReader(fh))
+
+
+def make_row(r: dict[str, str]) -> CalRow:
+    mlp = r["mlp"]
+    kw: dict[str, Any] = {}
+    if "moe" in mlp:
+        mo = _MOE_RE.search(r["notes"])
+        if not mo:
+            raise ValueError(f"row {r['id']}: MoE layout not found in notes")
+        e, sh, k, fe, dl = (int(x) for x in mo.groups())
+        kw = dict(experts=e, shared_experts=sh, active_experts=k, expert_ffn=fe, dense_layers=dl)
+    shape = Shape(
+        layers=int(r["layers"]),
+        hidden=int(r["hidden"]),
+        ffn=int(r["ffn_hidden"]),
+        heads=int(r["heads"]),
+        kv_heads=int(r["kv_heads"]),
+        vocab=int(r["vocab"]),
+        swiglu=mlp.startswith("swiglu"),
+        **kw,
+    )
+    seq = int(r["seq_len"])
+    job = Job(shape, seq, int(r["global_batch_seqs"]), r["precision"] or "bf16")
+    pinned: dict[str, Any] = {}
+    for key in ("tp", "pp", "dp", "cp", "ep", "virtual_stages", "micro_batch"):
+        val = _int(r.get(key, ""))
+        if val is not None:
+            pinned[key] = val
+    if r.get("recompute"):
+        pinned["recompute"] = r["recompute"]
+    if r.get("sequence_parallel"):
+        pinned["sequence_parallel"] = r["sequence_parallel"].strip().lower() == "true"
+    gpus = _int(r["gpus"]) or DEFAULT_GPUS
+    if not _int(r["gpus"]):  # nothing published: only the per-GPU shape is meaningful
+        pinned = {k: v for k, v in pinned.items() if k in ("cp", "ep")}
+    unit = r["measured_unit"]
+    value = float(r["measured_value"])
+    derived = (r.get("derived_step_time_s") or "").strip()
+    tokens = 0.0
+    loose = False
+    if derived:
+        kind, target = "step", float(derived)
+    elif unit.startswith("seconds per iteration"):
+        kind, target = "step", value
+    elif unit.startswith("TFLOP/s"):
+        kind, target, loose = "tflops", value, True
+    elif "per trillion tokens" in unit:
+        kind, target, loose, tokens = "gpu_hours_per_t", value, True, 1e12
+    elif "GPU-hours" in unit:
+        mo = re.search(r"for ([0-9.]+)T tokens", unit)
+        tokens = float(mo.group(1)) * 1e12 if mo else 1e12
+        kind, target, loose = "gpu_hours", value, True
+    else:
+        raise ValueError(f"row {r['id']}: unknown measured_unit {unit!r}")
+    return CalRow(
+        id=r["id"],
+        source=r["source"],
+        shape=shape,
+        job=job,
+        gpu=r["gpu"],
+        gpus=gpus,
+        pinned=pinned,
+        measured_value=value,
+        measured_unit=unit,
+        kind=kind,
+        target=target,
+        tokens=tokens,
+        loose=loose,
+        notes=r.get("notes", ""),
+    )
+
+
+def load_rows(path: Path | None = None) -> list[CalRow]:
+    path = path or find_csv()
+    if path is None:
+        raise UsageError(
+            [
+                Problem(
+                    CSV_NAME,
+                    "",
+                    "calibration CSV not found; set CLUSTERTWIN_SHARED "
+                    "to the folder holding reference/" + CSV_NAME,
+                )
+            ]
+        )
+    return [make_row(r) for r in parse_rows(path)]
+
+
+def row_system(catalog: Any, row: CalRow) -> System:
+    node_id = default_node(catalog, row.gpu)
+    node = catalog.node(node_id)
+    fabrics = [
+        f
+        for f in catalog.all("fabric")
+        if f.technology == "infiniband" and f.link_gbps == node.compute_nic_gbps
+    ]
+    fabric_id = fabrics[0].id if fabrics else "ib-ndr"
+    return system_from_catalog(catalog, row.gpu, node_id, fabric_id)
+
+
+def predicted_figure(row: CalRow, metrics: dict[str, float]) -> float:
+    step = metrics["step_time_s"]
+    tps = metrics["tokens_per_s"]
+    if row.kind == "step":
+        return step
+    if row.kind == "tflops":
+        return model_flops_per_token(row.shape, row.job.seq) * tps / row.gpus / 1e12
+    return row.gpus * row.tokens / tps / 3600.0
+
+
+def run_row(
+    catalog: Any, row: CalRow, pinned: dict[str, Any] | None = None, system: System | None = None
+) -> tuple[CalResult, SearchResult]:
+    """Best plan for the row under ``pinned`` (default: the published parallelism)."""
+    sys = system or row_system(catalog, row)
+    res = search(row.job, sys, row.gpus, row.pinned if pinned is None else pinned)
+    ranked = res.ranked()
+    fits = ranked.size > 0
+    if fits:
+        i = int(ranked[0])
+    elif res.size:
+        i = int(np.argmin(res.metrics["step_time_s"]))
+    else:
+        raise ValueError(f"row {row.id}: no plan can be built")
+    met = res.row(i)
+    return CalResult(
+        row=row,
+        predicted=predicted_figure(row, met),
+        published=row.target,
+        step_time_s=met["step_time_s"],
+        plan=res.plan(i),
+        fits=fits,
+        memory_gib=met["memory_bytes"] / 2**30,
+        metrics=met,
+    ), res
+
+
+def run_all(catalog: Any, rows: list[CalRow] | None = None) -> list[CalResult]:
+    rows = rows if rows is not None else load_rows()
+    return [run_row(catalog, r)[0] for r in rows]
+
+
+def summary(results: list[CalResult]) -> dict[str, float]:
+    strict = [abs(r.error) for r in results if not r.row.loose]
+    loose = [abs(r.error) for r in results if r.row.loose]
+    return {
+        "strict_rows": len(strict),
+        "strict_mean_abs_error": float(np.mean(strict)) if strict else float("nan"),
+        "strict_max_abs_error": float(np.max(strict)) if strict else float("nan"),
+        "loose_rows": len(loose),
+        "loose_max_abs_error": float(np.max(loose)) if loose else float("nan"),
+        "all_mean_abs_error": float(np.mean(strict + loose)) if results else float("nan"),
+    }
+
+
+def fit(
+    catalog: Any,
+    rows: list[CalRow],
+    keys: dict[str, tuple[float, float]],
+    sweeps: int = 3,
+    steps: int = 9,
+) -> tuple[dict[str, float], float]:
+    """Fit generation constants ``keys`` (name -> (low, high)) jointly over ``rows`` (all rows
+    of one GPU generation) by coordinate search minimising the mean |log(pred/published)|.
+
+    Returns (constants, objective). Used offline to refresh perf_calibration.yaml; the fitted
+    values and the rows are recorded there."""
+    from dataclasses import replace
+
+    systems = {r.id: row_system(catalog, r) for r in rows}
+    base = dict(next(iter(systems.values())).gen)
+
+    def objective(consts: dict[str, float]) -> float:
+        errs = []
+        for r in rows:
+            sys = replace(systems[r.id], gen={**systems[r.id].gen, **consts})
+            res, _ = run_row(catalog, r, system=sys)
+            errs.append(abs(np.log(res.predicted / res.published)))
+        return float(np.mean(errs))
+
+    best = {k: base[k] for k in keys}
+    best_obj = objective(best)
+    for sweep in range(sweeps):
+        for k, (lo, hi) in keys.items():
+            span = (hi - lo) / (2**sweep)
+            grid = np.clip(np.linspace(best[k] - span / 2, best[k] + span / 2, steps), lo, hi)
+            for val in grid:
+                trial = {**best, k: float(val)}
+                obj = objective(trial)
+                if obj < best_obj - 1e-9:
+                    best, best_obj = trial, obj
+    return best, best_obj

@@ -1,0 +1,208 @@
+"""Commands of the perf stage: ``estimate`` (top parallelism plans) and ``calibration``
+(predicted vs published). Imports stay inside the commands so ``--help`` is fast."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import typer
+
+
+def _fail(exc: Exception) -> None:
+    for line in exc.lines():  # type: ignore[attr-defined]
+        typer.echo(line, err=True)
+    raise typer.Exit(2)
+
+
+def top_plans(scenario: Any, catalog: Any, k: int) -> dict[str, Any]:
+    """The best estimate, the top ``k`` plans and the rejected ones (as plain data)."""
+    import numpy as np
+
+    from clustertwin.perf.estimate import estimate, run_search
+
+    est = estimate(scenario, catalog)
+    _, _, res = run_search(scenario, catalog, est.gpus)
+    keys = (
+        "step_time_s",
+        "tokens_per_s",
+        "mfu",
+        "hfu",
+        "bubble_s",
+        "compute_s",
+        "tp_comm_s",
+        "cp_comm_s",
+        "ep_comm_s",
+        "pp_comm_s",
+        "dp_exposed_s",
+        "zero3_exposed_s",
+        "optimizer_s",
+    )
+
+    def describe(i: int) -> dict[str, Any]:
+        row = res.row(i)
+        return {
+            "plan": res.plan(i),
+            **{k2: row[k2] for k2 in keys},
+            "memory_gib": row["memory_bytes"] / 2**30,
+            "memory": {
+                "states_gib": row["state_bytes"] / 2**30,
+                "activations_gib": row["activation_bytes"] / 2**30,
+                "reserve_gib": row["reserve_bytes"] / 2**30,
+            },
+        }
+
+    top = [describe(int(i)) for i in res.ranked()[:k]]
+    oom = np.flatnonzero(~res.metrics["fits"])
+    oom = oom[np.argsort(res.metrics["step_time_s"][oom], kind="stable")][:k]
+    hbm = catalog.gpu(scenario.cluster.gpu).hbm_gib
+    rejected = [
+        {
+            **describe(int(i)),
+            "reason": f"out of memory: needs "
+            f"{res.metrics['memory_bytes'][i] / 2**30:.1f} GiB of {hbm:g} GiB",
+        }
+        for i in oom
+    ]
+    return {
+        "best": est.to_contract(),
+        "top": top,
+        "rejected": rejected,
+        "not_built": dict(res.pruned),
+        "evaluated": res.size,
+        "out_of_memory": int((~res.metrics["fits"]).sum()),
+    }
+
+
+def _plan_str(p: dict[str, Any]) -> str:
+    from clustertwin.perf.search import fmt_plan
+
+    return fmt_plan(p)
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("estimate")
+    def estimate_cmd(
+        scenario: Path = typer.Argument(..., help="scenario file (YAML/TOML)"),
+        top: int = typer.Option(5, "--top", min=1, help="plans to show"),
+        as_json: bool = typer.Option(False, "--json", help="print JSON"),
+        catalog: list[Path] = typer.Option(None, "--catalog", help="extra catalog folder"),
+    ) -> None:
+        """Top parallelism plans with time, memory and communication breakdowns."""
+        from clustertwin.cli_common import emit_json, load_inputs
+        from clustertwin.errors import UserError
+
+        try:
+            scen, cat = load_inputs(scenario, catalog or [])
+            out = top_plans(scen, cat, top)
+        except UserError as exc:
+            _fail(exc)
+            return
+        if as_json:
+            emit_json(out)
+            return
+        from rich.console import Console
+        from rich.table import Table
+
+        con = Console()
+        b = out["best"]
+        con.print(
+            f"[bold]{scen.name}[/]: {b['gpus']:,} GPUs, {out['evaluated']:,} plans evaluated, "
+            f"{out['out_of_memory']:,} out of memory"
+        )
+        t = Table(title=f"top {len(out['top'])} plans (seconds per step)")
+        for col in ("plan", "step s", "MFU", "GiB", "where the time goes"):
+            t.add_column(col, overflow="fold")
+        for r in out["top"]:
+            parts = {
+                "compute": r["compute_s"],
+                "bubble": r["bubble_s"],
+                "TP": r["tp_comm_s"],
+                "CP": r["cp_comm_s"],
+                "EP": r["ep_comm_s"],
+                "PP": r["pp_comm_s"],
+                "DP": r["dp_exposed_s"],
+                "ZeRO-3": r["zero3_exposed_s"],
+                "optim": r["optimizer_s"],
+            }
+            where = " ".join(f"{k} {v:.2f}" for k, v in parts.items() if v >= 0.005)
+            t.add_row(
+                _plan_str(r["plan"]),
+                f"{r['step_time_s']:.2f}",
+                f"{r['mfu']:.1%}",
+                f"{r['memory_gib']:.1f}",
+                where,
+            )
+        con.print(t)
+        if out["rejected"]:
+            r2 = Table(title="fastest rejected plans")
+            r2.add_column("plan")
+            r2.add_column("step s")
+            r2.add_column("why rejected")
+            for r in out["rejected"]:
+                r2.add_row(_plan_str(r["plan"]), f"{r['step_time_s']:.2f}", r["reason"])
+            con.print(r2)
+        for reason, n in sorted(out["not_built"].items(), key=lambda x: -x[1]):
+            con.print(f"not built: {reason} ({n})")
+
+    @app.command("calibration")
+    def calibration_cmd(
+        as_json: bool = typer.Option(False, "--json", help="print JSON"),
+        catalog: list[Path] = typer.Option(None, "--catalog", help="extra catalog folder"),
+    ) -> None:
+        """Predicted vs published for every row of the calibration CSV."""
+        from clustertwin.catalog import load_catalog
+        from clustertwin.cli_common import emit_json
+        from clustertwin.errors import UserError
+        from clustertwin.perf import calibration as cal
+
+        try:
+            cat = load_catalog(catalog or [])
+            results = cal.run_all(cat)
+        except UserError as exc:
+            _fail(exc)
+            return
+        summ = cal.summary(results)
+        rows = [
+            {
+                "id": r.row.id,
+                "source": r.row.source,
+                "compared": r.row.kind,
+                "unit": r.row.measured_unit,
+                "predicted": r.predicted,
+                "published": r.published,
+                "error": r.error,
+                "loose": r.row.loose,
+                "step_time_s": r.step_time_s,
+                "plan": r.plan,
+                "fits": r.fits,
+                "memory_gib": r.memory_gib,
+            }
+            for r in results
+        ]
+        if as_json:
+            emit_json({"rows": rows, "summary": summ})
+            return
+        from rich.console import Console
+        from rich.table import Table
+
+        t = Table(title="training-time model vs published runs")
+        for col in ("row", "compared", "predicted", "published", "error", "plan"):
+            t.add_column(col)
+        for r in rows:
+            t.add_row(
+                r["id"] + (" (loose)" if r["loose"] else ""),
+                r["compared"],
+                f"{r['predicted']:.4g}",
+                f"{r['published']:.4g}",
+                f"{r['error']:+.1%}",
+                _plan_str(r["plan"]),
+            )
+        con = Console()
+        con.print(t)
+        con.print(
+            f"step-time rows: mean |error| {summ['strict_mean_abs_error']:.1%}, max "
+            f"{summ['strict_max_abs_error']:.1%} ({summ['strict_rows']} rows); loose rows: max "
+            f"{summ['loose_max_abs_error']:.1%} ({summ['loose_rows']} rows); all rows mean "
+            f"{summ['all_mean_abs_error']:.1%}"
+        )

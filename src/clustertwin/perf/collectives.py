@@ -1,0 +1,108 @@
+"""Collective-communication times on a two-level machine: NVLink inside the NVLink domain,
+the scale-out fabric across domains. All functions take NumPy arrays (or scalars) and return
+seconds per call.
+
+A parallel group of ``n`` ranks whose neighbours are ``stride`` ranks apart (Megatron rank order:
+tp innermost, then cp, then dp with ep inside it, then pp) holds ``k = min(n, domain // stride)``
+members in each NVLink domain and spans ``n / k`` domains. Collectives are hierarchical as in
+NCCL: a reduce-scatter/all-gather inside the domain over NVLink, then a ring (or tree, when
+cheaper in latency) across domains carrying 1/k of the data on every GPU's own rail NIC in
+parallel. Ring collectives follow the rails, so leaf oversubscription does not slow them;
+all-to-all traffic that leaves a leaf does share the uplinks and is divided by the
+oversubscription ratio.
+
+Bandwidth terms use the standard bus-bandwidth algebra (NCCL ``PERFORMANCE.md``): all-reduce
+moves 2(n-1)/n of the buffer through each GPU's link, reduce-scatter and all-gather (n-1)/n,
+all-to-all (n-1)/n.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from clustertwin.perf.system import System
+
+
+def split(system: System, n: np.ndarray, stride: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(members per NVLink domain, domains spanned) of groups of size ``n`` and ``stride``."""
+    n = np.asarray(n, dtype=np.float64)
+    stride = np.asarray(stride, dtype=np.float64)
+    per_domain = np.maximum(1.0, np.floor(system.nvlink_domain / np.maximum(stride, 1.0)))
+    k = np.minimum(n, per_domain)
+    return k, np.maximum(1.0, n / k)
+
+
+def _nvl_bw(system: System) -> float:
+    return system.nvlink_bw * system.gen["nvlink_efficiency"]
+
+
+def _net_bw(system: System) -> float:
+    return system.nic_bw * system.fab["bus_efficiency"]
+
+
+def _net_step_latency(system: System, domains: np.ndarray) -> np.ndarray:
+    """One network message: software latency plus switch hops (1 leaf, 3 via spine, 5 via core)."""
+    nodes_per_leaf = system.nodes_per_leaf
+    hops = np.where(
+        domains <= 1,
+        0.0,
+        np.where(
+            domains <= nodes_per_leaf,
+            1.0,
+            np.where(domains <= system.switch_radix**2 / 2, 3.0, 5.0),
+        ),
+    )
+    return system.fab["latency_us"] * 1e-6 + hops * system.hop_latency_s
+
+
+def all_reduce(system: System, nbytes: np.ndarray, n: np.ndarray, stride: np.ndarray) -> np.ndarray:
+    """Seconds for a hierarchical all-reduce of ``nbytes`` per GPU over ``n`` ranks."""
+    nbytes = np.asarray(nbytes, dtype=np.float64)
+    k, d = split(system, n, stride)
+    lat_nvl = system.gen["nvlink_latency_us"] * 1e-6
+    intra = np.where(k > 1, 2 * (k - 1) / k * nbytes / _nvl_bw(system) + 2 * (k - 1) * lat_nvl, 0.0)
+    lat = _net_step_latency(system, d)
+    ring_lat = 2 * (d - 1) * lat
+    tree_lat = 2 * np.log2(np.maximum(d, 1.0)) * lat
+    inter = np.where(
+        d > 1,
+        2 * (d - 1) / d * (nbytes / k) / _net_bw(system) + np.minimum(ring_lat, tree_lat),
+        0.0,
+    )
+    return intra + inter
+
+
+def reduce_scatter(
+    system: System, nbytes: np.ndarray, n: np.ndarray, stride: np.ndarray
+) -> np.ndarray:
+    """Seconds for a reduce-scatter (or all-gather) of a buffer of ``nbytes`` (whole buffer)."""
+    return 0.5 * all_reduce(system, nbytes, n, stride)
+
+
+all_gather = reduce_scatter
+
+
+def all_to_all(system: System, nbytes: np.ndarray, n: np.ndarray, stride: np.ndarray) -> np.ndarray:
+    """Seconds for an all-to-all where each GPU sends ``nbytes`` in total spread over ``n`` ranks.
+
+    The NVLink share and the network share proceed at the same time; the network share is
+    slowed by oversubscription once the group spans more nodes than one leaf serves."""
+    nbytes = np.asarray(nbytes, dtype=np.float64)
+    n = np.asarray(n, dtype=np.float64)
+    k, d = split(system, n, stride)
+    lat_nvl = system.gen["nvlink_latency_us"] * 1e-6
+    intra = np.where(k > 1, (k - 1) / n * nbytes / _nvl_bw(system) + lat_nvl, 0.0)
+    over = np.where(d > system.nodes_per_leaf, system.oversubscription, 1.0)
+    net = system.nic_bw * system.fab["alltoall_efficiency"] / over
+    inter = np.where(d > 1, (n - k) / n * nbytes / net + 2 * _net_step_latency(system, d), 0.0)
+    return np.maximum(intra, inter)
+
+
+def p2p(system: System, nbytes: np.ndarray, stride: np.ndarray) -> np.ndarray:
+    """Seconds to send ``nbytes`` to a rank ``stride`` away (pipeline neighbours)."""
+    nbytes = np.asarray(nbytes, dtype=np.float64)
+    stride = np.asarray(stride, dtype=np.float64)
+    inside = stride < system.nvlink_domain
+    nvl = nbytes / _nvl_bw(system) + system.gen["nvlink_latency_us"] * 1e-6
+    net = nbytes / _net_bw(system) + _net_step_latency(system, np.full_like(stride, 2.0))
+    return np.where(inside, nvl, net)

@@ -1,0 +1,311 @@
+"""Vectorized step-time and memory model: one NumPy pass over an array of parallelism plans.
+
+A plan is a set of equal-length integer arrays (see :data:`PLAN_KEYS`). :func:`evaluate`
+returns arrays of seconds and bytes for every plan at once; nothing loops over plans.
+
+Time of one optimizer step = pipeline slots x (busiest stage's forward + backward + recompute of
+one micro-batch, plus its exposed tensor/context/expert-parallel communication and pipeline
+sends) + exposed data-parallel communication + optimizer step.
+
+* GEMMs: roofline per matrix product — max(FLOPs / (peak x achievable fraction), bytes / (HBM
+  bandwidth x achievable fraction)) + a fixed per-kernel overhead; backward = 2 x forward.
+* Attention core: fused (flash) kernels at an attention efficiency, causal half, backward 2.5 x
+  forward (the kernel recomputes the probabilities); or, for stacks without them, two batched
+  GEMMs on the full s x s matrix plus the softmax/dropout traffic.
+* Element-wise work (norms, residual adds, dropout, activation functions, softmax): HBM bytes
+  read and written / achievable HBM bandwidth.
+* Tensor parallelism: 2 all-reduces (or reduce-scatter + all-gather with sequence parallelism)
+  in forward, 2 in backward, 2 more under full recompute, on the group's tier; the exposed
+  share is (1 - tp_overlap). Context parallelism: a KV ring overlapped with the attention
+  kernel. Expert parallelism: dispatch + combine all-to-all per MoE layer, exposed share
+  (1 - ep_overlap). Data parallelism: gradient all-reduce (reduce-scatter + all-gather under
+  ZeRO) hidden behind up to ``dp_overlap`` of the last micro-batch's backward; ZeRO-3 gathers
+  weights for every micro-batch, prefetched behind compute.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from clustertwin.perf import collectives as coll
+from clustertwin.perf import memory as mem
+from clustertwin.perf.flops import Shape, model_flops_per_token, recompute_flops_per_token
+from clustertwin.perf.pipeline import schedule, stage_layers
+from clustertwin.perf.system import System
+
+PLAN_KEYS = (
+    "tp",
+    "pp",
+    "cp",
+    "ep",
+    "dp",
+    "micro_batch",
+    "virtual_stages",
+    "recompute",
+    "sequence_parallel",
+    "zero",
+)
+RECOMPUTE = ("none", "selective", "full")
+ACT_BYTES = 2.0  # bf16/fp16 activations
+#: HBM elements read+written per token x hidden by a layer's replicated element-wise work: two
+#: norms (read, write: 2 each) and two fused bias-dropout-residual adds (read 2, write 1, mask 0.5).
+REPLICATED_ELEMS = 11.0
+#: backward element-wise traffic over forward (norm, gelu, softmax backward read the input and
+#: the incoming gradient and write one gradient: 3 elements against 2).
+ELEM_BWD = 1.5
+#: stored activations under fp8 training relative to 16-bit: GEMM inputs are cached in fp8
+#: (Transformer Engine; DeepSeek-V3 section 3.3), the rest stays 16-bit.
+FP8_ACTIVATION_FACTOR = 0.6
+
+
+@dataclass(frozen=True)
+class Job:
+    """What is trained: architecture, sequence length, global batch and precision."""
+
+    shape: Shape
+    seq: int
+    batch_seqs: int
+    precision: str = "bf16"
+
+
+def _gemm(
+    sys: System,
+    peak: float,
+    eff: float,
+    m: np.ndarray,
+    k: np.ndarray,
+    n: np.ndarray,
+    count: float | np.ndarray = 1.0,
+) -> np.ndarray:
+    """Seconds for ``count`` GEMMs of (m x k) @ (k x n), 16-bit operands."""
+    flops = 2.0 * m * k * n
+    nbytes = 2.0 * (m * k + k * n + m * n)
+    # smaller products fill fewer waves of tiles: efficiency saturates with size
+    eff = eff * flops / (flops + sys.gen.get("gemm_half_gflop", 0.0) * 1e9)
+    t = np.maximum(flops / (peak * eff), nbytes / (sys.hbm_bw * sys.gen["hbm_efficiency"]))
+    return count * (t + sys.gen["gemm_overhead_us"] * 1e-6)
+
+
+def evaluate(job: Job, sys: System, plan: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Step time, its breakdown and memory per GPU for every plan (arrays of equal length)."""
+    m = job.shape
+    g = sys.gen
+    f64 = np.float64
+    tp = plan["tp"].astype(f64)
+    pp = plan["pp"].astype(f64)
+    cp = plan["cp"].astype(f64)
+    ep = plan["ep"].astype(f64)
+    dp = plan["dp"].astype(f64)
+    b = plan["micro_batch"].astype(f64)
+    v = plan["virtual_stages"].astype(f64)
+    rc = plan["recompute"]
+    sp = plan["sequence_parallel"]
+    zero = plan["zero"]
+    flash = bool(g["flash_attention"])
+    h = float(m.hidden)
+    s = float(job.seq)
+
+    bf16_peak = sys.peak("bf16")
+    if job.precision == "fp8":
+        gemm_peak, gemm_eff = sys.peak("fp8"), g["fp8_gemm_efficiency"]
+    else:
+        gemm_peak, gemm_eff = sys.peak(job.precision), g["gemm_efficiency"]
+    hbm = sys.hbm_bw * g["hbm_efficiency"]
+
+    s_loc = s / cp
+    T = b * s_loc  # tokens per GPU per micro-batch
+    n_micro = job.batch_seqs / (dp * b)
+    seq_div = np.where(sp > 0, tp, 1.0)
+
+    # ---- compute, one layer, one micro-batch, forward --------------------------------
+    qkv = _gemm(sys, gemm_peak, gemm_eff, T, h, (h + 2 * m.kv_dim) / tp)
+    proj = _gemm(sys, gemm_peak, gemm_eff, T, h / tp, h)
+    up_n = (m.mlp_mats - 1) * m.ffn / tp
+    dense_mlp = _gemm(sys, gemm_peak, gemm_eff, T, h, up_n) + _gemm(
+        sys, gemm_peak, gemm_eff, T, m.ffn / tp, h
+    )
+    if flash:
+        core_flops = 4.0 * T * s * h / tp * 0.5
+        attn_f = core_flops / (bf16_peak * g["attention_efficiency"])
+        attn_b = 2.5 * attn_f
+        soft_bytes = 0.0
+    else:
+        heads_local = b * m.heads / tp
+        hd = float(m.head_dim)
+        one = _gemm(sys, bf16_peak, gemm_eff, s_loc, hd, s) * heads_local
+        attn_f = 2 * one
+        attn_b = 2 * attn_f
+        soft_bytes = T * s * m.heads / tp * 9.0
+    elem_rep = T * h * REPLICATED_ELEMS * ACT_BYTES / seq_div
+    act_elems = 3.0 if m.swiglu else 2.0
+    elem_dense = (elem_rep + T * m.ffn / tp * act_elems * ACT_BYTES + soft_bytes) / hbm
+    soft_t = soft_bytes / hbm
+
+    if m.moe:
+        k_act = float(m.active_experts)
+        local_experts = m.experts / ep
+        tok_per_expert = T * k_act * ep / m.experts
+        fe = float(m.expert_ffn)
+        experts_t = _gemm(
+            sys, gemm_peak, gemm_eff, tok_per_expert, h, (m.mlp_mats - 1) * fe / tp, local_experts
+        ) + _gemm(sys, gemm_peak, gemm_eff, tok_per_expert, fe / tp, h, local_experts)
+        shared_t = 0.0
+        if m.shared_experts:
+            shared_t = _gemm(
+                sys, gemm_peak, gemm_eff, T, h, (m.mlp_mats - 1) * fe * m.shared_experts / tp
+            ) + _gemm(sys, gemm_peak, gemm_eff, T, fe * m.shared_experts / tp, h)
+        router = _gemm(sys, bf16_peak, gemm_eff, T, h, float(m.experts))
+        moe_mlp = experts_t + shared_t + router
+        elem_moe = (
+            elem_rep + T * (k_act + m.shared_experts) * fe / tp * act_elems * ACT_BYTES + soft_bytes
+        ) / hbm
+        a2a_bytes = T / seq_div * k_act * h * (1.5 if job.precision == "fp8" else ACT_BYTES)
+        a2a = coll.all_to_all(sys, a2a_bytes, ep, tp * cp) * (ep > 1)
+        ep_exposed = 2 * a2a * (1 - g["ep_overlap"])
+    else:
+        moe_mlp = dense_mlp
+        elem_moe = elem_dense
+        ep_exposed = np.zeros_like(tp)
+
+    # ---- tensor- and context-parallel communication per layer ------------------------
+    tp_ar = coll.all_reduce(sys, T * h * ACT_BYTES, tp, 1.0) * (tp > 1)
+    tp_exp = tp_ar * (1 - g["tp_overlap"])
+    kv_bytes = 2 * T * m.kv_dim / tp * ACT_BYTES
+    cp_step = coll.p2p(sys, kv_bytes, tp) * (cp > 1)
+    cp_f = np.maximum(0.0, (cp - 1) * cp_step - attn_f)
+    cp_b = np.maximum(0.0, 2 * (cp - 1) * cp_step - attn_b)
+
+    def layer(mlp_t: np.ndarray, elem_t: np.ndarray, ep_t: np.ndarray) -> tuple[np.ndarray, ...]:
+        gemm_f = qkv + proj + mlp_t
+        fwd = gemm_f + attn_f + elem_t + 2 * tp_exp + cp_f + ep_t
+        bwd = 2 * gemm_f + attn_b + ELEM_BWD * elem_t + 2 * tp_exp + cp_b + ep_t
+        sel = attn_f + soft_t
+        rec = np.where(rc == 2, fwd, np.where(rc == 1, sel, 0.0))
+        return fwd, bwd, rec, gemm_f + attn_f + elem_t
+
+    d_f, d_b, d_r, d_c = layer(dense_mlp, elem_dense, 0.0)
+    if m.moe:
+        m_f, m_b, m_r, m_c = layer(moe_mlp, elem_moe, ep_exposed)
+        wd, wm = (m.layers - m.moe_layers) / m.layers, m.moe_layers / m.layers
+        l_f, l_b, l_r = wd * d_f + wm * m_f, wd * d_b + wm * m_b, wd * d_r + wm * m_r
+    else:
+        l_f, l_b, l_r = d_f, d_b, d_r
+    layer_t = l_f + l_b + l_r
+
+    head_g = _gemm(sys, gemm_peak, gemm_eff, T, h, m.vocab / tp)
+    head_e = T * m.vocab / tp * 4.0 * 3 / hbm
+    head_t = 3 * head_g + 2 * head_e
+
+    busy, last = stage_layers(m.layers, pp, v)
+    stage_t = np.maximum(busy * layer_t, last * layer_t + head_t)
+    stage_t = np.where(pp == 1, m.layers * layer_t + head_t, stage_t)
+    p2p_bytes = T * h * ACT_BYTES / tp
+    p2p_t = np.where(pp > 1, 2 * v * coll.p2p(sys, p2p_bytes, tp * cp * dp), 0.0)
+    slots, inflight = schedule(pp, n_micro, v)
+    pipeline_t = slots * (stage_t + p2p_t)
+    bubble_t = (slots - n_micro) * (stage_t + p2p_t)
+
+    # ---- memory ------------------------------------------------------------------------
+    p_dense, p_exp = mem.stage_params(m, busy, tp, ep)
+    p_dense_last, p_exp_last = mem.stage_params(m, last, tp, ep)
+    emb = m.vocab * h / tp
+    first_emb = emb
+    last_emb = np.where(m.tied, 0.0, emb)
+    shard_d = dp * cp
+    shard_e = np.maximum(1.0, dp * cp / ep)
+    pd_first = p_dense + first_emb
+    pd_last = p_dense_last + last_emb
+    single = pp == 1
+    pd_first = np.where(
+        single, m.layers / np.maximum(busy, 1) * p_dense + first_emb + last_emb, pd_first
+    )
+    pe_first = np.where(single, m.layers / np.maximum(busy, 1) * p_exp, p_exp)
+    st_first = mem.state_bytes(pd_first, pe_first, zero, shard_d, shard_e)
+    st_last = mem.state_bytes(pd_last, p_exp_last, zero, shard_d, shard_e)
+    act_scale = FP8_ACTIVATION_FACTOR if job.precision == "fp8" else 1.0
+    act_layer = mem.layer_activation_bytes(m, T, s_loc, tp, sp, rc, flash) * act_scale
+    work = mem.working_bytes(m, T, s_loc, tp, sp, rc, flash) * act_scale
+    logits = T * m.vocab / tp * mem.LOGIT_BYTES
+    # ZeRO-3 keeps two gathered layers (current + prefetched) in 16-bit
+    z3_buf = np.where(
+        zero >= 3, 2 * (p_dense + p_exp) / np.maximum(busy, 1) * mem.WEIGHT_BYTES, 0.0
+    )
+    act_first = act_layer * busy * inflight + work
+    act_last = act_layer * last + work + logits
+    act_first = np.where(single, act_layer * m.layers + work + logits, act_first)
+    tot_first = (st_first + act_first) * (1 + g["fragmentation"]) + z3_buf
+    tot_last = (st_last + act_last) * (1 + g["fragmentation"]) + z3_buf
+    reserve = g["reserve_gib"] * 2**30
+    use_last = (tot_last > tot_first) & ~single
+    total = np.maximum(tot_first, tot_last) + reserve
+    states = np.where(use_last, st_last, st_first)
+    acts = np.where(use_last, act_last, act_first)
+
+    # ---- data parallelism, ZeRO, optimizer -------------------------------------------
+    grad_d = np.maximum(pd_first, pd_last) * mem.GRAD_BYTES
+    grad_e = np.maximum(pe_first, p_exp_last) * mem.GRAD_BYTES
+    dp_t = coll.all_reduce(sys, grad_d, shard_d, tp) * (shard_d > 1) + coll.all_reduce(
+        sys, grad_e, shard_e, tp * cp * ep
+    ) * (shard_e > 1)
+    mb_bwd = np.where(single, m.layers, busy) * l_b
+    window = g["dp_overlap"] * mb_bwd
+    dp_exposed = np.where(zero >= 3, 0.0, np.maximum(0.0, dp_t - window))
+    z3_exposed = np.where(
+        zero >= 3, n_micro * np.maximum(0.0, 1.5 * dp_t - g["dp_overlap"] * stage_t), 0.0
+    )
+    opt_params = np.where(zero >= 1, pd_first / shard_d + pe_first / shard_e, pd_first + pe_first)
+    optim_t = opt_params * 30.0 / hbm
+
+    step = pipeline_t + dp_exposed + z3_exposed + optim_t
+    layers_here = np.where(single, m.layers, busy)
+
+    # ---- FLOPs, utilisation --------------------------------------------------------------
+    gpus = tp * pp * cp * dp
+    tokens = job.batch_seqs * s
+    mf = model_flops_per_token(m, s) * tokens
+    rec_fl = (
+        np.select(
+            [rc == 0, rc == 1, rc == 2], [recompute_flops_per_token(m, s, r) for r in RECOMPUTE]
+        )
+        * tokens
+    )
+    peak = sys.peak(job.precision if job.precision != "fp8" else "bf16")
+    mfu = mf / (step * gpus * peak)
+    return {
+        "step_time_s": step,
+        "pipeline_s": pipeline_t,
+        "bubble_s": bubble_t,
+        "tp_comm_s": n_micro * layers_here * (4 + 2 * (rc == 2)) * tp_exp,
+        "ep_comm_s": n_micro
+        * layers_here
+        * (2 + (rc == 2))
+        * ep_exposed
+        * (m.moe_layers / m.layers),
+        "cp_comm_s": n_micro * layers_here * (cp_f + cp_b),
+        "pp_comm_s": slots * p2p_t,
+        "dp_comm_s": dp_t,
+        "dp_exposed_s": dp_exposed,
+        "zero3_exposed_s": z3_exposed,
+        "optimizer_s": optim_t,
+        "micro_batches": n_micro,
+        "compute_s": n_micro * stage_t
+        - n_micro
+        * layers_here
+        * (
+            (4 + 2 * (rc == 2)) * tp_exp
+            + (cp_f + cp_b)
+            + (2 + (rc == 2)) * ep_exposed * (m.moe_layers / max(m.layers, 1))
+        ),
+        "memory_bytes": total,
+        "state_bytes": states,
+        "activation_bytes": acts,
+        "reserve_bytes": np.full_like(total, reserve),
+        "fits": total <= sys.hbm_bytes,
+        "model_flops": np.full_like(step, mf),
+        "recompute_flops": rec_fl,
+        "mfu": mfu,
+        "hfu": (mf + rec_fl) / (step * gpus * peak),
+        "tokens_per_s": tokens / step,
+    }

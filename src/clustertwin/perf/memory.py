@@ -1,0 +1,121 @@
+"""Memory per GPU: model states by ZeRO stage and activations by recompute mode.
+
+Model states (mixed precision with Adam, Rajbhandari et al. 2020 "ZeRO", section 3.1): 2 bytes
+of 16-bit weights, 2 of 16-bit gradients and 12 of fp32 master weights, momentum and variance
+per parameter. ZeRO-1 shards the 12 optimizer bytes over the data-parallel group, ZeRO-2 also
+the gradients, ZeRO-3 (FSDP) also the weights; expert weights shard over the smaller
+expert-data-parallel group (dp*cp/ep).
+
+Activations per layer per micro-batch follow Korthikanti et al. 2022 (arXiv 2205.05198,
+section 4.1, Table 2), bytes per token of a layer, generalised to GQA and swiglu:
+
+* replicated across tensor-parallel ranks unless sequence parallelism splits them: two norm
+  inputs (4h), the QKV and MLP inputs (2h + 2h), two dropout masks (2h) = 10h;
+* split across tensor-parallel ranks: Q (2h), K and V (4*g*d), output-projection input (2h),
+  MLP inner activations (gelu 4f = 16h at f = 4h, giving the paper's 24h; swiglu 6f);
+* the attention matrix 5*a*s (scores, softmax, dropout mask), absent with selective recompute
+  and with fused (flash) attention kernels.
+
+Full recompute keeps only each layer's input (2h) plus one layer's working set. Context
+parallelism divides the tokens per GPU by cp. The pipeline's first stage holds the most
+micro-batches (see :mod:`clustertwin.perf.pipeline`); the last stage also holds fp32 logits.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from clustertwin.perf.flops import Shape
+
+WEIGHT_BYTES = 2.0
+GRAD_BYTES = 2.0
+OPTIMIZER_BYTES = 12.0
+LOGIT_BYTES = 8.0  # fp32 logits and their gradient
+
+
+def layer_params(m: Shape) -> tuple[float, float, float]:
+    """(attention + norms params, dense MLP params, one expert's params) of one layer."""
+    h = m.hidden
+    attn = 2 * h * h + 2 * h * m.kv_dim + 4 * h
+    dense = m.mlp_mats * h * m.ffn
+    expert = m.mlp_mats * h * m.expert_ffn if m.moe else 0.0
+    return attn, dense, expert
+
+
+def stage_params(
+    m: Shape, n_layers: np.ndarray, tp: np.ndarray, ep: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """(dense-sharded params, expert params) held per GPU for ``n_layers`` layers, taking the
+    heavier of a dense and an MoE layer for every layer (a safe bound for mixed stages)."""
+    attn, dense, expert = layer_params(m)
+    if not m.moe:
+        return n_layers * (attn + dense) / tp, np.zeros_like(n_layers, dtype=np.float64)
+    shared = m.shared_experts * expert + m.hidden * m.experts
+    moe_dense = (attn + shared) / tp
+    moe_expert = m.experts / ep * expert / tp
+    heavier_dense = np.maximum((attn + dense) / tp, moe_dense + moe_expert)
+    use_moe = (moe_dense + moe_expert) >= (attn + dense) / tp
+    d = np.where(use_moe, moe_dense, heavier_dense)
+    e = np.where(use_moe, moe_expert, 0.0)
+    return n_layers * d, n_layers * e
+
+
+def state_bytes(
+    p_dense: np.ndarray,
+    p_expert: np.ndarray,
+    zero: np.ndarray,
+    shard_dense: np.ndarray,
+    shard_expert: np.ndarray,
+) -> np.ndarray:
+    """Weights + gradients + optimizer bytes per GPU for a ZeRO stage (0..3)."""
+
+    def one(p: np.ndarray, n: np.ndarray) -> np.ndarray:
+        w = p * WEIGHT_BYTES * np.where(zero >= 3, 1 / n, 1.0)
+        g = p * GRAD_BYTES * np.where(zero >= 2, 1 / n, 1.0)
+        o = p * OPTIMIZER_BYTES * np.where(zero >= 1, 1 / n, 1.0)
+        return w + g + o
+
+    return one(p_dense, shard_dense) + one(p_expert, shard_expert)
+
+
+def layer_activation_bytes(
+    m: Shape,
+    tokens: np.ndarray,
+    seq_local: np.ndarray,
+    tp: np.ndarray,
+    sp: np.ndarray,
+    recompute: np.ndarray,
+    flash: bool,
+) -> np.ndarray:
+    """Stored activation bytes of one layer for one micro-batch of ``tokens`` per GPU.
+
+    ``recompute``: 0 none, 1 selective, 2 full; ``sp``: sequence parallelism (0/1)."""
+    h = m.hidden
+    rep = 10.0 * h / np.where(sp > 0, tp, 1)
+    if m.moe:
+        per_copy = (6.0 if m.swiglu else 4.0) * m.expert_ffn
+        mlp = m.active_experts * (2 * h + per_copy) + m.shared_experts * per_copy
+        mlp = max(mlp, (6.0 if m.swiglu else 4.0) * m.ffn)
+    else:
+        mlp = (6.0 if m.swiglu else 4.0) * m.ffn
+    split_part = (4.0 * h + 4.0 * m.kv_dim + mlp) / tp
+    scores = 0.0 if flash else 5.0 * m.heads * seq_local / tp
+    none = tokens * (rep + split_part + scores)
+    selective = tokens * (rep + split_part)
+    full = tokens * 2.0 * h / np.where(sp > 0, tp, 1)
+    return np.where(recompute == 0, none, np.where(recompute == 1, selective, full))
+
+
+def working_bytes(
+    m: Shape,
+    tokens: np.ndarray,
+    seq_local: np.ndarray,
+    tp: np.ndarray,
+    sp: np.ndarray,
+    recompute: np.ndarray,
+    flash: bool,
+) -> np.ndarray:
+    """Transient bytes while one layer's backward runs: its recomputed activations under
+    full recompute (nothing extra otherwise)."""
+    one = layer_activation_bytes(m, tokens, seq_local, tp, sp, np.zeros_like(recompute), flash)
+    return np.where(recompute == 2, one, 0.0)

@@ -1,0 +1,329 @@
+"""Parallelism search: enumerate plans, prune by divisibility, evaluate all at once, rank.
+
+Keys pinned in the scenario (``training.parallelism``) are held fixed; the rest are searched:
+
+* ``tp``: divisors of the GPU count that divide the query heads (and are compatible with the
+  key/value heads), up to the NVLink domain;
+* ``cp``: powers of two that split the sequence into chunks of at least 1,024 tokens;
+* ``pp``: divisors of what is left, at most the number of layers;
+* ``dp``: the rest; ``ep`` (MoE only): divisors of the expert count that divide dp;
+* ``micro_batch``: divisors of the per-replica batch; ``virtual_stages``: 1..8 chunks per stage
+  (Megatron's interleaved schedule needs the micro-batch count to be a multiple of pp);
+* ``recompute`` none/selective/full, ``sequence_parallel`` (tp > 1 only), ``zero`` 0..3
+  (ZeRO-2/3 only without pipeline parallelism, as in DeepSpeed and Megatron).
+
+Plans that fail a divisibility rule are never built (they are counted per rule); plans that
+do not fit in HBM are evaluated but rejected and reported with the memory they need.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from clustertwin.errors import InfeasibleError, Problem, ScenarioError
+from clustertwin.perf.costmodel import PLAN_KEYS, RECOMPUTE, Job, evaluate
+from clustertwin.perf.system import System
+
+MAX_MICRO_BATCH = 32
+MAX_VIRTUAL = 8
+MAX_CP = 32
+MIN_CP_CHUNK = 1024
+
+
+def divisors(n: int) -> list[int]:
+    small = [d for d in range(1, int(math.isqrt(n)) + 1) if n % d == 0]
+    return sorted(set(small + [n // d for d in small]))
+
+
+@dataclass
+class SearchResult:
+    """Every evaluated plan (arrays) plus counts of plans never built and why."""
+
+    plans: dict[str, np.ndarray]
+    metrics: dict[str, np.ndarray]
+    pruned: Counter = field(default_factory=Counter)
+
+    @property
+    def size(self) -> int:
+        return int(self.plans["tp"].shape[0])
+
+    def feasible(self) -> np.ndarray:
+        return np.flatnonzero(self.metrics["fits"])
+
+    def ranked(self) -> np.ndarray:
+        """Indices of feasible plans, fastest first."""
+        idx = self.feasible()
+        return idx[np.argsort(self.metrics["step_time_s"][idx], kind="stable")]
+
+    def plan(self, i: int) -> dict[str, Any]:
+        p = {k: int(self.plans[k][i]) for k in PLAN_KEYS}
+        p["recompute"] = RECOMPUTE[p["recompute"]]
+        p["sequence_parallel"] = bool(p["sequence_parallel"])
+        return p
+
+    def row(self, i: int) -> dict[str, float]:
+        return {k: float(v[i]) for k, v in self.metrics.items()}
+
+
+def _pin(pinned: dict[str, Any], key: str, default: list[int]) -> list[int]:
+    if key not in pinned:
+        return default
+    val = pinned[key]
+    if key == "recompute":
+        return [RECOMPUTE.index(val)]
+    if key == "sequence_parallel":
+        return [int(bool(val))]
+    return [int(val)]
+
+
+def check_pinned(job: Job, gpus: int, pinned: dict[str, Any], source: str) -> None:
+    """Raise ScenarioError naming every impossible pinned value (one problem per key)."""
+    m = job.shape
+    probs: list[Problem] = []
+    key = "training.parallelism."
+    tp, pp, cp, ep, dp = (pinned.get(k) for k in ("tp", "pp", "cp", "ep", "dp"))
+    if tp is not None:
+        if m.heads % tp:
+            probs.append(
+                Problem(source, key + "tp", f"{tp} does not divide the {m.heads} attention heads")
+            )
+        elif m.kv_heads % tp and tp % m.kv_heads:
+            probs.append(
+                Problem(
+                    source,
+                    key + "tp",
+                    f"{tp} and the {m.kv_heads} key/value heads do not divide one another",
+                )
+            )
+        elif gpus % tp:
+            probs.append(Problem(source, key + "tp", f"{tp} does not divide the {gpus} GPUs"))
+    if pp is not None and pp > m.layers:
+        probs.append(
+            Problem(
+                source, key + "pp", f"{pp} pipeline stages but the model has only {m.layers} layers"
+            )
+        )
+    if cp is not None and job.seq % cp:
+        probs.append(
+            Problem(source, key + "cp", f"{cp} does not divide the sequence length {job.seq}")
+        )
+    if dp is not None:
+        if gpus % dp:
+            probs.append(Problem(source, key + "dp", f"{dp} does not divide the {gpus} GPUs"))
+        elif job.batch_seqs % dp:
+            probs.append(
+                Problem(
+                    source,
+                    key + "dp",
+                    f"{dp} does not divide the global batch of {job.batch_seqs} sequences",
+                )
+            )
+    if ep is not None and ep > 1:
+        if not m.moe:
+            probs.append(Problem(source, key + "ep", f"{ep} > 1 but the model has no experts"))
+        elif m.experts % ep:
+            probs.append(
+                Problem(source, key + "ep", f"{ep} does not divide the {m.experts} experts")
+            )
+    fixed = [x for x in (tp, pp, cp, dp) if x is not None]
+    if len(fixed) == 4 and tp * pp * cp * dp != gpus and not probs:
+        probs.append(
+            Problem(source, key + "dp", f"tp*pp*cp*dp = {tp * pp * cp * dp}, not the {gpus} GPUs")
+        )
+    elif fixed and gpus % math.prod(fixed) and not probs:
+        probs.append(
+            Problem(
+                source,
+                "training.parallelism",
+                f"the pinned degrees multiply to {math.prod(fixed)}, "
+                f"which does not divide the {gpus} GPUs",
+            )
+        )
+    mb, v = pinned.get("micro_batch"), pinned.get("virtual_stages")
+    if mb is not None and dp is not None and not probs and (job.batch_seqs // dp) % mb:
+        probs.append(
+            Problem(
+                source,
+                key + "micro_batch",
+                f"{mb} does not divide the {job.batch_seqs // dp} sequences "
+                "per data-parallel replica",
+            )
+        )
+    if v is not None and v > 1 and pp is not None and pp == 1:
+        probs.append(Problem(source, key + "virtual_stages", "interleaving needs pp > 1"))
+    if probs:
+        raise ScenarioError(probs)
+
+
+def enumerate_plans(
+    job: Job, sys: System, gpus: int, pinned: dict[str, Any] | None = None
+) -> tuple[dict[str, np.ndarray], Counter]:
+    """All plans that pass the divisibility rules, as arrays; and counts of those that did not."""
+    pinned = pinned or {}
+    m = job.shape
+    pruned: Counter = Counter()
+    divs = divisors(gpus)
+    tp_opts = _pin(pinned, "tp", [d for d in divs if d <= max(sys.nvlink_domain, 1)])
+    cp_opts = _pin(
+        pinned,
+        "cp",
+        [
+            c
+            for c in (1, 2, 4, 8, 16, MAX_CP)
+            if c == 1 or (job.seq % (2 * c) == 0 and job.seq // c >= MIN_CP_CHUNK)
+        ],
+    )
+    rc_opts = _pin(pinned, "recompute", [0, 1, 2])
+    z_opts = _pin(pinned, "zero", [0, 1, 2, 3])
+    blocks: list[dict[str, np.ndarray]] = []
+    for tp in tp_opts:
+        if m.heads % tp or (m.kv_heads % tp and tp % m.kv_heads):
+            pruned["tp does not divide the attention heads"] += 1
+            continue
+        sp_opts = _pin(pinned, "sequence_parallel", [0, 1] if tp > 1 else [0])
+        if tp == 1:
+            sp_opts = [0]
+        for cp in cp_opts:
+            if gpus % (tp * cp):
+                pruned["tp*cp does not divide the GPUs"] += 1
+                continue
+            pp_all = divisors(gpus // (tp * cp))
+            for pp in _pin(pinned, "pp", pp_all):
+                if pp > m.layers:
+                    pruned["pp exceeds the layers"] += 1
+                    continue
+                if gpus % (tp * cp * pp):
+                    pruned["tp*cp*pp does not divide the GPUs"] += 1
+                    continue
+                dp = gpus // (tp * cp * pp)
+                if "dp" in pinned and pinned["dp"] != dp:
+                    continue
+                if job.batch_seqs % dp:
+                    pruned["dp does not divide the global batch"] += 1
+                    continue
+                per_rep = job.batch_seqs // dp
+                if m.moe:
+                    ep_opts = _pin(pinned, "ep", [e for e in divisors(m.experts) if dp % e == 0])
+                    ep_opts = [e for e in ep_opts if m.experts % e == 0 and dp % e == 0]
+                else:
+                    ep_opts = [1]
+                if not ep_opts:
+                    pruned["ep does not divide dp"] += 1
+                    continue
+                mb_opts = _pin(
+                    pinned, "micro_batch", [d for d in divisors(per_rep) if d <= MAX_MICRO_BATCH]
+                )
+                for ep in ep_opts:
+                    for mb in mb_opts:
+                        if per_rep % mb:
+                            pruned["micro_batch does not divide the per-replica batch"] += 1
+                            continue
+                        n_micro = per_rep // mb
+                        if pp == 1:
+                            v_opts = [1]
+                        else:
+                            v_all = [
+                                x
+                                for x in range(1, MAX_VIRTUAL + 1)
+                                if x * pp <= m.layers and (x == 1 or n_micro % pp == 0)
+                            ]
+                            v_opts = _pin(pinned, "virtual_stages", v_all)
+                        if not v_opts:
+                            pruned["virtual_stages impossible"] += 1
+                            continue
+                        zs = z_opts if pp == 1 else [z for z in z_opts if z <= 1]
+                        if not zs:
+                            pruned["ZeRO-2/3 cannot run with pipeline parallelism"] += 1
+                            continue
+                        grid = np.array(
+                            np.meshgrid(v_opts, rc_opts, sp_opts, zs, indexing="ij")
+                        ).reshape(4, -1)
+                        n = grid.shape[1]
+                        blocks.append(
+                            {
+                                "tp": np.full(n, tp),
+                                "pp": np.full(n, pp),
+                                "cp": np.full(n, cp),
+                                "ep": np.full(n, ep),
+                                "dp": np.full(n, dp),
+                                "micro_batch": np.full(n, mb),
+                                "virtual_stages": grid[0],
+                                "recompute": grid[1],
+                                "sequence_parallel": grid[2],
+                                "zero": grid[3],
+                            }
+                        )
+    if not blocks:
+        return {k: np.zeros(0, dtype=np.int64) for k in PLAN_KEYS}, pruned
+    plans = {k: np.concatenate([b[k] for b in blocks]).astype(np.int64) for k in PLAN_KEYS}
+    return plans, pruned
+
+
+def search(job: Job, sys: System, gpus: int, pinned: dict[str, Any] | None = None) -> SearchResult:
+    """Evaluate every buildable plan for ``gpus`` GPUs."""
+    plans, pruned = enumerate_plans(job, sys, gpus, pinned)
+    if plans["tp"].shape[0] == 0:
+        return SearchResult(
+            plans,
+            {"fits": np.zeros(0, bool), "step_time_s": np.zeros(0), "memory_bytes": np.zeros(0)},
+            pruned,
+        )
+    return SearchResult(plans, evaluate(job, sys, plans), pruned)
+
+
+def infeasible(job: Job, sys: System, res: SearchResult, gpus: int, source: str) -> InfeasibleError:
+    """The error for a search with no plan that fits, naming the nearest fixes."""
+    gib = 2**30
+    hbm = sys.hbm_bytes / gib
+    if res.size == 0:
+        reasons = (
+            "; ".join(f"{k} ({n})" for k, n in res.pruned.most_common(3)) or "no factorization"
+        )
+        return InfeasibleError(
+            [
+                Problem(
+                    source,
+                    "training.parallelism",
+                    f"no parallelism plan can be built for {gpus} GPUs: {reasons}; "
+                    "change the GPU count or unpin keys",
+                )
+            ]
+        )
+    need = float(res.metrics["memory_bytes"].min()) / gib
+    i = int(np.argmin(res.metrics["memory_bytes"]))
+    best = res.plan(i)
+    hints = []
+    if best["recompute"] != "full":
+        hints.append("full activation recompute")
+    if best["zero"] < 3:
+        hints.append("ZeRO-3")
+    factor = need / hbm
+    hints.append(f"about {math.ceil(factor * 1.1)}x more GPUs ({gpus * math.ceil(factor * 1.1):,})")
+    return InfeasibleError(
+        [
+            Problem(
+                source,
+                "cluster.gpus",
+                f"no parallelism plan fits in {hbm:.0f} GiB per GPU on {gpus:,} GPUs; "
+                "the smallest plan needs "
+                f"{need:.1f} GiB per GPU ({_fmt_plan(best)}); nearest changes: "
+                + ", or ".join(hints)
+                + (", or unpin training.parallelism keys" if "pinned" in source else ""),
+            )
+        ]
+    )
+
+
+def _fmt_plan(p: dict[str, Any]) -> str:
+    return (
+        f"tp{p['tp']} pp{p['pp']} cp{p['cp']} ep{p['ep']} dp{p['dp']} mb{p['micro_batch']} "
+        f"v{p['virtual_stages']} {p['recompute']} sp={int(p['sequence_parallel'])} zero{p['zero']}"
+    )
+
+
+fmt_plan = _fmt_plan
