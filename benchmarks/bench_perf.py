@@ -20,7 +20,7 @@ def main() -> None:
 
     from clustertwin.catalog import load_catalog
     from clustertwin.perf.costmodel import evaluate
-    from clustertwin.perf.estimate import estimate, job_of, system_of
+    from clustertwin.perf.stage import estimate, job_of, system_of
     from clustertwin.perf.search import enumerate_plans, search
     from clustertwin.scenario import load_scenario, with_updates
 

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from clustertwin.errors import InfeasibleError, ScenarioError
 from clustertwin.perf import estimate
-from clustertwin.perf.estimate import job_of, run_search, system_of
+from clustertwin.perf.stage import job_of, run_search, system_of
 from clustertwin.scenario import scenario_from_dict
 
 SMALL = {

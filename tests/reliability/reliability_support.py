@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from clustertwin.catalog import load_catalog
-from clustertwin.perf.estimate import TrainingEstimate
+from clustertwin.perf.stage import TrainingEstimate
 from clustertwin.scenario import scenario_from_dict
 
 DATA = Path(__file__).parent / "data"

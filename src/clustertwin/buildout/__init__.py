@@ -6,15 +6,15 @@ criticality indices, and what-if shifts. The steps are data (``data/steps.yaml``
 (new-build, existing-facility, fast-track) live in ``data/profiles.yaml``.
 """
 
-from clustertwin.buildout.plan import plan_buildout
-from clustertwin.buildout.result import BuildoutPlan, StepSchedule, WhatIfShift
-from clustertwin.buildout.steps import load_profiles, load_steps
+from clustertwin._lazy import lazy_exports
 
-__all__ = [
-    "BuildoutPlan",
-    "StepSchedule",
-    "WhatIfShift",
-    "load_profiles",
-    "load_steps",
-    "plan_buildout",
-]
+__all__ = ["BuildoutPlan", "StepSchedule", "WhatIfShift", "load_profiles", "load_steps",
+           "plan_buildout"]
+__getattr__ = lazy_exports(__name__, {
+    "plan_buildout": "clustertwin.buildout.plan",
+    "BuildoutPlan": "clustertwin.buildout.result",
+    "StepSchedule": "clustertwin.buildout.result",
+    "WhatIfShift": "clustertwin.buildout.result",
+    "load_profiles": "clustertwin.buildout.steps",
+    "load_steps": "clustertwin.buildout.steps",
+})

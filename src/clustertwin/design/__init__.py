@@ -5,10 +5,16 @@ networks, storage tiers, power chain, cooling, floor and bill of materials.
 counting rule other stages may call.
 """
 
-from clustertwin.design.core import design
-from clustertwin.design.fabric import FabricSize, max_endpoints, size_fabric
-from clustertwin.design.result import ClusterDesign
-from clustertwin.design.rules import DesignRules, load_rules
+from clustertwin._lazy import lazy_exports
 
 __all__ = ["ClusterDesign", "DesignRules", "FabricSize", "design", "load_rules",
            "max_endpoints", "size_fabric"]
+__getattr__ = lazy_exports(__name__, {
+    "design": "clustertwin.design.core",
+    "FabricSize": "clustertwin.design.fabric",
+    "max_endpoints": "clustertwin.design.fabric",
+    "size_fabric": "clustertwin.design.fabric",
+    "ClusterDesign": "clustertwin.design.result",
+    "DesignRules": "clustertwin.design.rules",
+    "load_rules": "clustertwin.design.rules",
+})

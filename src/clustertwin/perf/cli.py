@@ -19,7 +19,7 @@ def top_plans(scenario: Any, catalog: Any, k: int) -> dict[str, Any]:
     """The best estimate, the top ``k`` plans and the rejected ones (as plain data)."""
     import numpy as np
 
-    from clustertwin.perf.estimate import estimate, run_search
+    from clustertwin.perf.stage import estimate, run_search
 
     est = estimate(scenario, catalog)
     _, _, res = run_search(scenario, catalog, est.gpus)
