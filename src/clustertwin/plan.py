@@ -72,11 +72,14 @@ def make_plan(scenario: Scenario, catalog: Catalog,
     if on_stage:
         on_stage("training")
     res["training"] = _call("clustertwin.perf", "estimate", scenario, catalog)
-    warnings.extend(getattr(res["training"], "notes", []) or [])
     res["design"] = run("design", "clustertwin.design", "design", scenario, catalog, res["training"])
     res["reliability"] = run("reliability", "clustertwin.reliability", "analyze",
                              scenario, catalog, res["training"], res["design"])
     res["economics"] = run("economics", "clustertwin.economics", "economics",
                            scenario, catalog, res["training"], res["design"], res["reliability"])
     res["buildout"] = run("buildout", "clustertwin.buildout", "plan_buildout", scenario, catalog, res["design"])
+    for name, result in res.items():  # each stage's own caveats, labelled with the stage
+        for attr in ("warnings", "notes"):
+            for msg in getattr(result, attr, None) or ():
+                warnings.append(f"{name}: {msg}")
     return Plan(scenario=scenario, warnings=tuple(warnings), **res)

@@ -75,3 +75,33 @@ def test_waste_from_scenario_overrides(catalog):
     est = estimate(s, catalog)
     e = economics(s, catalog, est)
     assert e.run_cost_cloud_usd == pytest.approx(e.run_cost_cloud_ideal_usd * 1.3)
+
+
+@pytest.mark.parametrize("gpus", [1024, 16384], ids=["128-nodes-2-tier", "2048-nodes-3-tier"])
+def test_all_in_per_h100_with_ib_fabric(catalog, gpus):
+    """'H100 Freakonomics' spreadsheet (Aug 2024, datacenter-anchors.md section 5 [S R33]): all-in
+    $45.8k-51.6k per H100 including the InfiniBand fabric, with a $310k 8-GPU HGX server.
+    Our design's compute-fabric + storage-fabric + management network, priced from the catalog,
+    plus R33's server price, must land in that range widened by 10% either side."""
+    from clustertwin.design import design
+
+    s = with_updates(load_scenario(None, catalog), cluster={"gpus": gpus, "spare_nodes": 0})
+    est = SimpleNamespace(gpus=gpus, days=30.0, params_total=405e9, step_time_s=5.0)
+    d = design(s, catalog, est)
+    e = economics(s, catalog, est, d, None)
+    per_gpu = (e.capex_by_category_usd["network"] + d.nodes * 310_000) / gpus
+    assert 45_800 * 0.9 <= per_gpu <= 51_600 * 1.1, per_gpu
+
+
+def test_network_share_of_capex(catalog):
+    """Networking is 15-25% of cluster cost (secondary sources, datacenter-anchors.md section 5;
+    Epoch's interconnect share is 19%). Our share excludes the facility shell (C&W's $/MW is
+    not in those cluster-cost figures); tolerance: 10-25%."""
+    from clustertwin.design import design
+
+    s = load_scenario(None, catalog)
+    est = SimpleNamespace(gpus=16384, days=30.0, params_total=405e9, step_time_s=5.0)
+    e = economics(s, catalog, est, design(s, catalog, est), None)
+    c = e.capex_by_category_usd
+    share = c["network"] / (e.capex_usd - c["facility"])
+    assert 0.10 <= share <= 0.25, share

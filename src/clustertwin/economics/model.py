@@ -54,6 +54,7 @@ class EconomicsResult(BaseModel):
     pue_source: str
     facility: str
     basis: str
+    unpriced_bom_lines: list[str] = []
     notes: list[str] = []
 
     def to_contract(self) -> dict[str, Any]:
@@ -91,13 +92,16 @@ def run_cost_cloud(gpus: int, usd_per_gpu_hour: float, ideal_days: float, waste:
     return gpus * usd_per_gpu_hour * ideal_days * 24.0 * (1.0 + waste)
 
 
-def _bom_lines(design: Any) -> list[tuple[str, float]]:
+def _bom_lines(design: Any) -> list[tuple[str, float, str | None]]:
+    """(category, total USD, item name if the line has no price) for each BOM line."""
     out = []
     for line in getattr(design, "bom", ()) or ():
+        unit = getattr(line, "unit_usd", None)
         total = getattr(line, "total_usd", None)
         if total is None:
-            total = (getattr(line, "quantity", 0) or 0) * (getattr(line, "unit_usd", 0) or 0)
-        out.append((str(getattr(line, "category", "other")), float(total or 0.0)))
+            total = (getattr(line, "quantity", 0) or 0) * (unit or 0)
+        unpriced = str(getattr(line, "item", "?")) if unit is None else None
+        out.append((str(getattr(line, "category", "other")), float(total or 0.0), unpriced))
     return out
 
 
@@ -117,18 +121,24 @@ def economics(scenario: Scenario, catalog: Catalog, estimate: Any, design: Any =
         basis = "design bill of materials"
     else:
         fb = fallback_design(scenario, catalog, gpus)
-        lines = [(ln.category, ln.total_usd) for ln in fb.bom]
+        lines = [(ln.category, ln.total_usd, None if ln.unit_usd else ln.item) for ln in fb.bom]
         it_kw, nodes = fb.it_kw, fb.nodes
         basis = "fallback sizing (design stage unavailable)"
         notes.append("capex from a coarse fallback sizing; the design stage was not available")
     cluster_gpus = nodes * node.gpus
 
     capex = dict.fromkeys(CAPEX_CATEGORIES, 0.0)
-    for cat, total in lines:
+    unpriced: list[str] = []
+    for cat, total, missing in lines:
         cat = cat if cat in capex else "other"
         if eco.facility == "build" and cat in ("power", "cooling", "facility"):
             continue  # covered by the $/MW facility figure
         capex[cat] += total
+        if missing:
+            unpriced.append(missing)
+    if unpriced:
+        notes.append(f"{len(unpriced)} bill-of-materials lines have no catalog price and add $0 to capex: "
+                     + "; ".join(unpriced[:6]) + ("; ..." if len(unpriced) > 6 else ""))
     it_hw = capex["compute"] + capex["network"] + capex["storage"] + capex["other"]
     capex["integration"] = it_hw * book.value("integration_frac")
     if eco.facility == "build":
@@ -180,5 +190,5 @@ def economics(scenario: Scenario, catalog: Catalog, estimate: Any, design: Any =
         run_cost_cloud_ideal_usd=run_cost_cloud(gpus, eco.cloud_usd_per_gpu_hour, ideal_days, 0.0),
         wasted_compute_frac=waste, wasted_compute_source=waste_src, run_days_wall_clock=wall_days,
         cluster_gpus=cluster_gpus, it_kw=it_kw, pue=pue, pue_source=pue_source,
-        facility=eco.facility, basis=basis, notes=notes,
+        facility=eco.facility, basis=basis, unpriced_bom_lines=unpriced, notes=notes,
     )
