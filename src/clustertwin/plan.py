@@ -79,7 +79,8 @@ def make_plan(scenario: Scenario, catalog: Catalog,
                            scenario, catalog, res["training"], res["design"], res["reliability"])
     res["buildout"] = run("buildout", "clustertwin.buildout", "plan_buildout", scenario, catalog, res["design"])
     for name, result in res.items():  # each stage's own caveats, labelled with the stage
-        for attr in ("warnings", "notes"):
+        attrs = ("warnings",) if name == "buildout" else ("warnings", "notes")  # build-out notes are informational
+        for attr in attrs:
             for msg in getattr(result, attr, None) or ():
                 warnings.append(f"{name}: {msg}")
     return Plan(scenario=scenario, warnings=tuple(warnings), **res)
