@@ -1,0 +1,234 @@
+"""``clustertwin schedule``: replay a trace on a cluster under one or more policies."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``schedule`` command to the main app."""
+
+    @app.command("schedule")
+    def schedule_cmd(
+        cluster: str = typer.Option(..., "--cluster", help="scenario file, node-list CSV, "
+                                    "pool:GPUS or uniform:NODESxGPUS"),
+        trace: str = typer.Option(..., "--trace", help="openb[:VARIANT], gavel[:VC], "
+                                  "sia-philly[:N], sia-saturn[:N], pollux[:N], "
+                                  "synthetic:PROFILE[:JOBS] or a trace file"),
+        policy: list[str] = typer.Option(["fifo"], "--policy", help="ORDER[+backfill|+greedy]"
+                                         "[+preempt]; orders: fifo, priority, multifactor, sjf, "
+                                         "sjf-gpu, sjf-oracle; repeat to compare"),
+        placement: str = typer.Option("best-fit", "--placement",
+                                      help="first-fit, best-fit or topology"),
+        out: Path | None = typer.Option(None, "--out", help="folder for schedule.html, "
+                                        "jobs.parquet and summary.json"),
+        force: bool = typer.Option(False, "--force", help="overwrite files in --out"),
+        strict: bool = typer.Option(False, "--strict", help="rejected trace rows are errors"),
+        as_json: bool = typer.Option(False, "--json", help="print the summary as JSON"),
+        seed: int = typer.Option(0, "--seed", help="random seed (time limits, failures, "
+                                 "synthetic jobs)"),
+        catalog: list[Path] = typer.Option([], "--catalog", help="extra catalog folder"),
+        jobs: int | None = typer.Option(None, "--jobs", help="replay only the first N jobs"),
+        load: float = typer.Option(0.9, "--load", help="offered load of synthetic traces"),
+        failure_rate: float | None = typer.Option(None, "--failure-rate",
+                                                  help="node failures per 1000 node-days"),
+        failure_profile: str | None = typer.Option(None, "--failure-profile",
+                                                   help="failure-profile catalog id"),
+        repair_hours: float = typer.Option(4.0, "--repair-hours",
+                                           help="mean node repair time, hours (assumption)"),
+        checkpoint_min: float | None = typer.Option(60.0, "--checkpoint-min",
+                                                    help="checkpoint interval of every job, "
+                                                    "minutes (0 = jobs cannot checkpoint)"),
+        time_limit_factor: float = typer.Option(3.0, "--time-limit-factor",
+                                                help="requested limit = duration x U(1, F)"),
+        reserve: list[str] = typer.Option([], "--reserve", help="GPUS@START_H+HOURS: hold a "
+                                          "block for a training run of that length"),
+        team_limit: list[str] = typer.Option([], "--team-limit", help="TEAM=GPUS"),
+        share: list[str] = typer.Option([], "--share", help="TEAM=WEIGHT fair share"),
+    ) -> None:
+        """Replay jobs on a cluster under each policy and compare them side by side."""
+        from clustertwin.errors import UserError
+
+        try:
+            _run(cluster, trace, policy, placement, out, force, strict, as_json, seed, catalog,
+                 jobs, load, failure_rate, failure_profile, repair_hours, checkpoint_min,
+                 time_limit_factor, reserve, team_limit, share)
+        except UserError as exc:
+            for line in exc.lines():
+                typer.echo(f"error: {line}", err=True)
+            raise typer.Exit(exc.exit_code) from None
+
+
+def _pairs(items: list[str], opt: str) -> dict[str, float]:
+    from clustertwin.errors import Problem, UsageError
+
+    out = {}
+    for it in items:
+        k, sep, v = it.partition("=")
+        try:
+            if not sep:
+                raise ValueError
+            out[k.strip()] = float(v)
+        except ValueError:
+            raise UsageError([Problem("command line", opt, f"{it!r}: expected NAME=NUMBER")]) from None
+    return out
+
+
+def _reservations(items: list[str]):  # noqa: ANN202
+    from clustertwin.errors import Problem, UsageError
+    from clustertwin.scheduling.engine import Reservation
+
+    out = []
+    for i, it in enumerate(items):
+        try:
+            g, _, rest = it.partition("@")
+            start, _, hours = rest.partition("+")
+            r = Reservation(f"resv{i}", float(start) * 3600, (float(start) + float(hours)) * 3600,
+                            int(g))
+            if r.gpus <= 0 or r.end_s <= r.start_s:
+                raise ValueError
+        except ValueError:
+            raise UsageError([Problem("command line", "--reserve",
+                                      f"{it!r}: expected GPUS@START_H+HOURS, e.g. 1024@24+72")]) from None
+        out.append(r)
+    return tuple(out)
+
+
+def _failure_rate(rate: float | None, profile: str | None, catalog_dirs: list[Path]) -> float:
+    """Failures per node per day from --failure-rate or a catalog failure profile."""
+    if rate is not None:
+        return rate / 1000.0
+    if not profile:
+        return 0.0
+    from clustertwin.catalog import load_catalog
+    from clustertwin.errors import Problem, UsageError
+
+    entry = load_catalog(catalog_dirs).get("failure_profile", profile, source="command line",
+                                           path="--failure-profile")
+    per_1000 = getattr(entry, "total_per_1000_node_days", None)
+    if per_1000 is None:
+        raise UsageError([Problem("command line", "--failure-profile",
+                                  f"{profile!r} has no total_per_1000_node_days")])
+    return float(per_1000) / 1000.0
+
+
+def _run(cluster, trace, policy, placement, out, force, strict, as_json, seed, catalog,  # noqa: ANN001, PLR0913
+         jobs, load, failure_rate, failure_profile, repair_hours, checkpoint_min,
+         time_limit_factor, reserve, team_limit, share) -> None:
+    import json
+    from dataclasses import replace
+
+    import numpy as np
+
+    from clustertwin.cli_common import emit_json, safe_out_dir, to_json
+    from clustertwin.errors import Problem, UsageError
+    from clustertwin.scheduling import schedule
+    from clustertwin.scheduling.cluster import load_cluster
+    from clustertwin.scheduling.engine import SimConfig
+    from clustertwin.scheduling.jobs import with_checkpoints, with_time_limits
+    from clustertwin.scheduling.placement import PLACEMENTS
+    from clustertwin.scheduling.policies import parse_policy
+    from clustertwin.scheduling.traces import load_trace
+    from clustertwin.scheduling.traces.common import drop_too_large
+
+    PLACEMENTS.get(placement, path="--placement")
+    specs = [parse_policy(p) for p in policy]
+    if len({s.label for s in specs}) != len(specs):
+        raise UsageError([Problem("command line", "--policy", "a policy is given twice")])
+    seq = np.random.SeedSequence(seed)
+    rng_trace, rng_limits = (np.random.default_rng(s) for s in seq.spawn(2))
+    spec = load_cluster(cluster, list(catalog))
+    w = load_trace(trace, strict=strict, cluster_gpus=spec.gpus, max_node_gpus=spec.max_node_gpus,
+                   rng=rng_trace, load=load)
+    if jobs is not None:
+        if jobs <= 0:
+            raise UsageError([Problem("command line", "--jobs", "must be positive")])
+        w = w.subset(np.arange(min(jobs, len(w))))
+    w = drop_too_large(w, spec.gpus, spec.max_node_gpus, strict, trace, spec.pooled)
+    rsv = _reservations(reserve)
+    if rsv:
+        # each reservation comes with its training run, occupying the whole window
+        from clustertwin.scheduling.jobs import make_workload
+
+        extra = make_workload([f"reserved-run-{i}" for i in range(len(rsv))],
+                              [r.start_s for r in rsv], [r.gpus * 1000 for r in rsv],
+                              [r.end_s - r.start_s for r in rsv],
+                              requested_s=[r.end_s - r.start_s for r in rsv],
+                              teams=["reserved"] * len(rsv), qos=[3] * len(rsv),
+                              reservation=list(range(len(rsv))))
+        w = _concat(w, extra)
+    w = with_time_limits(w, rng_limits, max_factor=time_limit_factor)
+    ck = None if not checkpoint_min else checkpoint_min * 60.0
+    w = with_checkpoints(w, ck)
+    cfg = SimConfig(placement=placement,
+                    failure_rate_per_node_day=_failure_rate(failure_rate, failure_profile,
+                                                            list(catalog)),
+                    repair_s=repair_hours * 3600.0, shares=_pairs(share, "--share"),
+                    team_limits_gpus=_pairs(team_limit, "--team-limit"), reservations=rsv)
+    warnings = []
+    rep = w.report
+    if rep and rep.rows_rejected:
+        for reason, n in rep.rejected.items():
+            ex = "; ".join(rep.examples.get(reason, []))
+            warnings.append(f"{n} trace rows rejected: {reason} (e.g. {ex})")
+    if any(s.order == "sjf-oracle" for s in specs):
+        warnings.append("sjf-oracle orders by actual duration, which no real scheduler knows")
+    settings = {"placement": placement, "seed": seed, "failure_rate_per_node_day":
+                cfg.failure_rate_per_node_day, "repair_hours": repair_hours,
+                "checkpoint_min": checkpoint_min, "time_limit_factor": time_limit_factor,
+                "reservations": [r.__dict__ for r in rsv], "team_limits": cfg.team_limits_gpus,
+                "shares": cfg.shares}
+    res = schedule(w, spec, specs, cfg, seed=seed, settings=settings, warnings=tuple(warnings))
+    if out is not None:
+        folder = safe_out_dir(out, ["schedule.html", "jobs.parquet", "jobs.csv", "summary.json"],
+                              force)
+        jobs_name, warn = res.write_jobs(folder)
+        if warn:
+            typer.echo(f"warning: {warn}", err=True)
+            res = replace(res, warnings=res.warnings + (warn,))
+        (folder / "schedule.html").write_text(res.html(), encoding="utf-8")
+        (folder / "summary.json").write_text(to_json(res.to_contract()) + "\n", encoding="utf-8")
+    if as_json:
+        emit_json(res.to_contract())
+        return
+    _print_table(res)
+    del json
+
+
+def _concat(a, b):  # noqa: ANN001, ANN202
+    import numpy as np
+
+    from clustertwin.scheduling.jobs import make_workload
+
+    teams = [a.teams[i] for i in a.team.tolist()] + [b.teams[i] for i in b.team.tolist()]
+    n = len(a)
+    deps = dict(a.deps)
+    deps.update({k + n: tuple((kind, d + n) for kind, d in v) for k, v in b.deps.items()})
+    cat = np.concatenate
+    return make_workload(a.names + b.names, cat([a.submit_s, b.submit_s]),
+                         cat([a.gpus_milli, b.gpus_milli]), cat([a.duration_s, b.duration_s]),
+                         requested_s=cat([a.requested_s, b.requested_s]), teams=teams,
+                         qos=cat([a.qos, b.qos]), priority=cat([a.priority, b.priority]),
+                         checkpoint_s=cat([a.checkpoint_s, b.checkpoint_s]),
+                         reservation=cat([a.reservation, b.reservation]), deps=deps,
+                         report=a.report)
+
+
+def _print_table(res) -> None:  # noqa: ANN001
+    from rich.console import Console
+    from rich.table import Table
+
+    header, rows = res.table()
+    c = res.cluster
+    t = Table(title=f"{c['name']}: {c['gpus']:,} GPUs on {c['nodes']:,} nodes; "
+                    f"{res.trace.get('jobs', 0):,} jobs from {res.trace.get('source')}")
+    for i, h in enumerate(header):
+        t.add_column(h, justify="left" if i == 0 else "right")
+    for r in rows:
+        t.add_row(*r)
+    con = Console()
+    con.print(t)
+    for wline in res.warnings:
+        con.print(f"[yellow]warning:[/] {wline}")

@@ -1,0 +1,158 @@
+"""Placement strategies: which GPUs a job gets (a registry: first-fit, best-fit, topology).
+
+Rules shared by all strategies:
+
+* a job below one GPU (``milli < 1000``) shares a GPU with others;
+* a job of ``k`` whole GPUs with ``k`` no more than the largest node goes on one node;
+* a larger job takes whole idle nodes (exclusive, as multi-node training is run in practice),
+  all at once or not at all (gang).
+
+``mask`` (optional bool per node) limits the nodes a job may use (reservations, backfill).
+Every strategy returns an allocation (see :mod:`clustertwin.scheduling.state`) or None.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from clustertwin.scheduling.registry import Registry
+from clustertwin.scheduling.state import WHOLE, Alloc, ClusterState
+
+
+class Placement:
+    """Base: first-fit everywhere. Subclasses override the three choices."""
+
+    name = "first-fit"
+
+    def place(self, st: ClusterState, milli: int, mask: np.ndarray | None = None) -> Alloc | None:
+        if st.pooled:
+            return ((0, (), milli),) if st.free_milli >= milli else None
+        if milli > st.free_milli:
+            return None
+        if milli < WHOLE:
+            return self.fraction(st, milli, mask)
+        k = milli // WHOLE
+        if k <= st.max_node_gpus:
+            ok = st.full >= k
+            if mask is not None:
+                ok &= mask
+            cand = np.flatnonzero(ok)
+            if cand.size == 0:
+                return None
+            node = int(self.pick_node(st, cand, k))
+            row = st.gfree[node]
+            idx = tuple(int(i) for i in np.flatnonzero(row == WHOLE)[:k])
+            return ((node, idx, WHOLE),)
+        ok = st.full == st.node_gpus
+        if mask is not None:
+            ok &= mask
+        idle = np.flatnonzero(ok)
+        if idle.size == 0 or int(st.node_gpus[idle].sum()) < k:
+            return None
+        nodes = self.pick_nodes(st, idle, k)
+        if nodes is None:
+            return None
+        return tuple((int(n), tuple(range(int(st.node_gpus[n]))), WHOLE) for n in nodes)
+
+    # -- choices ---------------------------------------------------------------------------
+    def fraction(self, st: ClusterState, milli: int, mask: np.ndarray | None) -> Alloc | None:
+        free = st.gfree if mask is None else np.where(mask[:, None], st.gfree, -1)
+        flat = np.flatnonzero(free.ravel() >= milli)
+        if flat.size == 0:
+            return None
+        pos = int(self.pick_gpu(free.ravel(), flat))
+        node, gpu = divmod(pos, st.gfree.shape[1])
+        return ((node, (gpu,), milli),)
+
+    def pick_gpu(self, free_flat: np.ndarray, cand: np.ndarray) -> int:
+        return int(cand[0])
+
+    def pick_node(self, st: ClusterState, cand: np.ndarray, k: int) -> int:
+        return int(cand[0])
+
+    def pick_nodes(self, st: ClusterState, idle: np.ndarray, k: int) -> list[int] | None:
+        take = np.cumsum(st.node_gpus[idle])
+        n = int(np.searchsorted(take, k)) + 1
+        return [int(i) for i in idle[:n]]
+
+
+class BestFit(Placement):
+    """Tightest fit: the GPU or node with the least spare capacity that still fits, so partly
+    used GPUs and nodes fill up before idle ones are broken into."""
+
+    name = "best-fit"
+
+    def pick_gpu(self, free_flat: np.ndarray, cand: np.ndarray) -> int:
+        return int(cand[np.argmin(free_flat[cand])])
+
+    def pick_node(self, st: ClusterState, cand: np.ndarray, k: int) -> int:
+        return int(cand[np.argmin(st.full[cand])])
+
+    def pick_nodes(self, st: ClusterState, idle: np.ndarray, k: int) -> list[int] | None:
+        order = idle[np.argsort(-st.node_gpus[idle], kind="stable")]  # fewest nodes
+        return Placement.pick_nodes(self, st, order, k)
+
+
+class Topology(BestFit):
+    """Topology-aware: a multi-node job goes into the smallest group that can hold it, trying
+    NVLink domain, then leaf group, then scalable unit, then the whole cluster; inside a group
+    whole idle NVLink domains are used first (a job of one NVL72 domain gets a whole domain).
+    Among groups that fit, the one with the fewest idle GPUs is chosen (best fit), keeping big
+    idle groups for big jobs. Single-node jobs are placed best-fit, preferring nodes in the
+    busiest domain so idle domains stay whole."""
+
+    name = "topology"
+
+    def pick_node(self, st: ClusterState, cand: np.ndarray, k: int) -> int:
+        spec = st.spec
+        if spec.domain_gpus <= st.max_node_gpus:
+            return BestFit.pick_node(self, st, cand, k)
+        idle_per_dom = np.bincount(spec.domain, weights=st.full, minlength=int(spec.domain.max()) + 1)
+        key = np.lexsort((cand, idle_per_dom[spec.domain[cand]], st.full[cand]))
+        return int(cand[key[0]])
+
+    def pick_nodes(self, st: ClusterState, idle: np.ndarray, k: int) -> list[int] | None:
+        spec = st.spec
+        gp = st.node_gpus[idle].astype(np.float64)
+        for groups in (spec.domain, spec.leaf, spec.su):
+            g = groups[idle]
+            tot = np.bincount(g, weights=gp)
+            fits = np.flatnonzero(tot >= k)
+            if fits.size:
+                best = int(fits[np.argmin(tot[fits])])
+                members = idle[g == best]
+                return self._fill(st, members, k)
+        # spans scalable units: take the SUs with the most idle GPUs first
+        su = spec.su[idle]
+        tot = np.bincount(su, weights=gp)
+        order = np.argsort(-tot[su], kind="stable")
+        return self._fill(st, idle[order], k)
+
+    @staticmethod
+    def _fill(st: ClusterState, members: np.ndarray, k: int) -> list[int]:
+        spec = st.spec
+        if spec.domain_gpus > st.max_node_gpus:  # whole idle domains first
+            dom = spec.domain[members]
+            cnt = np.bincount(dom, weights=st.node_gpus[members].astype(np.float64))
+            members = members[np.lexsort((members, dom, -cnt[dom]))]
+        take = np.cumsum(st.node_gpus[members])
+        n = int(np.searchsorted(take, k)) + 1
+        return [int(i) for i in members[:n]]
+
+
+PLACEMENTS: Registry[type[Placement]] = Registry("placement")
+PLACEMENTS.add("first-fit", Placement)
+PLACEMENTS.add("best-fit", BestFit)
+PLACEMENTS.add("topology", Topology)
+
+
+def get_placement(name: str) -> Placement:
+    return PLACEMENTS.get(name, path="--placement")()
+
+
+def groups_spanned(st: ClusterState, alloc: Alloc) -> tuple[int, int, int]:
+    """(nodes, leaf groups, scalable units) an allocation touches."""
+    nodes = {a[0] for a in alloc}
+    spec = st.spec
+    return (len(nodes), len({int(spec.leaf[n]) for n in nodes}),
+            len({int(spec.su[n]) for n in nodes}))

@@ -1,0 +1,54 @@
+"""Slurm-style multifactor priority (slurm.schedmd.com/priority_multifactor.html).
+
+priority = w_age * age + w_fairshare * F + w_size * size + w_qos * qos, each factor in [0, 1]:
+
+* age = min(wait / max_age_s, 1);
+* F = 2 ** (-U / S), the classic fair-share factor, with U the team's share of decayed GPU
+  usage (half-life ``half_life_s``) and S its normalized configured share;
+* size = job GPUs / cluster GPUs (Slurm's default favours large jobs);
+* qos = QoS level / highest level.
+
+Defaults follow Slurm where Slurm has one: PriorityMaxAge 7 days, PriorityDecayHalfLife
+7 days, PriorityCalcPeriod 5 minutes. Slurm's default weights are all 0 (which is FIFO);
+ours are an assumption that makes fair share dominate and are settable, e.g.
+``multifactor:fairshare=5000,age=100``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from clustertwin.scheduling.policies import ORDERS, Order
+
+DAY_S = 86400.0
+
+
+@ORDERS.register("multifactor")
+class Multifactor(Order):
+    name = "multifactor"
+    dynamic = True
+    calc_period_s = 300.0
+    age = 1000.0
+    fairshare = 10000.0
+    size = 1000.0
+    qos = 1000.0
+    max_age_s = 7 * DAY_S
+    half_life_s = 7 * DAY_S
+
+    def fair_share_factor(self, ctx: Any) -> np.ndarray:
+        usage = ctx.team_usage
+        tot = usage.sum()
+        u = usage / tot if tot > 0 else np.zeros_like(usage)
+        return np.power(2.0, -u / ctx.shares)
+
+    def keys(self, ctx: Any, jobs: np.ndarray, now: float) -> np.ndarray:
+        w = ctx.w
+        age = np.clip((now - w.submit_s[jobs]) / self.max_age_s, 0.0, 1.0)
+        fs = self.fair_share_factor(ctx)[w.team[jobs]]
+        size = np.minimum(w.gpus_milli[jobs] / max(ctx.capacity_milli, 1), 1.0)
+        qmax = max(int(w.qos.max()), 1) if len(w) else 1
+        qos = w.qos[jobs] / qmax
+        prio = self.age * age + self.fairshare * fs + self.size * size + self.qos * qos
+        return -prio

@@ -1,0 +1,107 @@
+"""Mutable per-run GPU state of a cluster: free capacity per GPU, node health.
+
+Capacity is tracked per GPU in milli-GPUs (1000 = a whole free GPU) so that shared-GPU jobs
+(openb's fractional pods) and whole-GPU jobs use the same books. Down nodes have every GPU set
+to -1 so that no placement can pick them.
+
+An allocation is a tuple of ``(node, gpu_indices, milli_each)`` entries; in a pooled cluster
+it is ``((0, (), milli),)``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from clustertwin.scheduling.cluster import ClusterSpec
+
+WHOLE = 1000
+
+Alloc = tuple[tuple[int, tuple[int, ...], int], ...]
+
+
+class ClusterState:
+    """Free capacity of every GPU, plus running totals the engine reads on every event."""
+
+    def __init__(self, spec: ClusterSpec) -> None:
+        self.spec = spec
+        self.pooled = spec.pooled
+        self.node_gpus = spec.node_gpus.astype(np.int64)
+        n = spec.nodes
+        maxg = 1 if self.pooled else spec.max_node_gpus
+        self.gfree = np.full((n, maxg), -1, dtype=np.int64)
+        if not self.pooled:
+            for g in np.unique(self.node_gpus):
+                self.gfree[self.node_gpus == g, :g] = WHOLE
+        self.full = self.node_gpus.copy()  # fully free GPUs per node
+        self.up = np.ones(n, dtype=bool)
+        self.capacity_milli = int(self.node_gpus.sum()) * WHOLE
+        self.up_milli = self.capacity_milli
+        self.free_milli = self.capacity_milli  # free capacity on up nodes
+        self.idle_node_gpus = int(self.node_gpus.sum())  # GPUs on nodes with nothing running
+        self.max_node_gpus = int(self.node_gpus.max()) if n else 0
+
+    # ------------------------------------------------------------------ bookkeeping
+    def _node_before(self, node: int) -> None:
+        if self.full[node] == self.node_gpus[node] and self.up[node]:
+            self.idle_node_gpus -= int(self.node_gpus[node])
+
+    def _node_after(self, node: int) -> None:
+        g = int(self.node_gpus[node])
+        row = self.gfree[node, :g]
+        self.full[node] = int((row == WHOLE).sum())
+        if self.full[node] == g and self.up[node]:
+            self.idle_node_gpus += g
+
+    def take(self, alloc: Alloc) -> None:
+        for node, idx, milli in alloc:
+            if self.pooled:
+                self.free_milli -= milli
+                continue
+            self._node_before(node)
+            self.gfree[node, list(idx)] -= milli
+            self.free_milli -= milli * len(idx)
+            self._node_after(node)
+
+    def give(self, alloc: Alloc) -> None:
+        for node, idx, milli in alloc:
+            if self.pooled:
+                self.free_milli += milli
+                continue
+            if not self.up[node]:
+                continue  # the node's books were cleared when it failed
+            self._node_before(node)
+            self.gfree[node, list(idx)] += milli
+            self.free_milli += milli * len(idx)
+            self._node_after(node)
+
+    def fail(self, node: int) -> None:
+        """Take a node out (its jobs must have been given back first)."""
+        if not self.up[node] or self.pooled:
+            return
+        self._node_before(node)
+        g = int(self.node_gpus[node])
+        self.free_milli -= int(self.gfree[node, :g].clip(min=0).sum())
+        self.up_milli -= g * WHOLE
+        self.gfree[node, :g] = -1
+        self.full[node] = 0
+        self.up[node] = False
+
+    def repair(self, node: int) -> None:
+        if self.up[node] or self.pooled:
+            return
+        g = int(self.node_gpus[node])
+        self.up[node] = True
+        self.gfree[node, :g] = WHOLE
+        self.full[node] = g
+        self.free_milli += g * WHOLE
+        self.up_milli += g * WHOLE
+        self.idle_node_gpus += g
+
+    @property
+    def fragmentation(self) -> float:
+        """Share of free whole GPUs that sit on partly busy nodes, where a job that needs a whole
+        node cannot use them (0 = every free GPU is on an idle node)."""
+        if self.pooled:
+            return 0.0
+        free_whole = int(self.full.sum())
+        return 0.0 if free_whole <= 0 else 1.0 - self.idle_node_gpus / free_whole

@@ -1,0 +1,81 @@
+"""The ``schedule`` command through a local typer app."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from clustertwin.scheduling.cli import register
+
+app = typer.Typer()
+register(app)
+
+
+@app.callback()
+def _main() -> None:
+    """test app"""
+
+
+def run(*args):
+    return CliRunner().invoke(app, ["schedule", *args])
+
+
+def test_json_side_by_side():
+    r = run("--cluster", "uniform:8x8", "--trace", "synthetic:philly:400", "--policy", "fifo",
+            "--policy", "sjf+backfill", "--json", "--load", "1.2")
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.stdout)
+    assert set(out["policies"]) == {"fifo", "sjf+backfill"}
+    m = out["policies"]["fifo"]
+    assert m["jobs"] == 400 and 0 < m["gpu_util_allocated"] <= 1
+
+
+def test_out_folder_files(tmp_path):
+    r = run("--cluster", "uniform:4x8", "--trace", "synthetic:openb:300", "--policy", "fifo",
+            "--out", str(tmp_path / "o"), "--failure-rate", "50", "--reserve", "8@1+2")
+    assert r.exit_code == 0, r.output
+    files = {p.name for p in (tmp_path / "o").iterdir()}
+    assert {"schedule.html", "summary.json"} <= files
+    assert "jobs.parquet" in files or "jobs.csv" in files
+    html = (tmp_path / "o" / "schedule.html").read_text()
+    assert html.count("plotly.js v") <= 2 and "cdn.plot.ly" not in html.split("</table>")[0]
+
+
+def test_refuses_to_clobber(tmp_path):
+    (tmp_path / "summary.json").write_text("{}")
+    r = run("--cluster", "pool:8", "--trace", "synthetic:philly:20", "--out", str(tmp_path))
+    assert r.exit_code == 2
+
+
+@pytest.mark.parametrize("args", [
+    ["--policy", "lottery"],
+    ["--placement", "random"],
+    ["--reserve", "lots"],
+    ["--trace", "nope.csv"],
+])
+def test_bad_arguments_exit_2(args):
+    base = {"--cluster": "uniform:2x8", "--trace": "synthetic:philly:10"}
+    for k in list(base):
+        if k in args:
+            base.pop(k)
+    flat = [x for kv in base.items() for x in kv]
+    r = run(*flat, *args)
+    assert r.exit_code == 2, r.output
+
+
+def test_strict_bad_trace(tmp_path):
+    p = tmp_path / "pods.csv"
+    p.write_text("name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,"
+                 "creation_time,deletion_time,scheduled_time\n"
+                 "a,1,1,1,1000,,LS,Running,0,100,0\nb,1,1,1,1000,,LS,Pending,0,,\n"
+                 "c,1,1,64,1000,,LS,Running,0,100,0\n")
+    ok = run("--cluster", "uniform:2x8", "--trace", str(p), "--json")
+    assert ok.exit_code == 0
+    warnings = json.loads(ok.stdout)["warnings"]
+    assert any("never scheduled" in w for w in warnings)
+    assert any("larger than the cluster" in w for w in warnings)
+    bad = run("--cluster", "uniform:2x8", "--trace", str(p), "--strict")
+    assert bad.exit_code == 2
