@@ -19,7 +19,7 @@ run: $(STAMP)
 	$(VENV)/bin/clustertwin plan --out out --force
 
 test: $(DEVSTAMP)
-	$(PY) -m pytest
+	$(PY) -m pytest -q
 
 bench: $(DEVSTAMP)
 	$(PY) benchmarks/run_all.py
