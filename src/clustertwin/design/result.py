@@ -167,6 +167,23 @@ class ClusterDesign:
                                   f"({sum(1 for b in self.bom if not b.priced)} lines unpriced)"),
         ]
 
+    def html_extra(self) -> str:
+        """The bill of materials as an HTML table (for plan.html)."""
+        import html
+
+        def money(v: float | None) -> str:
+            return "unpriced" if v is None else f"${v:,.0f}"
+
+        rows = "".join(
+            f"<tr><td>{html.escape(b.category)}</td><td>{html.escape(b.item)}</td>"
+            f"<td>{html.escape(b.catalog_id or '')}</td><td>{b.quantity:,.0f}</td>"
+            f"<td>{money(b.unit_usd)}</td><td>{money(b.total_usd)}</td>"
+            f"<td title='{html.escape(b.source)}'>{html.escape(b.source[:60])}</td></tr>"
+            for b in self.bom)
+        return ("<h3>Bill of materials</h3><table class='data'><tr><th>category</th><th>item</th>"
+                "<th>catalog id</th><th>quantity</th><th>unit</th><th>total</th><th>source</th></tr>"
+                f"{rows}</table>")
+
     def figures(self) -> list[tuple[str, Any]]:
         import plotly.graph_objects as go
 
@@ -178,7 +195,7 @@ class ClusterDesign:
                                text=[f"{t[1]:,}" for t in tiers], textposition="auto"))
         fab.update_layout(title=f"Compute fabric: {f.technology}, {f.tiers} tiers"
                                 + (f", {f.planes} planes" if f.planes > 1 else ""),
-                          yaxis_title="count", yaxis_type="log")
+                          yaxis_title="count (log scale)", yaxis_type="log")
         chain = self.power.chain()
         pw = go.Figure(go.Bar(x=[kw / 1000 for _, kw in chain], y=[n for n, _ in chain],
                               orientation="h", text=[f"{kw / 1000:,.2f} MW" for _, kw in chain]))
