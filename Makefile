@@ -16,7 +16,7 @@ $(DEVSTAMP): $(STAMP)
 	touch $(DEVSTAMP)
 
 run: $(STAMP)
-	$(VENV)/bin/clustertwin plan --out out --force
+	$(VENV)/bin/clustertwin plan --out out
 
 test: $(DEVSTAMP)
 	$(PY) -m pytest -q
