@@ -20,8 +20,8 @@ def main() -> None:
 
     from clustertwin.catalog import load_catalog
     from clustertwin.perf.costmodel import evaluate
-    from clustertwin.perf.stage import estimate, job_of, system_of
     from clustertwin.perf.search import enumerate_plans, search
+    from clustertwin.perf.stage import estimate, job_of, system_of
     from clustertwin.scenario import load_scenario, with_updates
 
     cat = load_catalog()

@@ -75,8 +75,22 @@ def all_reduce(system: System, nbytes: np.ndarray, n: np.ndarray, stride: np.nda
 def reduce_scatter(
     system: System, nbytes: np.ndarray, n: np.ndarray, stride: np.ndarray
 ) -> np.ndarray:
-    """Seconds for a reduce-scatter (or all-gather) of a buffer of ``nbytes`` (whole buffer)."""
-    return 0.5 * all_reduce(system, nbytes, n, stride)
+    """Seconds for a reduce-scatter (or all-gather) of a buffer of ``nbytes`` (whole buffer).
+
+    Half an all-reduce's bandwidth, but NCCL runs reduce-scatter and all-gather as rings only
+    (its tree algorithm is for all-reduce), so the network part pays ``d - 1`` step latencies
+    across ``d`` domains: at thousands of GPUs and small buffers (ZeRO-3 per-layer gathers,
+    gradient buckets) these collectives are latency-bound."""
+    nbytes = np.asarray(nbytes, dtype=np.float64)
+    k, d = split(system, n, stride)
+    lat_nvl = system.gen["nvlink_latency_us"] * 1e-6
+    intra = np.where(k > 1, (k - 1) / k * nbytes / _nvl_bw(system) + (k - 1) * lat_nvl, 0.0)
+    inter = np.where(
+        d > 1,
+        (d - 1) / d * (nbytes / k) / _net_bw(system) + (d - 1) * _net_step_latency(system, d),
+        0.0,
+    )
+    return intra + inter
 
 
 all_gather = reduce_scatter
@@ -106,3 +120,12 @@ def p2p(system: System, nbytes: np.ndarray, stride: np.ndarray) -> np.ndarray:
     nvl = nbytes / _nvl_bw(system) + system.gen["nvlink_latency_us"] * 1e-6
     net = nbytes / _net_bw(system) + _net_step_latency(system, np.full_like(stride, 2.0))
     return np.where(inside, nvl, net)
+
+
+def p2p_on(system: System, nbytes: np.ndarray, over_network: np.ndarray) -> np.ndarray:
+    """Seconds to send ``nbytes`` to a neighbour over NVLink, or over the scale-out fabric where
+    ``over_network`` (a ring that leaves the NVLink domain is paced by its network hops)."""
+    nbytes = np.asarray(nbytes, dtype=np.float64)
+    nvl = nbytes / _nvl_bw(system) + system.gen["nvlink_latency_us"] * 1e-6
+    net = nbytes / _net_bw(system) + _net_step_latency(system, np.full_like(nbytes, 2.0))
+    return np.where(over_network, net, nvl)

@@ -16,11 +16,19 @@ sends) + exposed data-parallel communication + optimizer step.
   read and written / achievable HBM bandwidth.
 * Tensor parallelism: 2 all-reduces (or reduce-scatter + all-gather with sequence parallelism)
   in forward, 2 in backward, 2 more under full recompute, on the group's tier; the exposed
-  share is (1 - tp_overlap). Context parallelism: a KV ring overlapped with the attention
-  kernel. Expert parallelism: dispatch + combine all-to-all per MoE layer, exposed share
-  (1 - ep_overlap). Data parallelism: gradient all-reduce (reduce-scatter + all-gather under
-  ZeRO) hidden behind up to ``dp_overlap`` of the last micro-batch's backward; ZeRO-3 gathers
-  weights for every micro-batch, prefetched behind compute.
+  share is (1 - tp_overlap). Context parallelism: a KV ring (on the network once tp*cp leaves
+  the NVLink domain) overlapped with the attention kernel, whose efficiency falls for short
+  ring blocks (``cp_chunk_half_tokens``). Expert parallelism: dispatch + combine all-to-all per
+  MoE layer, exposed share (1 - ep_overlap). Data parallelism: gradient all-reduce
+  (reduce-scatter + all-gather under ZeRO) in buckets of ``dp_bucket_mb``, each paying the
+  ring latency, hidden behind up to ``dp_overlap`` of the last micro-batch's backward; ZeRO-2
+  reduce-scatters every micro-batch (sharded gradients cannot accumulate); ZeRO-3 gathers each
+  layer's weights for forward and backward of every micro-batch and reduce-scatters its
+  gradients, each prefetched behind one layer's compute (latency-bound at large dp).
+* Overlap is not free: the hidden part of every overlapped collective still adds
+  ``interference_nvlink`` (NVLink group) or ``interference_network`` (group leaving the NVLink
+  domain) of its duration to the compute it overlaps — NCCL kernels occupy SMs and their
+  copies compete for HBM bandwidth.
 """
 
 from __future__ import annotations
@@ -32,7 +40,7 @@ import numpy as np
 from clustertwin.perf import collectives as coll
 from clustertwin.perf import memory as mem
 from clustertwin.perf.flops import Shape, model_flops_per_token, recompute_flops_per_token
-from clustertwin.perf.pipeline import schedule, stage_layers
+from clustertwin.perf.pipeline import held_layer_batches, schedule, stage_layers
 from clustertwin.perf.system import System
 
 PLAN_KEYS = (
@@ -88,6 +96,14 @@ def _gemm(
     return count * (t + sys.gen["gemm_overhead_us"] * 1e-6)
 
 
+def _overlap(comm: np.ndarray, window: np.ndarray, intf: np.ndarray | float) -> np.ndarray:
+    """Time a communication of ``comm`` seconds adds when it overlaps up to ``window`` seconds
+    of compute: the part that does not fit is exposed, and the hidden part still slows the
+    compute by the fraction ``intf`` (interference)."""
+    hidden = np.minimum(comm, window)
+    return comm - hidden + intf * hidden
+
+
 def evaluate(job: Job, sys: System, plan: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     """Step time, its breakdown and memory per GPU for every plan (arrays of equal length)."""
     m = job.shape
@@ -116,6 +132,22 @@ def evaluate(job: Job, sys: System, plan: dict[str, np.ndarray]) -> dict[str, np
 
     s_loc = s / cp
     T = b * s_loc  # tokens per GPU per micro-batch
+    # share of overlapped communication time that slows the concurrent compute: NCCL kernels
+    # occupy SMs and the transfers compete for HBM bandwidth (0 = overlap is free). NVLink
+    # collectives move data ~10x faster than the NICs, so they take more SMs and HBM bandwidth
+    # per second of overlap than collectives paced by the scale-out fabric.
+    intf_nvl = g.get("interference_nvlink", 0.0)
+    intf_net = g.get("interference_network", 0.0)
+    domain = float(sys.nvlink_domain)
+
+    def intf_of(group_span: np.ndarray) -> np.ndarray:
+        """Interference of a collective whose group spans ``group_span`` GPUs in rank order."""
+        return np.where(group_span > domain, intf_net, intf_nvl)
+
+    # ring attention (load-balanced causal split: two half-chunks of s/(2 cp) tokens per rank)
+    # runs one block kernel per ring step; short blocks fill the GPU poorly
+    chunk = s / (2.0 * cp)
+    cp_eff = np.where(cp > 1, chunk / (chunk + g.get("cp_chunk_half_tokens", 0.0)), 1.0)
     n_micro = job.batch_seqs / (dp * b)
     seq_div = np.where(sp > 0, tp, 1.0)
 
@@ -128,14 +160,14 @@ def evaluate(job: Job, sys: System, plan: dict[str, np.ndarray]) -> dict[str, np
     )
     if flash:
         core_flops = 4.0 * T * s * h / tp * 0.5
-        attn_f = core_flops / (bf16_peak * g["attention_efficiency"])
+        attn_f = core_flops / (bf16_peak * g["attention_efficiency"] * cp_eff)
         attn_b = 2.5 * attn_f
         soft_bytes = 0.0
     else:
         heads_local = b * m.heads / tp
         hd = float(m.head_dim)
         one = _gemm(sys, bf16_peak, gemm_eff, s_loc, hd, s) * heads_local
-        attn_f = 2 * one
+        attn_f = 2 * one / cp_eff
         attn_b = 2 * attn_f
         soft_bytes = T * s * m.heads / tp * 9.0
     elem_rep = T * h * REPLICATED_ELEMS * ACT_BYTES / seq_div
@@ -163,7 +195,7 @@ def evaluate(job: Job, sys: System, plan: dict[str, np.ndarray]) -> dict[str, np
         ) / hbm
         a2a_bytes = T / seq_div * k_act * h * (1.5 if job.precision == "fp8" else ACT_BYTES)
         a2a = coll.all_to_all(sys, a2a_bytes, ep, tp * cp) * (ep > 1)
-        ep_exposed = 2 * a2a * (1 - g["ep_overlap"])
+        ep_exposed = 2 * a2a * (1 - g["ep_overlap"] + intf_of(tp * cp * ep) * g["ep_overlap"])
     else:
         moe_mlp = dense_mlp
         elem_moe = elem_dense
@@ -171,11 +203,12 @@ def evaluate(job: Job, sys: System, plan: dict[str, np.ndarray]) -> dict[str, np
 
     # ---- tensor- and context-parallel communication per layer ------------------------
     tp_ar = coll.all_reduce(sys, T * h * ACT_BYTES, tp, 1.0) * (tp > 1)
-    tp_exp = tp_ar * (1 - g["tp_overlap"])
+    tp_exp = tp_ar * (1 - g["tp_overlap"] + intf_of(tp) * g["tp_overlap"])
     kv_bytes = 2 * T * m.kv_dim / tp * ACT_BYTES
-    cp_step = coll.p2p(sys, kv_bytes, tp) * (cp > 1)
-    cp_f = np.maximum(0.0, (cp - 1) * cp_step - attn_f)
-    cp_b = np.maximum(0.0, 2 * (cp - 1) * cp_step - attn_b)
+    # the KV ring leaves the NVLink domain once tp*cp exceeds it; its slowest hop paces it
+    cp_step = coll.p2p_on(sys, kv_bytes, tp * cp > sys.nvlink_domain) * (cp > 1)
+    cp_f = _overlap((cp - 1) * cp_step, attn_f, intf_of(tp * cp))
+    cp_b = _overlap(2 * (cp - 1) * cp_step, attn_b, intf_of(tp * cp))
 
     def layer(mlp_t: np.ndarray, elem_t: np.ndarray, ep_t: np.ndarray) -> tuple[np.ndarray, ...]:
         gemm_f = qkv + proj + mlp_t
@@ -199,11 +232,12 @@ def evaluate(job: Job, sys: System, plan: dict[str, np.ndarray]) -> dict[str, np
     head_t = 3 * head_g + 2 * head_e
 
     busy, last = stage_layers(m.layers, pp, v)
+    held = held_layer_batches(m.layers, pp, n_micro, v)
     stage_t = np.maximum(busy * layer_t, last * layer_t + head_t)
     stage_t = np.where(pp == 1, m.layers * layer_t + head_t, stage_t)
     p2p_bytes = T * h * ACT_BYTES / tp
     p2p_t = np.where(pp > 1, 2 * v * coll.p2p(sys, p2p_bytes, tp * cp * dp), 0.0)
-    slots, inflight = schedule(pp, n_micro, v)
+    slots, _ = schedule(pp, n_micro, v)
     pipeline_t = slots * (stage_t + p2p_t)
     bubble_t = (slots - n_micro) * (stage_t + p2p_t)
 
@@ -232,7 +266,7 @@ def evaluate(job: Job, sys: System, plan: dict[str, np.ndarray]) -> dict[str, np
     z3_buf = np.where(
         zero >= 3, 2 * (p_dense + p_exp) / np.maximum(busy, 1) * mem.WEIGHT_BYTES, 0.0
     )
-    act_first = act_layer * busy * inflight + work
+    act_first = act_layer * held + work
     act_last = act_layer * last + work + logits
     act_first = np.where(single, act_layer * m.layers + work + logits, act_first)
     tot_first = (st_first + act_first) * (1 + g["fragmentation"]) + z3_buf
@@ -246,20 +280,45 @@ def evaluate(job: Job, sys: System, plan: dict[str, np.ndarray]) -> dict[str, np
     # ---- data parallelism, ZeRO, optimizer -------------------------------------------
     grad_d = np.maximum(pd_first, pd_last) * mem.GRAD_BYTES
     grad_e = np.maximum(pe_first, p_exp_last) * mem.GRAD_BYTES
-    dp_t = coll.all_reduce(sys, grad_d, shard_d, tp) * (shard_d > 1) + coll.all_reduce(
-        sys, grad_e, shard_e, tp * cp * ep
-    ) * (shard_e > 1)
+    stride_e = tp * cp * ep
+    bucket = g.get("dp_bucket_mb", 0.0) * 1e6
+
+    def dp_coll(nbytes: np.ndarray, n: np.ndarray, stride: np.ndarray, rs_only: bool = False):
+        """Gradient reduction in buckets (each pays the collective's latency): all-reduce
+        without ZeRO, reduce-scatter + all-gather of the updated weights with it."""
+        nb = np.maximum(1.0, np.ceil(nbytes / bucket)) if bucket > 0 else 1.0
+        rs = coll.reduce_scatter(sys, nbytes / nb, n, stride) * nb
+        if rs_only:
+            return rs * (n > 1)
+        ar = coll.all_reduce(sys, nbytes / nb, n, stride) * nb
+        return np.where(zero >= 1, 2 * rs, ar) * (n > 1)
+
+    dp_t = dp_coll(grad_d, shard_d, tp) + dp_coll(grad_e, shard_e, stride_e)
+    intf = intf_of(tp * shard_d)
     mb_bwd = np.where(single, m.layers, busy) * l_b
     window = g["dp_overlap"] * mb_bwd
-    dp_exposed = np.where(zero >= 3, 0.0, np.maximum(0.0, dp_t - window))
-    z3_exposed = np.where(
-        zero >= 3, n_micro * np.maximum(0.0, 1.5 * dp_t - g["dp_overlap"] * stage_t), 0.0
+    # ZeRO-0/1: one reduction per step, hidden behind the last micro-batch's backward
+    dp01 = _overlap(dp_t, window, intf)
+    # ZeRO-2: gradients are sharded, so every micro-batch reduce-scatters its gradients (behind
+    # that micro-batch's slot); the updated weights are all-gathered once per step
+    rs_micro = dp_coll(grad_d, shard_d, tp, True) + dp_coll(grad_e, shard_e, stride_e, True)
+    dp2 = n_micro * _overlap(rs_micro, g["dp_overlap"] * stage_t, intf) + _overlap(
+        np.maximum(dp_t - rs_micro, 0.0), window, intf
     )
+    dp_exposed = np.where(zero >= 3, 0.0, np.where(zero == 2, dp2, dp01))
+    # ZeRO-3: every layer's weights are all-gathered for forward and again for backward, and
+    # its gradients reduce-scattered, for every micro-batch, over the whole dp*cp group; each
+    # is prefetched behind the previous layer's compute
+    layers_here = np.where(single, m.layers, busy)
+    w_layer = (pd_first + pe_first) / layers_here * mem.WEIGHT_BYTES
+    ag = coll.all_gather(sys, w_layer, shard_d, tp) * (shard_d > 1)
+    z3_f = _overlap(ag, g["dp_overlap"] * l_f, intf)
+    z3_b = _overlap(2 * ag, g["dp_overlap"] * l_b, intf)
+    z3_exposed = np.where(zero >= 3, n_micro * layers_here * (z3_f + z3_b), 0.0)
     opt_params = np.where(zero >= 1, pd_first / shard_d + pe_first / shard_e, pd_first + pe_first)
     optim_t = opt_params * 30.0 / hbm
 
     step = pipeline_t + dp_exposed + z3_exposed + optim_t
-    layers_here = np.where(single, m.layers, busy)
 
     # ---- FLOPs, utilisation --------------------------------------------------------------
     gpus = tp * pp * cp * dp

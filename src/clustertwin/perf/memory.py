@@ -10,7 +10,9 @@ Activations per layer per micro-batch follow Korthikanti et al. 2022 (arXiv 2205
 section 4.1, Table 2), bytes per token of a layer, generalised to GQA and swiglu:
 
 * replicated across tensor-parallel ranks unless sequence parallelism splits them: two norm
-  inputs (4h), the QKV and MLP inputs (2h + 2h), two dropout masks (2h) = 10h;
+  inputs (4h), the QKV and MLP inputs (2h + 2h), two dropout masks (2h) = 10h. The masks exist
+  only in models trained with dropout: GPT-style gelu models here; swiglu models (Llama,
+  Mistral, DeepSeek and Nemotron families) train without dropout and store 8h;
 * split across tensor-parallel ranks: Q (2h), K and V (4*g*d), output-projection input (2h),
   MLP inner activations (gelu 4f = 16h at f = 4h, giving the paper's 24h; swiglu 6f);
 * the attention matrix 5*a*s (scores, softmax, dropout mask), absent with selective recompute
@@ -31,6 +33,7 @@ WEIGHT_BYTES = 2.0
 GRAD_BYTES = 2.0
 OPTIMIZER_BYTES = 12.0
 LOGIT_BYTES = 8.0  # fp32 logits and their gradient
+DROPOUT_MASKS = 2.0  # bytes per token x hidden: attention-output and MLP-output dropout masks
 
 
 def layer_params(m: Shape) -> tuple[float, float, float]:
@@ -91,7 +94,7 @@ def layer_activation_bytes(
 
     ``recompute``: 0 none, 1 selective, 2 full; ``sp``: sequence parallelism (0/1)."""
     h = m.hidden
-    rep = 10.0 * h / np.where(sp > 0, tp, 1)
+    rep = (8.0 + (0.0 if m.swiglu else DROPOUT_MASKS)) * h / np.where(sp > 0, tp, 1)
     if m.moe:
         per_copy = (6.0 if m.swiglu else 4.0) * m.expert_ffn
         mlp = m.active_experts * (2 * h + per_copy) + m.shared_experts * per_copy

@@ -64,3 +64,25 @@ def stage_layers(layers: int, p: np.ndarray, v: np.ndarray) -> tuple[np.ndarray,
     last = np.where((p > 1) & (slack >= 1), full - 1, full)
     last = np.where(p == 1, layers, last)
     return np.where(p == 1, layers, full), last
+
+
+def held_layer_batches(
+    layers: int, p: np.ndarray, m: np.ndarray, v: np.ndarray
+) -> np.ndarray:
+    """Layer-activations (in units of one layer of one micro-batch) held at the peak by the
+    pipeline's most loaded stage.
+
+    Stage ``r`` of 1F1B holds ``min(m, p - r)`` micro-batches of its layers; under the
+    interleaved schedule it warms up two chunks fewer than stage ``r - 1``. When the layer
+    split leaves slack of two or more, the first stage also gets one layer fewer (Llama 3,
+    arXiv 2407.21783 section 3.3.2, balances memory this way: 126 layers on 16 stages run
+    7, 8, ..., 8, 7), so the second stage can be the heaviest."""
+    busy, _ = stage_layers(layers, p, v)
+    _, inflight = schedule(p, m, v)
+    slack = p * busy - layers
+    first = np.where((p > 2) & (slack >= 2), busy - 1, busy)
+    second_inflight = np.where(
+        v > 1, np.maximum(inflight - 2.0 / v, 0.0), np.minimum(m, np.maximum(p - 1, 1))
+    )
+    held = np.maximum(first * inflight, np.where(p > 2, busy * second_inflight, 0.0))
+    return np.where(p == 1, float(layers), held)

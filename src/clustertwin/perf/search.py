@@ -10,7 +10,9 @@ Keys pinned in the scenario (``training.parallelism``) are held fixed; the rest 
 * ``micro_batch``: divisors of the per-replica batch; ``virtual_stages``: 1..8 chunks per stage
   (Megatron's interleaved schedule needs the micro-batch count to be a multiple of pp);
 * ``recompute`` none/selective/full, ``sequence_parallel`` (tp > 1 only), ``zero`` 0..3
-  (ZeRO-2/3 only without pipeline parallelism, as in DeepSpeed and Megatron).
+  (ZeRO-3 only without pipeline parallelism; ZeRO-2 with it, as Llama 3's FSDP ran with
+  pipeline stages: weights kept whole, gradients and optimizer sharded, arXiv 2407.21783
+  section 3.3.2).
 
 Plans that fail a divisibility rule are never built (they are counted per rule); plans that
 do not fit in HBM are evaluated but rejected and reported with the memory they need.
@@ -236,9 +238,9 @@ def enumerate_plans(
                         if not v_opts:
                             pruned["virtual_stages impossible"] += 1
                             continue
-                        zs = z_opts if pp == 1 else [z for z in z_opts if z <= 1]
+                        zs = z_opts if pp == 1 else [z for z in z_opts if z <= 2]
                         if not zs:
-                            pruned["ZeRO-2/3 cannot run with pipeline parallelism"] += 1
+                            pruned["ZeRO-3 cannot run with pipeline parallelism"] += 1
                             continue
                         grid = np.array(
                             np.meshgrid(v_opts, rc_opts, sp_opts, zs, indexing="ij")

@@ -33,6 +33,10 @@ GENERATION_KEYS = (
     "ep_overlap",
     "reserve_gib",
     "fragmentation",
+    "interference_nvlink",
+    "interference_network",
+    "cp_chunk_half_tokens",
+    "dp_bucket_mb",
 )
 FABRIC_KEYS = ("bus_efficiency", "latency_us", "alltoall_efficiency")
 
