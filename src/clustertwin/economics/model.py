@@ -87,6 +87,21 @@ class EconomicsResult(BaseModel):
         return [("Capex", fig), ("Opex", fig2), ("Run cost", fig3)]
 
 
+def energy_usd_per_month(avg_it_kw: float, pue: float, usd_per_kwh: float) -> float:
+    """Energy bill: average IT draw x PUE x hours in a month x price."""
+    return avg_it_kw * pue * HOURS_PER_MONTH * usd_per_kwh
+
+
+def colocation_usd_per_month(it_kw: float, usd_per_kw_month: float) -> float:
+    """Leased space and power, billed on the provisioned IT kW."""
+    return it_kw * usd_per_kw_month
+
+
+def facility_capex_usd(it_kw: float, usd_per_mw: float) -> float:
+    """Building the shell and its power and cooling plant for this much critical IT load."""
+    return it_kw / 1000.0 * usd_per_mw
+
+
 def run_cost_cloud(gpus: int, usd_per_gpu_hour: float, ideal_days: float, waste: float = 0.0) -> float:
     """Rented cost of a run: GPUs x rate x hours, with ``waste`` extra GPU-hours (0.3 = +30%)."""
     return gpus * usd_per_gpu_hour * ideal_days * 24.0 * (1.0 + waste)
@@ -142,7 +157,7 @@ def economics(scenario: Scenario, catalog: Catalog, estimate: Any, design: Any =
     it_hw = capex["compute"] + capex["network"] + capex["storage"] + capex["other"]
     capex["integration"] = it_hw * book.value("integration_frac")
     if eco.facility == "build":
-        capex["facility"] = it_kw / 1000.0 * book.value("facility_build_usd_per_mw")
+        capex["facility"] = facility_capex_usd(it_kw, book.value("facility_build_usd_per_mw"))
 
     # PUE: the scenario's number, else the cooling design's, else the cost book's default by cooling type
     if eco.pue != "auto":
@@ -157,9 +172,9 @@ def economics(scenario: Scenario, catalog: Catalog, estimate: Any, design: Any =
     avg_frac = (node.typical_power_kw / node.max_power_kw) if node.typical_power_kw else (
         book.value("avg_power_frac_default") if "avg_power_frac_default" in book.items else 0.75)
     opex = {
-        "energy": it_kw * avg_frac * pue * HOURS_PER_MONTH * eco.electricity_usd_per_kwh,
+        "energy": energy_usd_per_month(it_kw * avg_frac, pue, eco.electricity_usd_per_kwh),
         "facility": (capex["facility"] * book.value("facility_om_frac_per_year") / 12.0 if eco.facility == "build"
-                     else it_kw * book.value("colo_usd_per_kw_month")),
+                     else colocation_usd_per_month(it_kw, book.value("colo_usd_per_kw_month"))),
         "staff": max(book.value("staff_fte_min"), book.value("staff_fte_per_1000_gpus") * cluster_gpus / 1000.0)
         * book.value("staff_usd_per_fte_year") / 12.0,
         "maintenance": (it_hw + capex["integration"]) * book.value("hw_maintenance_frac_per_year") / 12.0,
