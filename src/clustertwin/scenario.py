@@ -161,12 +161,27 @@ class Reliability(_Section):
     restart_min: float = Field(10.0, ge=0, description="detect + reschedule + init + reload per interruption")
     trials: PosInt = Field(1000, description="Monte Carlo trials")
     seed: int = Field(0, ge=0, description="random seed")
+    local_checkpoint_interval_min: float | Literal["none", "auto"] = Field(
+        "none", description="minutes between checkpoints to the local tier (node NVMe / host memory); none = file system only, auto = optimum")
+    local_checkpoint_replicas: int = Field(0, ge=0, le=8, description="peer-node copies of each local checkpoint; 0 = lost with its node")
+    local_checkpoint_blocking_s: float | Auto = Field("auto", description="training stall per local checkpoint; auto = GPU-to-host copy")
+    local_checkpoint_write_s: float | Auto = Field("auto", description="background time until a local checkpoint (and its replicas) is durable; auto = from NVMe and network bandwidth")
+    repair_h: float | Auto = Field("auto", description="hours to repair a failed node; auto = the failure profile's")
+    include_planned: bool = Field(True, description="simulate the profile's planned (maintenance) interruptions")
 
-    @field_validator("failures_per_1000_node_days", "checkpoint_interval_min", "checkpoint_blocking_s")
+    @field_validator("failures_per_1000_node_days", "checkpoint_interval_min", "checkpoint_blocking_s",
+                     "local_checkpoint_blocking_s", "local_checkpoint_write_s", "repair_h")
     @classmethod
     def _positive(cls, v: Any) -> Any:
         if v != "auto" and v < 0:
             raise ValueError("must be 'auto' or a number >= 0")
+        return v
+
+    @field_validator("local_checkpoint_interval_min")
+    @classmethod
+    def _local_interval(cls, v: Any) -> Any:
+        if v not in ("none", "auto") and v <= 0:
+            raise ValueError("must be 'none', 'auto' or a number of minutes > 0")
         return v
 
 

@@ -60,3 +60,42 @@ def checkpoint_times(params: float, precision: str, gpus: int, nodes: int,
         read = min(read, nodes * node_storage_gbps)
     nvme = size / (nodes * nvme_write_gbps_per_node) if nvme_write_gbps_per_node else None
     return CheckpointTimes(size, size / gpus, write, read, size / write, size / read, nvme, source)
+
+
+#: GPU -> host-memory staging rate per GPU, GB/s, for the blocking copy of a two-stage
+#: checkpoint when nothing better is known. Fitted to one measurement: Llama 3 70B
+#: (70.6e9 parameters x 14 B = 988 GB) on 1,856 H200 blocked training for 0.78 s (PyTorch blog
+#: "6x faster Async Checkpointing", 2025-04-30): 0.533 GB per GPU in 0.78 s. An effective rate
+#: (it includes the staging overheads), far below PCIe bandwidth.
+DEFAULT_STAGE_GBPS_PER_GPU = 70.6e9 * (WEIGHT_BYTES["bf16"] + OPTIMIZER_BYTES) / 1e9 / 1856 / 0.78
+
+
+@dataclass(frozen=True)
+class LocalTierTimes:
+    blocking_s: float   #: training stall: staging each GPU's share into host memory
+    persist_s: float    #: background time until the local copy (and its replicas) is durable
+    restore_s: float    #: time to load the local copy back onto the GPUs
+    medium: str         #: "node NVMe" or "host memory"
+    source: str
+
+
+def local_tier_times(size_gb: float, gpus: int, nodes: int, replicas: int,
+                     nvme_write_gbps_per_node: float | None = None,
+                     node_network_gbps: float | None = None,
+                     stage_gbps_per_gpu: float = DEFAULT_STAGE_GBPS_PER_GPU) -> LocalTierTimes:
+    """Times of the local checkpoint tier (GB/s are gigaBYTES per second).
+
+    The blocking copy stages each GPU's share into host memory. The copy is then persisted to
+    the node's NVMe when its write bandwidth is known (otherwise it stays in host memory, as in
+    Gemini) and sent to ``replicas`` peer nodes over the node's network; the two run in
+    parallel, so the persist time is the slower of them. Restores read at the same rates (NVMe
+    reads are at least as fast as writes), and take at least the staging copy's time."""
+    per_gpu, per_node = size_gb / gpus, size_gb / nodes
+    blocking = per_gpu / stage_gbps_per_gpu
+    nvme = per_node / nvme_write_gbps_per_node if nvme_write_gbps_per_node else 0.0
+    peer = replicas * per_node / node_network_gbps if replicas and node_network_gbps else 0.0
+    persist = max(nvme, peer)
+    medium = "node NVMe" if nvme_write_gbps_per_node else "host memory"
+    source = (f"staging at {stage_gbps_per_gpu:.2f} GB/s per GPU; {medium}"
+              + (f", {replicas} peer copies over the node network" if replicas else ""))
+    return LocalTierTimes(blocking, persist, max(persist, blocking), medium, source)

@@ -66,10 +66,56 @@ class Outcome:
     counts: np.ndarray | None = None    #: (trials, causes) for the first interval, if asked
     timeline: list[tuple[float, int, float, float, float]] = field(default_factory=list)
     events: int = 0
+    local_restores: np.ndarray | None = None  #: unexpected interruptions restored from the local tier
 
     @property
     def ettr(self) -> np.ndarray:
         return self.work_h / self.wall_h
+
+
+
+class Arrivals:
+    """The failure process of a batch of trials, shared by every configuration simulated
+    together: Poisson arrivals (unexpected causes plus planned), and for each arrival the time a
+    replacement node is ready (a spare, or the failed node back from ``repair_h`` of repair)."""
+
+    def __init__(self, spec: RunSpec, trials: int, rng: np.random.Generator) -> None:
+        rates = np.asarray(spec.rates_per_h, dtype=float)
+        self.n_causes = rates.size
+        self.lam = float(rates.sum()) + spec.planned_per_h
+        self.cum = (np.cumsum(np.append(rates, spec.planned_per_h)) / self.lam
+                    if self.lam > 0 else None)
+        self.repair_of = np.append(np.asarray(spec.needs_repair, dtype=bool), False)
+        self.spares, self.hold = int(spec.spare_nodes), spec.repair_h
+        self.n, self.rng = int(trials), rng
+        self.idx = np.arange(self.n)
+        self.ring = np.zeros((self.n, self.spares)) if self.spares > 0 else None
+        self.n_rep = np.zeros(self.n, dtype=np.int64)
+
+    def next(self, t_prev: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Next arrival after ``t_prev`` per trial: ``(time_h, cause, planned, replacement_ready_h)``;
+        ``cause == n_causes`` is a planned interruption."""
+        n, rng = self.n, self.rng
+        if self.lam > 0:
+            t_now = t_prev + rng.exponential(1.0 / self.lam, n)
+            cause = np.minimum(np.searchsorted(self.cum, rng.random(n), side="right"),
+                               self.n_causes)
+        else:
+            t_now = np.full(n, np.inf)
+            cause = np.zeros(n, dtype=np.int64)
+        planned = cause == self.n_causes
+        rep = self.repair_of[cause]
+        if self.spares == 0:
+            avail = np.where(rep, t_now + self.hold, t_now)
+        else:
+            # with a fixed repair time the node that frees the job is the one that failed
+            # ``spares`` repair-needing failures earlier
+            slot = self.n_rep % self.spares
+            back = self.ring[self.idx, slot] + self.hold
+            avail = np.where(rep & (self.n_rep >= self.spares), np.maximum(back, t_now), t_now)
+            self.ring[self.idx[rep], slot[rep]] = t_now[rep]
+            self.n_rep += rep
+        return t_now, cause, planned, avail
 
 
 def simulate(spec: RunSpec, intervals_h: np.ndarray | float, trials: int,
@@ -85,12 +131,8 @@ def simulate(spec: RunSpec, intervals_h: np.ndarray | float, trials: int,
     delta, persist, rst = spec.blocking_h, spec.persist_h, spec.restart_h
     work, limit = spec.work_h, spec.wall_limit_h
     period = tau + delta
-    rates = np.asarray(spec.rates_per_h, dtype=float)
-    n_causes = rates.size
-    lam = float(rates.sum()) + spec.planned_per_h
-    cum = np.cumsum(np.append(rates, spec.planned_per_h)) / lam if lam > 0 else None
-    repair_of = np.append(np.asarray(spec.needs_repair, dtype=bool), False)
-    spares, hold = int(spec.spare_nodes), spec.repair_h
+    arrivals = Arrivals(spec, n, rng)
+    n_causes = arrivals.n_causes
     idx = np.arange(n)
 
     shape = (g_n, n)
@@ -105,8 +147,6 @@ def simulate(spec: RunSpec, intervals_h: np.ndarray | float, trials: int,
     n_plan = np.zeros(shape, dtype=np.int64)
     active = np.ones(shape, dtype=bool)
     counts = np.zeros((n, n_causes), dtype=np.int64) if count_causes else None
-    ring = np.zeros((n, spares)) if spares > 0 else None
-    n_rep = np.zeros(n, dtype=np.int64)
     timeline: list[tuple[float, int, float, float, float]] = []
 
     events = 0
@@ -115,23 +155,7 @@ def simulate(spec: RunSpec, intervals_h: np.ndarray | float, trials: int,
             if events >= max_events:
                 raise RunawayError(f"more than {max_events} interruptions in one run")
             events += 1
-            if lam > 0:
-                t_now = t_prev + rng.exponential(1.0 / lam, n)
-                cause = np.minimum(np.searchsorted(cum, rng.random(n), side="right"), n_causes)
-            else:
-                t_now = np.full(n, np.inf)
-                cause = np.zeros(n, dtype=np.int64)
-            planned = cause == n_causes
-            rep = repair_of[cause]
-            # when a replacement node is ready for this failure (shared by all intervals)
-            if spares == 0:
-                avail = np.where(rep, t_now + hold, t_now)
-            else:
-                slot = n_rep % spares
-                back = ring[idx, slot] + hold
-                avail = np.where(rep & (n_rep >= spares), np.maximum(back, t_now), t_now)
-                ring[idx[rep], slot[rep]] = t_now[rep]
-                n_rep += rep
+            t_now, cause, planned, avail = arrivals.next(t_prev)
 
             ends = t_now > limit if limit is not None else np.zeros(n, dtype=bool)
             t_eff = np.minimum(t_now, limit) if limit is not None else t_now

@@ -73,9 +73,34 @@ class ReliabilityResult(BaseModel):
     curve: tuple[tuple[float, float, float], ...]      #: (interval_min, simulated, Daly) ETTR
     timeline: tuple[tuple[float, str, float, float, float], ...]
     notes: tuple[str, ...] = ()
+    include_planned: bool = True
+    lost_progress_per_interruption_min: float = 0.0    #: mean compute lost per unexpected interruption
+    # two-tier schedules (None with file-system checkpoints only); checkpoint_interval_min and
+    # optimal_interval_min are then the file-system tier's
+    checkpoint_tiers: int = 1
+    local_checkpoint_interval_min: float | None = None
+    local_interval_source: str | None = None
+    local_optimal_interval_min: float | None = None
+    pfs_every_local: int | None = None                 #: a file-system copy every k-th local checkpoint
+    optimal_pfs_every_local: int | None = None
+    local_checkpoint_replicas: int | None = None
+    local_checkpoint_medium: str | None = None
+    local_checkpoint_source: str | None = None
+    local_checkpoint_blocking_s: float | None = None   #: stall of a local checkpoint
+    local_checkpoint_write_s: float | None = None      #: background time until it is durable
+    local_checkpoint_restore_s: float | None = None
+    local_restart_min: float | None = None             #: recovery when restoring from the local tier
+    local_loss_share: float | None = None              #: share of failures that lose the local tier
+    local_restore_share: float | None = None           #: simulated share restored from the local tier
+    pfs_only_ettr_mean: float | None = None            #: file-system only at the same interval
+    ettr_gain_over_pfs_only: float | None = None       #: two-tier minus file-system-only ETTR (same failures)
+    two_tier_young_interval_min: float | None = None   #: first-order optimal local interval
+    ettr_two_tier_first_order: float | None = None
+    tier_curve: tuple[tuple[float, float, float], ...] = ()  #: (local_min, simulated, first order)
+    tier_curve_every: int | None = None                #: the file-system multiple along tier_curve
 
     def to_contract(self) -> dict[str, Any]:
-        out = self.model_dump(exclude={"curve", "timeline"})
+        out = self.model_dump(exclude={"curve", "timeline", "tier_curve", "tier_curve_every"})
         out["notes"] = list(self.notes)
         return out
 
@@ -95,12 +120,18 @@ class ReliabilityResult(BaseModel):
             ("checkpoint", f"{self.checkpoint_size_gb / 1000:.2f} TB, write "
                            f"{self.checkpoint_write_s:.1f} s, stall {self.checkpoint_blocking_s:.1f} s,"
                            f" restore {self.checkpoint_restore_s:.1f} s"),
-            ("checkpoint interval", f"{self.checkpoint_interval_min:.1f} min ({self.interval_source})"),
+            ("checkpoint interval", f"{self.checkpoint_interval_min:.1f} min ({self.interval_source})"
+                                    + (" to the file system" if self.checkpoint_tiers > 1 else "")),
             ("optimum / Young / Daly", f"{self.optimal_interval_min:.1f} / "
                                        f"{self.young_interval_min:.1f} / "
                                        f"{self.daly_interval_min:.1f} min"),
+        ]
+        rows += self._tier_rows()
+        rows += [
             ("ETTR", f"{self.ettr_mean:.3f} (p5 {self.ettr_p5:.3f}); Daly model, no repair "
-                     f"waits, {self.ettr_daly:.3f}"),
+                     f"waits, {self.ettr_daly:.3f}"
+                     + (" (file system only)" if self.checkpoint_tiers > 1 else "")),
+            ("lost progress per interruption", f"{self.lost_progress_per_interruption_min:.1f} min"),
             ("wall-clock days", f"{self.effective_days:.1f} (p95 {self.effective_days_p95:.1f}) "
                                 f"for {self.training_days:.1f} days of training"),
             ("lost GPU-hours", f"{self.lost_gpu_hours:,.0f}"),
@@ -112,6 +143,32 @@ class ReliabilityResult(BaseModel):
         rows += [("note", n) for n in self.notes]
         return rows
 
+    def _tier_rows(self) -> list[tuple[str, str]]:
+        if self.checkpoint_tiers < 2 or self.local_checkpoint_interval_min is None:
+            return []
+        k = self.pfs_every_local or 1
+        rows = [
+            ("local checkpoints", f"every {self.local_checkpoint_interval_min:.1f} min "
+                                  f"({self.local_interval_source}) to {self.local_checkpoint_medium}, "
+                                  f"{self.local_checkpoint_replicas} peer copies; file system every "
+                                  f"{k} of them"),
+            ("  local stall / durable / restore", f"{self.local_checkpoint_blocking_s:.2f} s / "
+                                                  f"{self.local_checkpoint_write_s:.2f} s / "
+                                                  f"{self.local_checkpoint_restore_s:.2f} s; restart "
+                                                  f"{self.local_restart_min:.1f} min"),
+            ("  restored from local tier", f"{self.local_restore_share:.0%} of interruptions "
+                                           f"({self.local_loss_share:.0%} of failures lose it)"),
+        ]
+        if self.local_optimal_interval_min is not None and self.optimal_pfs_every_local:
+            rows.append(("  two-tier optimum", f"local {self.local_optimal_interval_min:.1f} min, "
+                                               f"file system every {self.optimal_pfs_every_local}; "
+                                               f"first order {self.two_tier_young_interval_min:.1f} min"))
+        if self.pfs_only_ettr_mean is not None:
+            rows.append(("  file system only", f"ETTR {self.pfs_only_ettr_mean:.3f} at "
+                                               f"{self.checkpoint_interval_min:.1f} min; two tiers "
+                                               f"{self.ettr_gain_over_pfs_only:+.3f} on the same failures"))
+        return rows
+
     def figures(self) -> list[tuple[str, Any]]:
         import plotly.graph_objects as go
 
@@ -121,8 +178,20 @@ class ReliabilityResult(BaseModel):
                                       name="simulated (mean over trials)"))
         ettr_fig.add_trace(go.Scatter(x=x, y=[c[2] for c in self.curve], mode="lines",
                                       name="Daly complete model", line={"dash": "dash"}))
-        for label, value in (("used", self.checkpoint_interval_min),
-                             ("Young", self.young_interval_min), ("Daly", self.daly_interval_min)):
+        if self.tier_curve:
+            tx = [c[0] for c in self.tier_curve]
+            every = self.tier_curve_every or 1
+            ettr_fig.add_trace(go.Scatter(x=tx, y=[c[1] for c in self.tier_curve],
+                                          mode="lines+markers",
+                                          name=f"two tiers: local interval, file system every {every}"))
+            ettr_fig.add_trace(go.Scatter(x=tx, y=[c[2] for c in self.tier_curve], mode="lines",
+                                          name="two tiers, first order", line={"dash": "dot"}))
+            x = x + tx
+        marks = [("used", self.checkpoint_interval_min), ("Young", self.young_interval_min),
+                 ("Daly", self.daly_interval_min)]
+        if self.local_checkpoint_interval_min is not None:
+            marks.append(("local", self.local_checkpoint_interval_min))
+        for label, value in marks:
             if value > 0 and x and min(x) <= value <= max(x):
                 ettr_fig.add_vline(x=value, line_dash="dot", annotation_text=label)
         ettr_fig.update_layout(title="ETTR against checkpoint interval",

@@ -39,7 +39,9 @@ def mean_nodes_in_repair(scenario: Any, catalog: Any, gpus: int) -> float:
     node = catalog.node(scenario.cluster.node)
     override = None if r.failures_per_1000_node_days == "auto" else float(r.failures_per_1000_node_days)
     rates = job_rates(profile, gpus, node.gpus, override)
-    return rates.unexpected_per_h * rates.repair_share * rates.repair_h
+    repair = getattr(r, "repair_h", "auto")
+    repair_h = rates.repair_h if repair == "auto" else float(repair)
+    return rates.unexpected_per_h * rates.repair_share * repair_h
 
 
 def resolve_spare_nodes(scenario: Any, catalog: Any, gpus: int) -> int:

@@ -12,11 +12,22 @@ Defaults when something is missing (documented in the result's ``notes``):
   whole write). A number is the stall of an asynchronous save; the rest of the write is the
   window in which a failure still loses that checkpoint;
 - ``checkpoint_interval_min: auto``: the optimum of the simulated ETTR.
+
+Two-tier schedules (``local_checkpoint_interval_min`` other than ``none``): a checkpoint to
+the local tier (node NVMe or host memory, ``local_checkpoint_replicas`` peer copies) every
+local interval, every ``k``-th also to the file system, simulated by :mod:`.tiers` and chosen
+by :mod:`.tiersearch`. There every checkpoint is two-stage: only the copy into host memory
+stalls training (``local_checkpoint_blocking_s``); with ``checkpoint_blocking_s: auto`` the
+file-system copy also stalls only that long and drains in the background for the whole write
+time (a number keeps its single-tier meaning: the stall, the rest of the write in the
+background). ``checkpoint_interval_min`` is the file-system interval; restart from the local
+tier takes ``restart_min`` less the file-system read plus the local read.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -25,11 +36,13 @@ from clustertwin.catalog.models import FailureProfile
 from clustertwin.catalog.params import param_count
 from clustertwin.errors import InfeasibleError, Problem, ScenarioError
 from clustertwin.reliability import interval as iv
-from clustertwin.reliability.checkpoint import checkpoint_times
+from clustertwin.reliability import tiersearch
+from clustertwin.reliability.checkpoint import checkpoint_times, local_tier_times
 from clustertwin.reliability.montecarlo import RunawayError, RunSpec, simulate
 from clustertwin.reliability.profiles import job_rates
 from clustertwin.reliability.result import CATEGORIES, ReliabilityResult
 from clustertwin.reliability.spares import poisson_cdf, resolve_spare_nodes, spares_needed
+from clustertwin.reliability.tiers import TierSpec, simulate_tiers
 
 #: trials and horizon of the interval search (common random numbers keep it smooth)
 SEARCH_TRIALS = 256
@@ -38,6 +51,17 @@ SEARCH_POINTS = 25
 #: events one run may take before it is declared hopeless
 MAX_EVENTS = 5_000_000
 MAX_TRIALS = 1_000_000
+
+
+#: the optional keys added with two-tier checkpointing, and the values that keep the single-tier
+#: behaviour (duck-typed scenarios without them behave as before)
+OPTIONAL_KEYS = {"local_checkpoint_interval_min": "none", "local_checkpoint_replicas": 0,
+                 "local_checkpoint_blocking_s": "auto", "local_checkpoint_write_s": "auto",
+                 "repair_h": "auto", "include_planned": True}
+
+
+def _opt(r: Any, key: str) -> Any:
+    return getattr(r, key, OPTIONAL_KEYS[key])
 
 
 def _get(obj: Any, *names: str) -> Any:
@@ -65,6 +89,18 @@ def _check(scenario: Any) -> None:
         bad("trials", f"must be between 1 and {MAX_TRIALS:,}")
     if r.seed < 0:
         bad("seed", "must be an integer >= 0")
+    local = _opt(r, "local_checkpoint_interval_min")
+    if local not in ("none", "auto") and not (isinstance(local, (int, float)) and local > 0):
+        bad("local_checkpoint_interval_min", "must be 'none', 'auto' or a number of minutes > 0")
+    replicas = _opt(r, "local_checkpoint_replicas")
+    if not isinstance(replicas, int) or replicas < 0:
+        bad("local_checkpoint_replicas", "must be a whole number >= 0 (0 = node-local only)")
+    for key in ("local_checkpoint_blocking_s", "local_checkpoint_write_s", "repair_h"):
+        v = _opt(r, key)
+        if v != "auto" and not (isinstance(v, (int, float)) and v >= 0):
+            bad(key, "must be 'auto' or a number >= 0")
+    if not isinstance(_opt(r, "include_planned"), bool):
+        bad("include_planned", "must be true or false")
     if problems:
         raise ScenarioError(problems)
 
@@ -107,7 +143,12 @@ def analyze(scenario: Any, catalog: Any, estimate: Any, design: Any = None) -> R
     spares = int(spares)
 
     override = None if r.failures_per_1000_node_days == "auto" else float(r.failures_per_1000_node_days)
-    rates = job_rates(profile, gpus, node.gpus, override)
+    rates = job_rates(profile, gpus, node.gpus, override, include_planned=_opt(r, "include_planned"))
+    if _opt(r, "repair_h") != "auto":
+        rates = replace(rates, repair_h=float(_opt(r, "repair_h")))
+    local_key = _opt(r, "local_checkpoint_interval_min")
+    multi = local_key != "none"
+    replicas = int(_opt(r, "local_checkpoint_replicas"))
 
     # checkpoint size and storage times
     params = getattr(estimate, "params_total", None) or param_count(scenario.model).total
@@ -116,7 +157,20 @@ def analyze(scenario: Any, catalog: Any, estimate: Any, design: Any = None) -> R
     ck = checkpoint_times(params, scenario.training.precision, gpus, nodes,
                           _get(design, "storage", "write_gbps"), _get(design, "storage", "read_gbps"),
                           node_bw, nvme)
-    if r.checkpoint_blocking_s == "auto":
+    lt = None
+    if multi:
+        net = node.compute_nics * node.compute_nic_gbps / 8.0 if node.compute_nics else None
+        lt = local_tier_times(ck.size_gb, gpus, nodes, replicas, nvme, net)
+        if _opt(r, "local_checkpoint_blocking_s") != "auto":
+            lt = replace(lt, blocking_s=float(_opt(r, "local_checkpoint_blocking_s")),
+                         source=lt.source + "; stall from the scenario")
+        if _opt(r, "local_checkpoint_write_s") != "auto":
+            w = float(_opt(r, "local_checkpoint_write_s"))
+            lt = replace(lt, persist_s=w, restore_s=max(w, lt.blocking_s),
+                         source=lt.source + "; write time from the scenario")
+    if r.checkpoint_blocking_s == "auto" and lt is not None:
+        blocking_s, persist_s = lt.blocking_s, ck.write_s     # two-stage: drained in background
+    elif r.checkpoint_blocking_s == "auto":
         blocking_s, persist_s = ck.write_s, 0.0
     else:
         blocking_s = float(r.checkpoint_blocking_s)
@@ -127,6 +181,7 @@ def analyze(scenario: Any, catalog: Any, estimate: Any, design: Any = None) -> R
                      f"restart_min ({r.restart_min:g} min), which should include it")
     step_s = float(getattr(estimate, "step_time_s", 0.0) or 0.0)
     floor_min = max(ck.write_s, blocking_s, step_s) / 60.0
+    local_floor_min = max(lt.persist_s, lt.blocking_s, step_s) / 60.0 if lt is not None else None
 
     mtbf_min = rates.mtbf_h * 60.0
     delta_min = blocking_s / 60.0
@@ -143,6 +198,19 @@ def analyze(scenario: Any, catalog: Any, estimate: Any, design: Any = None) -> R
                                            f"{used_min:g} min is shorter than {what} "
                                            f"({floor_min * 60:.1f} s); use at least "
                                            f"{math.ceil(floor_min * 10) / 10:g} min or 'auto'")])
+    if multi and local_key != "auto":
+        local_used = float(local_key)
+        if local_used < local_floor_min:
+            raise InfeasibleError([Problem(src, "reliability.local_checkpoint_interval_min",
+                                           f"{local_used:g} min is shorter than one local checkpoint"
+                                           f" or step ({local_floor_min * 60:.1f} s); use at least "
+                                           f"{math.ceil(local_floor_min * 10) / 10:g} min or 'auto'")])
+        if r.checkpoint_interval_min != "auto" and local_used > float(r.checkpoint_interval_min):
+            raise InfeasibleError([Problem(src, "reliability.local_checkpoint_interval_min",
+                                           f"{local_used:g} min is longer than the file-system "
+                                           f"interval checkpoint_interval_min "
+                                           f"({float(r.checkpoint_interval_min):g} min); the local "
+                                           "tier must be the more frequent one")])
 
     def spec(work: float) -> RunSpec:
         return RunSpec(work_h=work, blocking_h=blocking_s / 3600.0, persist_h=persist_s / 3600.0,
@@ -178,36 +246,118 @@ def analyze(scenario: Any, catalog: Any, estimate: Any, design: Any = None) -> R
     seq = np.random.SeedSequence(r.seed)
     main_seq, search_seq = seq.spawn(2)
 
+    tiers = None
+    if multi:
+        q_loss = rates.repair_share if replicas == 0 else 0.0
+        restart_local_h = max(restart_h - ck.restore_s / 3600.0, 0.0) + lt.restore_s / 3600.0
+        tiers = TierSpec(lt.blocking_s / 3600.0, lt.persist_s / 3600.0, restart_local_h, replicas)
+        if replicas == 0 and q_loss > 0:
+            notes.append(f"node-local checkpoints die with their node: {q_loss:.0%} of failures "
+                         "(those needing a repair) restore from the file system; "
+                         "local_checkpoint_replicas: 1 keeps a copy on a peer node")
+
+    def run(work: float, local_min: Any, every: Any, on: Any, trials: int, rng_seq: Any,
+            budget: int, **kw: Any) -> Any:
+        try:
+            if tiers is None:
+                return simulate(spec(work), np.asarray(local_min) / 60.0, trials,
+                                np.random.default_rng(rng_seq), max_events=budget, **kw)
+            return simulate_tiers(spec(work), tiers, np.asarray(local_min) / 60.0, every, trials,
+                                  np.random.default_rng(rng_seq), local_on=on, max_events=budget,
+                                  **kw)
+        except RunawayError as exc:
+            raise InfeasibleError([Problem(src, "reliability",
+                                           f"the job makes no progress: {exc}")]) from None
+
+    seq = np.random.SeedSequence(r.seed)
+    main_seq, search_seq = seq.spawn(2)
+    fixed_pfs = None if r.checkpoint_interval_min == "auto" else float(r.checkpoint_interval_min)
+    fixed_local = None if local_key in ("auto", "none") else float(local_key)
+
     # the interval search on the simulated ETTR
     curve: list[tuple[float, float, float]] = []
+    tier_curve: tuple[tuple[float, float, float], ...] = ()
+    tier_curve_every = None
+    every = 1
+    local_used = local_optimal = None
+    every_optimal = None
     if finite and rates.unexpected_per_h > 0:
         grid = _search_grid(floor_min, daly)
         budget = guard(float(grid[len(grid) // 2]))
         horizon = min(work_h, SEARCH_FAILURES * rates.mtbf_h)
-        try:
-            out = simulate(spec(horizon), grid / 60.0, min(r.trials, SEARCH_TRIALS),
-                           np.random.default_rng(search_seq), max_events=budget)
-        except RunawayError as exc:
-            raise InfeasibleError([Problem(src, "reliability", f"the job makes no progress: {exc}")]) from None
-        sim = out.work_h.sum(axis=1) / out.wall_h.sum(axis=1)
+        trials = min(r.trials, SEARCH_TRIALS)
+        if tiers is None:
+            out = run(horizon, grid, 1, False, trials, search_seq, budget)
+            sim = out.work_h.sum(axis=1) / out.wall_h.sum(axis=1)
+        else:
+            dl_min, rl_min = lt.blocking_s / 60.0, tiers.local_restart_h * 60.0
+
+            def ettr_of(tau: np.ndarray, k: np.ndarray, on: np.ndarray) -> np.ndarray:
+                o = run(horizon, tau, k, on, trials, search_seq, budget)
+                return o.work_h.sum(axis=1) / o.wall_h.sum(axis=1)
+
+            grid = grid[::2]        # the file-system-only curve, for comparison and the figure
+            choice = tiersearch.search(
+                ettr_of, grid, local_floor_min, floor_min,
+                lambda k: iv.two_tier_young(dl_min, delta_min, k, mtbf_min, q_loss),
+                lambda t, k: iv.ettr_two_tier(t, k, dl_min, delta_min, mtbf_min, q_loss, rl_min,
+                                              r.restart_min),
+                fixed_local=fixed_local, fixed_pfs=fixed_pfs)
+            sim, tier_curve = choice.pfs_only_sim, choice.curve
+            tier_curve_every = choice.curve_every
+            if choice.optimal_every >= max(tiersearch.K_SET):
+                notes.append(f"the best schedule writes the file system as rarely as the search "
+                             f"allows (every {choice.optimal_every} local checkpoints): no "
+                             "simulated failure needs it; set checkpoint_interval_min for the "
+                             "durability you want against losses the model leaves out")
+            local_optimal, every_optimal = choice.optimal_local_min, choice.optimal_every
+            local_used, every = choice.local_min, choice.every
         curve = [(float(g), float(s), iv.ettr_daly(float(g), delta_min, mtbf_min, r.restart_min))
                  for g, s in zip(grid, sim, strict=True)]
         optimal = max(floor_min, _refine(grid, sim))
+        if tiers is not None:
+            optimal = every_optimal * local_optimal
     else:
         optimal = max(work_h * 60.0, floor_min)
+        if tiers is not None:
+            local_optimal, every_optimal = optimal, 1
+            local_used = fixed_local if fixed_local is not None else optimal
+            every = max(1, math.ceil(optimal / local_used - 1e-9))
         notes.append("no unexpected failures: one checkpoint at the end is enough")
 
-    if r.checkpoint_interval_min == "auto":
-        used_min, source = optimal, "optimum"
+    if tiers is None:
+        if r.checkpoint_interval_min == "auto":
+            used_min, source = optimal, "optimum"
+        else:
+            source = "scenario"
+        local_source = None
     else:
-        source = "scenario"
+        if fixed_local is not None and fixed_pfs is not None:
+            local_used = fixed_local
+            every = max(1, round(fixed_pfs / fixed_local),
+                        math.ceil(floor_min / fixed_local - 1e-9))
+            if abs(every * fixed_local - fixed_pfs) > 0.01 * fixed_pfs:
+                notes.append(f"file-system checkpoints go with every {every}th local one: every "
+                             f"{every * fixed_local:g} min instead of {fixed_pfs:g} min")
+        used_min = fixed_pfs if (fixed_pfs is not None and fixed_local is None) else every * local_used
+        source = "optimum" if fixed_pfs is None else "scenario"
+        local_source = "optimum" if fixed_local is None else "scenario"
     budget = guard(used_min)
 
-    try:
-        out = simulate(spec(work_h), used_min / 60.0, r.trials, np.random.default_rng(main_seq),
-                       count_causes=True, record=True, max_events=budget)
-    except RunawayError as exc:
-        raise InfeasibleError([Problem(src, "reliability", f"the job makes no progress: {exc}")]) from None
+    if tiers is None:
+        out = run(work_h, used_min, 1, False, r.trials, main_seq, budget, count_causes=True,
+                  record=True)
+        pfs_only_ettr = None
+    else:
+        out = run(work_h, local_used, every, True, r.trials, main_seq, budget, count_causes=True,
+                  record=True)
+        # file-system-only checkpoints at the same interval, on the search's trials and horizon
+        # (the main run's length is set by its slowest schedule, so this one would double it)
+        horizon = min(work_h, SEARCH_FAILURES * rates.mtbf_h) if finite else work_h
+        cmp = run(horizon, [local_used, used_min], [every, 1], [True, False],
+                  min(r.trials, SEARCH_TRIALS), search_seq, budget)
+        pfs_only_ettr = float(cmp.work_h[1].sum() / cmp.wall_h[1].sum())
+        pfs_only_gain = float(cmp.work_h[0].sum() / cmp.wall_h[0].sum()) - pfs_only_ettr
 
     ettr = out.ettr[0]
     wall = out.wall_h[0]
@@ -234,8 +384,33 @@ def analyze(scenario: Any, catalog: Any, estimate: Any, design: Any = None) -> R
     timeline = tuple((t, "end" if c < 0 else names[c], a, b, e) for t, c, a, b, e in out.timeline)
     mean_int = float(n_int.mean())
     lam_all = rates.unexpected_per_h + rates.planned_per_h
+    n_unexp = float(n_int.sum())
+    lost_per_int = float(out.lost_h[0].sum()) / n_unexp * 60.0 if n_unexp > 0 else 0.0
+    tier_fields: dict[str, Any] = {}
+    if tiers is not None:
+        dl_min = lt.blocking_s / 60.0
+        tier_fields = dict(
+            checkpoint_tiers=2, local_checkpoint_interval_min=local_used,
+            local_interval_source=local_source, local_optimal_interval_min=local_optimal,
+            pfs_every_local=every, optimal_pfs_every_local=every_optimal,
+            local_checkpoint_replicas=replicas, local_checkpoint_medium=lt.medium,
+            local_checkpoint_source=lt.source, local_checkpoint_blocking_s=lt.blocking_s,
+            local_checkpoint_write_s=lt.persist_s, local_checkpoint_restore_s=lt.restore_s,
+            local_restart_min=tiers.local_restart_h * 60.0, local_loss_share=q_loss,
+            local_restore_share=(float(out.local_restores[0].sum()) / n_unexp if n_unexp > 0
+                                 else 0.0),
+            pfs_only_ettr_mean=pfs_only_ettr, ettr_gain_over_pfs_only=pfs_only_gain,
+            two_tier_young_interval_min=(iv.two_tier_young(dl_min, delta_min, every_optimal or every,
+                                                            mtbf_min, q_loss)
+                                         if finite else math.inf),
+            ettr_two_tier_first_order=(iv.ettr_two_tier(local_used, every, dl_min, delta_min,
+                                                        mtbf_min, q_loss, tiers.local_restart_h * 60,
+                                                        r.restart_min) if finite else 1.0),
+            tier_curve=tier_curve, tier_curve_every=tier_curve_every)
 
     return ReliabilityResult(
+        include_planned=bool(_opt(r, "include_planned")),
+        lost_progress_per_interruption_min=lost_per_int, **tier_fields,
         gpus=gpus, nodes=nodes, spare_nodes=spares, failure_profile=profile.id,
         failures_per_1000_node_days=rates.per_1000_node_days, trials=r.trials, seed=r.seed,
         training_days=float(estimate.days), restart_min=r.restart_min, repair_h=rates.repair_h,
