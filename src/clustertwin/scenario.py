@@ -282,13 +282,22 @@ def _resolve(doc: ScenarioFile, catalog: Catalog, source: str) -> Scenario:
     else:
         node = catalog.get("node", cl.node)
         if gpu_ok and node.gpu != cl.gpu:
+            fits = [n.id for n in catalog.all("node") if n.gpu == cl.gpu]
+            hint = (f"nodes built on it: {', '.join(fits)}" if fits else
+                    f"the catalog has no node built on {cl.gpu!r}; add one with --catalog DIR")
             problems.append(Problem(source, "cluster.node",
-                                    f"node {cl.node!r} holds {node.gpu!r}, not {cl.gpu!r}; pick a node built on {cl.gpu!r}"))
+                                    f"node {cl.node!r} holds {node.gpu!r}, not {cl.gpu!r}; {hint}"))
         if cl.gpus is not None and cl.gpus % node.gpus:
             lo = cl.gpus // node.gpus * node.gpus
             hint = f"{lo} or {lo + node.gpus}" if lo else f"{node.gpus}"
             problems.append(Problem(source, "cluster.gpus",
                                     f"{cl.gpus} is not a multiple of the {node.gpus} GPUs per {cl.node}; try {hint}"))
+    if gpu_ok:
+        gpu = catalog.get("gpu", cl.gpu)
+        if doc.training.precision not in gpu.peak_tflops:
+            have = ", ".join(p for p in ("fp8", "bf16", "fp16") if p in gpu.peak_tflops)
+            problems.append(Problem(source, "training.precision",
+                                    f"{cl.gpu} has no {doc.training.precision} tensor-core peak; it supports {have}"))
     if not catalog.has("fabric", cl.fabric.technology):
         problems.append(Problem(source, "cluster.fabric.technology", catalog.unknown_message("fabric", cl.fabric.technology)))
     if not catalog.has("failure_profile", doc.reliability.failure_profile):

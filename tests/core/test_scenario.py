@@ -149,3 +149,16 @@ def test_scenario_is_frozen(catalog):
     s = load_scenario(None, catalog)
     with pytest.raises(Exception):  # noqa: B017 - pydantic raises ValidationError on frozen assignment
         s.cluster.gpus = 8  # type: ignore[misc]
+
+
+def test_precision_the_gpu_lacks(doc, catalog):
+    doc["cluster"].update(gpu="a100-sxm-80gb", node="dgx-a100", gpus=1024)
+    doc["training"]["precision"] = "fp8"
+    (line,) = problems(doc, catalog)
+    assert line.startswith("s.yaml: training.precision") and "bf16" in line
+
+
+def test_node_mismatch_lists_nodes_of_that_gpu(doc, catalog):
+    doc["cluster"]["gpu"] = "h200"
+    (line,) = problems(doc, catalog)
+    assert "cluster.node" in line and "hgx-h200" in line
