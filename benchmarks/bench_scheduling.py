@@ -17,7 +17,7 @@ POLICIES = ["fifo", "fifo+backfill", "sjf+backfill", "sjf-oracle", "priority+pre
 def _row(label: str, policy: str, jobs: int, wall: float, m: dict) -> None:
     print(f"{label:<34} {policy:<24} {wall:7.2f} s {jobs / wall:>10,.0f} jobs/s  "
           f"JCT {m['jct_s']['mean']:>10,.0f} s  wait {m['queue_delay_s']['mean']:>10,.0f} s  "
-          f"util {m['gpu_util_allocated']:.1%}")
+          f"util {m['gpu_util_allocated']:.1%} (while arriving {m['gpu_util_arrivals']:.1%})")
 
 
 def main() -> None:
