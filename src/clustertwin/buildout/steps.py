@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -26,19 +26,6 @@ DATA_DIR = Path(__file__).parent / "data"
 GO_LIVE = 195
 
 #: Quantities a scale rule may name; see :mod:`clustertwin.buildout.quantities` for the rules.
-QUANTITY_KEYS = (
-    "gpus",
-    "servers",
-    "racks",
-    "nics",
-    "node_links",
-    "uplinks",
-    "leaf",
-    "spine_core",
-    "switches",
-    "it_mw",
-    "storage_racks",
-)
 Quantity = Literal[
     "gpus",
     "servers",
@@ -52,6 +39,7 @@ Quantity = Literal[
     "it_mw",
     "storage_racks",
 ]
+QUANTITY_KEYS: tuple[str, ...] = get_args(Quantity)
 
 
 class _Frozen(BaseModel):
