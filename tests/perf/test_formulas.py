@@ -166,3 +166,35 @@ def test_fabric_tiers_from_radix():
     assert s.tiers(8 * 32) == 1
     assert s.tiers(8 * 2048) == 2  # 2048 nodes = 64^2/2 endpoints per rail
     assert s.tiers(8 * 2049) == 3
+
+
+def test_megatron_interleaved_warmup_counts():
+    """Megatron-core schedules.py: rank r warms up 2(p-r-1) + (v-1)p chunk forwards and holds one
+    more at its peak, at most all m*v; m == p runs every forward first (same as 1F1B)."""
+    from clustertwin.perf.pipeline import held_layer_batches, inflight_chunks
+
+    p, v = np.array([16]), np.array([4])
+    assert inflight_chunks(p, np.array([32]), v, 0)[0] == 2 * 15 + 3 * 16 + 1
+    assert inflight_chunks(p, np.array([32]), v, 1)[0] == 2 * 14 + 3 * 16 + 1
+    assert inflight_chunks(p, np.array([16]), v, 0)[0] == 16 * 4
+    assert inflight_chunks(p, np.array([32]), np.array([1]), 0)[0] == 16
+    # 126 layers, 16 stages of 8 (ends 7), 16 micro-batches: 16 x 8 layers on rank 1
+    assert held_layer_batches(126, p, np.array([16]), v)[0] == 128
+    assert held_layer_batches(126, p, np.array([32]), v)[0] == 77 * 2
+
+
+def test_modern_stack_activation_terms():
+    """Fused SwiGLU keeps the two GEMM outputs (4f) not their product; flash attention keeps an
+    fp32 log-sum-exp per query head; bf16 training keeps fp32 main gradients."""
+    llama = Shape(layers=1, hidden=16384, ffn=53248, heads=128, kv_heads=8, vocab=1, swiglu=True)
+    one, t = np.array([1.0]), np.array([8.0])
+    args = (llama, 8192 * one, 8192 * one, t, one, 0 * one)
+    plain = mem.layer_activation_bytes(*args, flash=True)
+    fused = mem.layer_activation_bytes(*args, flash=True, fused_glu=True)
+    h, f, kv, a = 16384, 53248, 1024, 128
+    assert fused[0] == pytest.approx(8192 * ((12 * h + 4 * kv + 4 * f) / 8 + 4 * a / 8))
+    assert plain[0] - fused[0] == pytest.approx(8192 * 2 * f / 8)
+    assert mem.grad_bytes("bf16") == 4.0 and mem.grad_bytes("fp16") == 2.0
+    z = np.array([1])
+    out = mem.state_bytes(np.array([1e9]), np.zeros(1), z, np.array([64.0]), np.array([64.0]), 4.0)
+    assert out[0] == pytest.approx(6e9 + 12e9 / 64)  # Megatron guide: bf16/fp32 6 + 12/d

@@ -25,6 +25,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from clustertwin.perf import calibration as cal
@@ -47,22 +48,51 @@ REALISM_RATIO = 1.25
 #: had neither, and those two alone made the same 530B model 1.30x faster (Korthikanti et al.
 #: 2022, Table 5: 49.05 s -> 37.83 s), so a modern plan beating it by more than 1.25x is expected
 LARGE = [r for r in ROWS if r.gpus >= 1024 and r.pinned.get("sequence_parallel", True)]
-#: published plans the memory model does not fit: Llama 3 states it pre-trained at 8K without
-#: activation checkpointing (section 3.3.2), but Korthikanti's accounting (no dropout masks,
-#: flash attention, sequence parallelism) gives 0.50 GiB per layer per 8,192-token micro-batch
-#: on TP8, so the 126 layers alone hold >= 62 GiB and any interleaved schedule exceeds 80 GiB.
-#: Meta's stack evidently stores less per layer than the formula; the throughput is checked on
-#: the plan as run, and the memory gap is reported rather than hidden.
-MEMORY_GAP = {"llama3-405b-8k-8192", "llama3-405b-8k-16384", "llama3-405b-128k-16384"}
-
+#: published plans the memory model still does not fit, with the gap in GiB the test allows.
+#: Llama 3 pre-trained at 8K without activation checkpointing (section 3.3.2). With the
+#: accounting of clustertwin.perf.memory (fused SwiGLU keeps 4f, flash attention keeps its
+#: output and log-sum-exp, no dropout masks, Megatron's exact interleaved warm-up) the two
+#: 16,384-GPU rows fit (16 micro-batches = pp: every forward runs first, 16 x 8 layers held,
+#: 76.7 GiB of 80). The 8,192-GPU row has 32 micro-batches, so rank 1 of the best interleaved
+#: plan (v = 4, two-layer chunks; v = 8 would leave chunks empty on the 7-layer end stages)
+#: holds 2*14 + 3*16 + 1 = 77 chunks = 154 layer-micro-batches: 60.8 GiB of activations, 63.9
+#: with 5% allocator slack, plus 19.9 GiB of states (bf16 weights and fp32 gradients unsharded,
+#: as "FSDP modelled as ZeRO-1" reads) and the 4 GiB reserve - 87.8 GiB, 7.8 GiB over. Meta
+#: shards gradients too (FSDP, section 3.3.2), which would fit (75.1 GiB), but the model's
+#: ZeRO-2 timing reduce-scatters every micro-batch and then misses the published throughput by
+#: 20%. The row is checked on the fastest plan within that gap.
+MEMORY_GAP = {"llama3-405b-8k-8192": 8.0}
 
 def _id(r: cal.CalRow) -> str:
     return f"{r.id} [{r.source}] tol {TOL[r.id]:.0%}"
 
 
+def _within_gap(catalog, row: cal.CalRow) -> cal.CalResult:
+    """The fastest plan under the row's pins that needs at most HBM + the documented gap."""
+    res, sr = cal.run_row(catalog, row)
+    hbm = catalog.gpu(row.gpu).hbm_gib
+    ok = np.flatnonzero(sr.metrics["memory_bytes"] / 2**30 <= hbm + MEMORY_GAP[row.id])
+    i = int(ok[np.argmin(sr.metrics["step_time_s"][ok])])
+    met = sr.row(i)
+    return replace(
+        res,
+        predicted=cal.predicted_figure(row, met),
+        step_time_s=met["step_time_s"],
+        plan=sr.plan(i),
+        memory_gib=met["memory_bytes"] / 2**30,
+        metrics=met,
+    )
+
+
 @pytest.fixture(scope="module")
 def pinned_results(catalog):
-    return {r.id: cal.run_row(catalog, r) for r in ROWS}
+    out = {}
+    for r in ROWS:
+        if r.id in MEMORY_GAP:
+            out[r.id] = (_within_gap(catalog, r), None)
+        else:
+            out[r.id] = cal.run_row(catalog, r)
+    return out
 
 
 @pytest.mark.parametrize("row", ROWS, ids=_id)
@@ -70,6 +100,8 @@ def test_published_run_within_tolerance(row, pinned_results):
     res, _ = pinned_results[row.id]
     if row.id not in MEMORY_GAP:
         assert res.fits, f"{row.id}: the published plan does not fit ({res.memory_gib:.1f} GiB)"
+    else:
+        assert res.memory_gib <= 80 + MEMORY_GAP[row.id], res.memory_gib
     for k, v in row.pinned.items():
         assert res.plan[k] == v
     assert abs(res.error) <= TOL[row.id], (
@@ -98,3 +130,27 @@ def test_default_scenario_mfu_is_plausible(catalog):
 
     est = estimate(load_scenario(None, catalog), catalog)
     assert 0.35 <= est.mfu <= 0.50, (est.mfu, est.parallelism)
+
+
+def test_default_scenario_llama3_plan_pinned(catalog, tmp_path):
+    """Llama 3 405B on 16,384 H100 with Meta's published plan pinned (TP8 CP1 PP16, no
+    activation checkpointing; Llama 3, arXiv 2407.21783, Table 4 row 2 and section 3.3.2):
+    the plan must fit in 80 GiB with an interleaved schedule and reach the published
+    400 TFLOP/s per GPU (BF16 MFU 41%) within 15%."""
+    import yaml
+
+    from clustertwin.perf.stage import estimate
+    from clustertwin.scenario import load_scenario
+
+    src = Path(__file__).parents[2] / "examples" / "default.yaml"
+    doc = yaml.safe_load(src.read_text())
+    doc["training"]["parallelism"] = {"tp": 8, "pp": 16, "cp": 1, "recompute": "none"}
+    path = tmp_path / "l3.yaml"
+    path.write_text(yaml.safe_dump(doc))
+    est = estimate(load_scenario(path, catalog), catalog)
+    par = est.parallelism
+    assert (par["tp"], par["pp"], par["cp"], par["recompute"]) == (8, 16, 1, "none")
+    assert par["virtual_stages"] > 1, par
+    assert est.memory_gib_per_gpu <= 80.0
+    tflops = est.mfu * 989.0
+    assert abs(tflops / 400.0 - 1) <= 0.15, (tflops, par)

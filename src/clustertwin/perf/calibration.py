@@ -123,7 +123,9 @@ def make_row(r: dict[str, str]) -> CalRow:
         **kw,
     )
     seq = int(r["seq_len"])
-    job = Job(shape, seq, int(r["global_batch_seqs"]), r["precision"] or "bf16")
+    gdt = (r.get("grad_dtype") or "").strip()
+    gbytes = {"fp32": 4.0, "bf16": 2.0, "fp16": 2.0}.get(gdt) if gdt else None
+    job = Job(shape, seq, int(r["global_batch_seqs"]), r["precision"] or "bf16", gbytes)
     pinned: dict[str, Any] = {}
     for key in ("tp", "pp", "dp", "cp", "ep", "virtual_stages", "micro_batch"):
         val = _int(r.get(key, ""))

@@ -40,7 +40,7 @@ import numpy as np
 from clustertwin.perf import collectives as coll
 from clustertwin.perf import memory as mem
 from clustertwin.perf.flops import Shape, model_flops_per_token, recompute_flops_per_token
-from clustertwin.perf.pipeline import held_layer_batches, schedule, stage_layers
+from clustertwin.perf.pipeline import held_layer_batches, inflight_chunks, schedule, stage_layers
 from clustertwin.perf.system import System
 
 PLAN_KEYS = (
@@ -76,6 +76,8 @@ class Job:
     seq: int
     batch_seqs: int
     precision: str = "bf16"
+    #: bytes per parameter of the gradient buffer; None: by precision (memory.grad_bytes)
+    grad_bytes: float | None = None
 
 
 def _gemm(
@@ -256,21 +258,28 @@ def evaluate(job: Job, sys: System, plan: dict[str, np.ndarray]) -> dict[str, np
         single, m.layers / np.maximum(busy, 1) * p_dense + first_emb + last_emb, pd_first
     )
     pe_first = np.where(single, m.layers / np.maximum(busy, 1) * p_exp, p_exp)
-    st_first = mem.state_bytes(pd_first, pe_first, zero, shard_d, shard_e)
-    st_last = mem.state_bytes(pd_last, p_exp_last, zero, shard_d, shard_e)
+    gb = job.grad_bytes if job.grad_bytes is not None else mem.grad_bytes(job.precision)
+    st_first = mem.state_bytes(pd_first, pe_first, zero, shard_d, shard_e, gb)
+    st_last = mem.state_bytes(pd_last, p_exp_last, zero, shard_d, shard_e, gb)
     act_scale = FP8_ACTIVATION_FACTOR if job.precision == "fp8" else 1.0
-    act_layer = mem.layer_activation_bytes(m, T, s_loc, tp, sp, rc, flash) * act_scale
-    work = mem.working_bytes(m, T, s_loc, tp, sp, rc, flash) * act_scale
+    fused_glu = bool(g.get("fused_glu", 0))
+    act_layer = mem.layer_activation_bytes(m, T, s_loc, tp, sp, rc, flash, fused_glu) * act_scale
+    work = mem.working_bytes(m, T, s_loc, tp, sp, rc, flash, fused_glu) * act_scale
     logits = T * m.vocab / tp * mem.LOGIT_BYTES
     # ZeRO-3 keeps two gathered layers (current + prefetched) in 16-bit
     z3_buf = np.where(
         zero >= 3, 2 * (p_dense + p_exp) / np.maximum(busy, 1) * mem.WEIGHT_BYTES, 0.0
     )
+    held_last = last * inflight_chunks(pp, n_micro, v, pp - 1) / v
     act_first = act_layer * held + work
-    act_last = act_layer * last + work + logits
+    act_last = act_layer * held_last + work + logits
     act_first = np.where(single, act_layer * m.layers + work + logits, act_first)
-    tot_first = (st_first + act_first) * (1 + g["fragmentation"]) + z3_buf
-    tot_last = (st_last + act_last) * (1 + g["fragmentation"]) + z3_buf
+    # the caching allocator's fragmentation falls on the activations, allocated and freed every
+    # micro-batch; weights, gradients and optimizer states live in buffers allocated once
+    # (Megatron-core's contiguous param/grad buffers, FSDP flat parameters)
+    frag = 1 + g["fragmentation"]
+    tot_first = st_first + act_first * frag + z3_buf
+    tot_last = st_last + act_last * frag + z3_buf
     reserve = g["reserve_gib"] * 2**30
     use_last = (tot_last > tot_first) & ~single
     total = np.maximum(tot_first, tot_last) + reserve
@@ -278,8 +287,9 @@ def evaluate(job: Job, sys: System, plan: dict[str, np.ndarray]) -> dict[str, np
     acts = np.where(use_last, act_last, act_first)
 
     # ---- data parallelism, ZeRO, optimizer -------------------------------------------
-    grad_d = np.maximum(pd_first, pd_last) * mem.GRAD_BYTES
-    grad_e = np.maximum(pe_first, p_exp_last) * mem.GRAD_BYTES
+    # gradients are reduced in the dtype they are accumulated in (fp32 for bf16 / fp8 training)
+    grad_d = np.maximum(pd_first, pd_last) * gb
+    grad_e = np.maximum(pe_first, p_exp_last) * gb
     stride_e = tp * cp * ep
     bucket = g.get("dp_bucket_mb", 0.0) * 1e6
 

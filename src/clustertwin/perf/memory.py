@@ -1,26 +1,46 @@
 """Memory per GPU: model states by ZeRO stage and activations by recompute mode.
 
 Model states (mixed precision with Adam, Rajbhandari et al. 2020 "ZeRO", section 3.1): 2 bytes
-of 16-bit weights, 2 of 16-bit gradients and 12 of fp32 master weights, momentum and variance
-per parameter. ZeRO-1 shards the 12 optimizer bytes over the data-parallel group, ZeRO-2 also
-the gradients, ZeRO-3 (FSDP) also the weights; expert weights shard over the smaller
-expert-data-parallel group (dp*cp/ep).
+of 16-bit weights, the gradient buffer and 12 bytes of fp32 master weights, momentum and
+variance per parameter. ZeRO-1 (Megatron's distributed optimizer) shards the 12 optimizer bytes
+over the data-parallel group, ZeRO-2 also the gradients, ZeRO-3 (FSDP) also the weights; expert
+weights shard over the smaller expert-data-parallel group (dp*cp/ep).
+
+The gradient buffer holds what the framework accumulates across micro-batches
+(:func:`grad_bytes`): fp32 main gradients (4 bytes) for bf16 and fp8 training - Megatron-LM
+switches ``accumulate_allreduce_grads_in_fp32`` on whenever bf16 is used, its distributed
+optimizer guide lists "bf16 param, fp32 grads" at 6 + 12/d bytes per parameter, and Llama 3
+accumulates gradients over micro-batches and reduce-scatters them in fp32 (arXiv 2407.21783,
+section 3.3.4); 16-bit gradients (2 bytes) for fp16 training, Megatron's default there (its
+guide: 4 + 16/d bytes, the extra 4/d being an fp32 gradient copy made at the optimizer step, when
+activations are already freed, so not counted at the activation peak).
 
 Activations per layer per micro-batch follow Korthikanti et al. 2022 (arXiv 2205.05198,
 section 4.1, Table 2), bytes per token of a layer, generalised to GQA and swiglu:
 
-* replicated across tensor-parallel ranks unless sequence parallelism splits them: two norm
-  inputs (4h), the QKV and MLP inputs (2h + 2h), two dropout masks (2h) = 10h. The masks exist
-  only in models trained with dropout: GPT-style gelu models here; swiglu models (Llama,
-  Mistral, DeepSeek and Nemotron families) train without dropout and store 8h;
-* split across tensor-parallel ranks: Q (2h), K and V (4*g*d), output-projection input (2h),
-  MLP inner activations (gelu 4f = 16h at f = 4h, giving the paper's 24h; swiglu 6f);
-* the attention matrix 5*a*s (scores, softmax, dropout mask), absent with selective recompute
-  and with fused (flash) attention kernels.
+* replicated across tensor-parallel ranks unless sequence parallelism splits them: each of the
+  two norms keeps its input and its output (the next GEMM's input) - 2h + 2h per norm, 8h; with
+  sequence parallelism the GEMM keeps the local shard and all-gathers it again in backward
+  (Transformer Engine's LayerNormLinear keeps the norm input for the norm backward and the
+  norm output for the weight gradient). Two dropout masks (2h) exist only in models trained with
+  dropout: GPT-style gelu models here; swiglu models (Llama, Mistral, DeepSeek and Nemotron
+  families) train without dropout and store 8h;
+* split across tensor-parallel ranks: Q (2h), K and V (4*g*d: grouped-query attention keeps
+  only the kv heads), output-projection input (2h; with fused attention this is the attention
+  output that the kernel also keeps, one tensor), MLP inner activations: gelu keeps the first
+  GEMM's output and the activation output, 4f (16h at f = 4h, giving the paper's 24h); swiglu
+  keeps both first-GEMM outputs (gate and up, 4f) and, on stacks without a fused gated-unit
+  kernel, also their product (2f, the second GEMM's input) - 6f. A fused kernel (generation
+  constant ``fused_glu``) keeps 4f and recomputes the product inside its backward pass, as
+  xFormers' fused SwiGLU does (it saves the input and the two GEMM outputs and rebuilds the
+  product in the same kernel that computes the activation gradient);
+* attention core: the matrix 5*a*s (scores, softmax, dropout mask) of unfused attention, absent
+  with selective recompute; a fused (flash) kernel keeps only its output (counted above) and
+  the fp32 log-sum-exp per query head, 4a bytes (Dao 2023, FlashAttention-2, Algorithm 2).
 
 Full recompute keeps only each layer's input (2h) plus one layer's working set. Context
-parallelism divides the tokens per GPU by cp. The pipeline's first stage holds the most
-micro-batches (see :mod:`clustertwin.perf.pipeline`); the last stage also holds fp32 logits.
+parallelism divides the tokens per GPU by cp. Which pipeline rank holds how many micro-batches
+is in :mod:`clustertwin.perf.pipeline`; the last stage also holds fp32 logits.
 """
 
 from __future__ import annotations
@@ -30,10 +50,17 @@ import numpy as np
 from clustertwin.perf.flops import Shape
 
 WEIGHT_BYTES = 2.0
-GRAD_BYTES = 2.0
+GRAD_BYTES = 2.0  # 16-bit gradients (fp16 training); see grad_bytes()
+MAIN_GRAD_BYTES = 4.0  # fp32 main gradients (bf16 / fp8 training)
 OPTIMIZER_BYTES = 12.0
 LOGIT_BYTES = 8.0  # fp32 logits and their gradient
 DROPOUT_MASKS = 2.0  # bytes per token x hidden: attention-output and MLP-output dropout masks
+LSE_BYTES = 4.0  # fused attention: fp32 log-sum-exp per token per query head
+
+
+def grad_bytes(precision: str) -> float:
+    """Bytes per parameter of the gradient accumulation buffer for a training precision."""
+    return GRAD_BYTES if precision == "fp16" else MAIN_GRAD_BYTES
 
 
 def layer_params(m: Shape) -> tuple[float, float, float]:
@@ -69,12 +96,14 @@ def state_bytes(
     zero: np.ndarray,
     shard_dense: np.ndarray,
     shard_expert: np.ndarray,
+    grad: float = GRAD_BYTES,
 ) -> np.ndarray:
-    """Weights + gradients + optimizer bytes per GPU for a ZeRO stage (0..3)."""
+    """Weights + gradients + optimizer bytes per GPU for a ZeRO stage (0..3); ``grad`` is the
+    gradient buffer's bytes per parameter (:func:`grad_bytes`)."""
 
     def one(p: np.ndarray, n: np.ndarray) -> np.ndarray:
         w = p * WEIGHT_BYTES * np.where(zero >= 3, 1 / n, 1.0)
-        g = p * GRAD_BYTES * np.where(zero >= 2, 1 / n, 1.0)
+        g = p * grad * np.where(zero >= 2, 1 / n, 1.0)
         o = p * OPTIMIZER_BYTES * np.where(zero >= 1, 1 / n, 1.0)
         return w + g + o
 
@@ -89,22 +118,25 @@ def layer_activation_bytes(
     sp: np.ndarray,
     recompute: np.ndarray,
     flash: bool,
+    fused_glu: bool = False,
 ) -> np.ndarray:
     """Stored activation bytes of one layer for one micro-batch of ``tokens`` per GPU.
 
-    ``recompute``: 0 none, 1 selective, 2 full; ``sp``: sequence parallelism (0/1)."""
+    ``recompute``: 0 none, 1 selective, 2 full; ``sp``: sequence parallelism (0/1);
+    ``fused_glu``: a fused gated-unit kernel keeps only the first GEMM's two outputs."""
     h = m.hidden
     rep = (8.0 + (0.0 if m.swiglu else DROPOUT_MASKS)) * h / np.where(sp > 0, tp, 1)
+    inner = (4.0 if fused_glu else 6.0) if m.swiglu else 4.0
     if m.moe:
-        per_copy = (6.0 if m.swiglu else 4.0) * m.expert_ffn
+        per_copy = inner * m.expert_ffn
         mlp = m.active_experts * (2 * h + per_copy) + m.shared_experts * per_copy
-        mlp = max(mlp, (6.0 if m.swiglu else 4.0) * m.ffn)
+        mlp = max(mlp, inner * m.ffn)
     else:
-        mlp = (6.0 if m.swiglu else 4.0) * m.ffn
+        mlp = inner * m.ffn
     split_part = (4.0 * h + 4.0 * m.kv_dim + mlp) / tp
-    scores = 0.0 if flash else 5.0 * m.heads * seq_local / tp
+    scores = LSE_BYTES * m.heads / tp if flash else 5.0 * m.heads * seq_local / tp
     none = tokens * (rep + split_part + scores)
-    selective = tokens * (rep + split_part)
+    selective = tokens * (rep + split_part + (scores if flash else 0.0))
     full = tokens * 2.0 * h / np.where(sp > 0, tp, 1)
     return np.where(recompute == 0, none, np.where(recompute == 1, selective, full))
 
@@ -117,8 +149,11 @@ def working_bytes(
     sp: np.ndarray,
     recompute: np.ndarray,
     flash: bool,
+    fused_glu: bool = False,
 ) -> np.ndarray:
     """Transient bytes while one layer's backward runs: its recomputed activations under
     full recompute (nothing extra otherwise)."""
-    one = layer_activation_bytes(m, tokens, seq_local, tp, sp, np.zeros_like(recompute), flash)
+    one = layer_activation_bytes(
+        m, tokens, seq_local, tp, sp, np.zeros_like(recompute), flash, fused_glu
+    )
     return np.where(recompute == 2, one, 0.0)

@@ -25,6 +25,7 @@ GENERATION_KEYS = (
     "gemm_half_gflop",
     "hbm_efficiency",
     "flash_attention",
+    "fused_glu",
     "attention_efficiency",
     "nvlink_efficiency",
     "nvlink_latency_us",
