@@ -6,12 +6,17 @@ from __future__ import annotations
 import copy
 import time
 
-CASES = [  # (label, gpus, node, gpu, fabric)
-    ("1,016 H100 / NDR (R1 4-SU pod)", 1016, "dgx-h100", "h100-sxm-80gb", "ib-ndr"),
-    ("16,384 H100 / NDR (64 SU, 3 tiers)", 16384, "dgx-h100", "h100-sxm-80gb", "ib-ndr"),
-    ("100,000 H100 / RoCE 400G", 100000, "dgx-h100", "h100-sxm-80gb", "roce-400g"),
-    ("100,000 B200 / XDR", 100000, "dgx-b200", "b200", "ib-xdr"),
-    ("100,008 GB200 NVL72 / XDR", 100008, "gb200-nvl72", "gb200", "ib-xdr"),
+RAIL, FT = "rail-optimized-fat-tree", "fat-tree"
+CASES = [  # (label, gpus, node, gpu, fabric, topology)
+    ("64 H100 / NDR200 (BasePOD leaf pair)", 64, "dgx-h100", "h100-sxm-80gb", "ib-ndr200", RAIL),
+    ("1,016 H100 / NDR (R1 4-SU pod)", 1016, "dgx-h100", "h100-sxm-80gb", "ib-ndr", RAIL),
+    ("16,384 H100 / NDR (64 SU, 3 tiers)", 16384, "dgx-h100", "h100-sxm-80gb", "ib-ndr", RAIL),
+    ("24,576 H100 / RoCE ToR (Meta-like)", 24576, "dgx-h100", "h100-sxm-80gb", "roce-400g", FT),
+    ("100,000 H100 / RoCE 400G", 100000, "dgx-h100", "h100-sxm-80gb", "roce-400g", RAIL),
+    ("100,000 H100 liquid 4U (Colossus)", 100000, "hgx-h100-liquid-4u", "h100-sxm-80gb",
+     "roce-400g", RAIL),
+    ("100,000 B200 / XDR", 100000, "dgx-b200", "b200", "ib-xdr", RAIL),
+    ("100,008 GB200 NVL72 / XDR", 100008, "gb200-nvl72", "gb200", "ib-xdr", RAIL),
 ]
 
 
@@ -33,15 +38,15 @@ def main() -> None:
 
     cat = load_catalog()
     base = yaml.safe_load(DEFAULT_SCENARIO.read_text())
-    print(f"{'case':40s} {'best ms':>8s} {'switches':>9s} {'racks':>7s} {'IT MW':>7s}")
-    for label, gpus, node, gpu, tech in CASES:
+    print(f"{'case':42s} {'best ms':>8s} {'switches':>9s} {'racks':>7s} {'IT MW':>7s}")
+    for label, gpus, node, gpu, tech, topo in CASES:
         doc = copy.deepcopy(base)
-        doc["cluster"].update({"gpus": gpus, "node": node, "gpu": gpu})
-        doc["cluster"]["fabric"]["technology"] = tech
+        doc["cluster"].update({"gpus": gpus, "node": node, "gpu": gpu, "spare_nodes": 0})
+        doc["cluster"]["fabric"].update({"technology": tech, "topology": topo})
         s = scenario_from_dict(doc, "<bench>", cat)
         d = design(s, cat, None)
         ms = _time(lambda s=s: design(s, cat, None), 20) * 1000
-        print(f"{label:40s} {ms:8.3f} {d.fabric.switches:9,d} {d.racks:7,d} "
+        print(f"{label:42s} {ms:8.3f} {d.fabric.switches:9,d} {d.racks:7,d} "
               f"{d.power.it_kw / 1000:7.1f}")
 
 

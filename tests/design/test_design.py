@@ -141,7 +141,7 @@ def test_oversubscription_below_one_is_refused_by_scenario(catalog):
 
 @settings(max_examples=40, deadline=None)
 @given(st.integers(1, 4000), st.integers(1, 600),
-       st.sampled_from(["ib-ndr", "roce-400g", "ib-xdr"]))
+       st.sampled_from(["ib-ndr", "roce-400g", "ib-xdr", "ib-ndr200"]))
 def test_more_gpus_never_less_hardware(catalog, nodes, extra, tech):
     a = design(scenario(catalog, 8 * nodes, fabric={"technology": tech}), catalog, None)
     b = design(scenario(catalog, 8 * (nodes + extra), fabric={"technology": tech}), catalog, None)
@@ -153,7 +153,7 @@ def test_more_gpus_never_less_hardware(catalog, nodes, extra, tech):
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.integers(1, 700), st.sampled_from(["ib-ndr", "ib-hdr", "roce-400g"]),
+@given(st.integers(1, 700), st.sampled_from(["ib-ndr", "ib-hdr", "roce-400g", "ib-ndr200"]),
        st.sampled_from(["rail-optimized-fat-tree", "fat-tree"]))
 def test_every_node_port_lands_on_one_leaf_port(catalog, nodes, tech, topo):
     d = design(scenario(catalog, 8 * nodes, fabric={"technology": tech, "topology": topo}),
@@ -165,6 +165,54 @@ def test_every_node_port_lands_on_one_leaf_port(catalog, nodes, tech, topo):
     assert pm[:, 0].max() < f.leaf and pm[:, 1].max() < f.plane.leaf_down
     used = f.leaf_ports_used()
     assert used.max() <= f.radix  # no leaf exceeds the radix, managers included
+
+
+@pytest.mark.parametrize("tech", ["ib-ndr", "ib-ndr200", "roce-400g"])
+@pytest.mark.parametrize("topo", ["rail-optimized-fat-tree", "fat-tree"])
+def test_small_clusters_grow_monotonically(catalog, tech, topo):
+    """Across the leaf-pair / ToR / SU boundaries (1-40 nodes) switches, cables, racks and kW
+    never shrink (transceivers may: a UFM link needs a free slot, which a full SU lacks)."""
+    prev = None
+    for n in range(1, 41):
+        d = design(scenario(catalog, 8 * n, fabric={"technology": tech, "topology": topo}),
+                   catalog, None)
+        f = d.fabric
+        cur = (f.switches + d.networks.storage.switches, f.cables, d.racks, d.power.it_kw)
+        if prev is not None:
+            assert all(c >= p for c, p in zip(cur, prev, strict=True)), (n, prev, cur)
+        prev = cur
+
+
+def test_leaf_pair_basepod_shape(catalog):
+    """<= one SU of rail pairs: two leaves, ISLs = node ports per leaf, storage in-band."""
+    d = design(scenario(catalog, 48, fabric={"technology": "ib-ndr200"}), catalog, None)
+    f = d.fabric
+    assert f.leaf_pair and (f.leaf, f.spine, f.core, f.tiers) == (2, 0, 0, 1)
+    assert f.leaf_spine_links == 24 and f.isl_cables == 12
+    assert f.leaf_ports_used().tolist() == [48, 48]
+    assert d.networks.storage.converged and d.networks.storage.switches == 0
+
+
+def test_slower_fabric_runs_nic_at_fabric_speed(catalog, xcatalog):
+    """CX-7 (400G) on NDR200 is one 200G plane; CX-8 (800G) on 400G Ethernet is two planes."""
+    a = design(scenario(catalog, 64, fabric={"technology": "ib-ndr200"}), catalog, None)
+    assert (a.fabric.planes, a.fabric.endpoint_gbps) == (1, 200)
+    b = design(scenario(xcatalog, 512, gpu="b200", node="fixture-dgx-b300",
+                        fabric={"technology": "roce-400g"}), xcatalog, None)
+    assert b.fabric.planes == 2
+
+
+def test_fat_tree_puts_one_tor_in_each_rack(catalog):
+    rules = load_rules().with_values(rack_power_limit_air_kw=30)
+    d = design(scenario(catalog, 8 * 40, fabric={"technology": "roce-400g",
+                                                  "topology": "fat-tree"}), catalog, None,
+               rules=rules)
+    f = d.fabric
+    assert f.tor and f.su_nodes == d.layout.nodes_per_rack == 2
+    assert f.leaf == d.rack_counts.compute == 20
+    assert f.copper_cables > 0 and f.node_modules == 0
+    # ToRs live in the compute racks: only spines/cores fill network racks
+    assert d.power.rack_kw == pytest.approx(2 * 10.2 + 2.09)
 
 
 # ---- CLI -----------------------------------------------------------------------------------

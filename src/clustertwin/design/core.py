@@ -69,13 +69,19 @@ def design(scenario, catalog, estimate=None, *, rules: DesignRules | None = None
 
     # rack kW and PDUs; management racks and OOB size depend on each other: iterate to a fixpoint
     rack_kw = layout.nodes_per_rack * node.max_power_kw
+    tor_kw = cf.planes * cf.leaves_per_su * switch.power_kw_max if cf.tor else 0.0
+    rack_kw += tor_kw                      # a top-of-rack leaf draws from its compute rack
     compute_racks = layout.compute_racks
-    network_racks = math.ceil(cf.switches * switch.rack_units / rules.num("network_rack_switch_ru"))
+    # top-of-rack leaves sit in the compute racks; the rest of the fabric in network racks
+    rack_switches = cf.switches - (cf.leaf if cf.tor else 0)
+    network_racks = math.ceil(rack_switches * switch.rack_units
+                              / rules.num("network_rack_switch_ru"))
     cf_kw = cf.switches * switch.power_kw_max
     storage_racks = math.ceil(storage.rack_units / rules.num("storage_rack_ru"))
     kinds = {"compute": compute_racks * pdus_for(rack_kw, rules), "network": 0, "storage": 0}
     if network_racks:
-        kinds["network"] = network_racks * pdus_for(cf_kw / network_racks, rules)
+        kinds["network"] = network_racks * pdus_for(
+            (cf_kw - tor_kw * compute_racks) / network_racks, rules)
     if storage_racks:
         kinds["storage"] = storage_racks * pdus_for(storage.power_kw / storage_racks, rules)
     pdus = fixed_pdus = sum(kinds.values())
@@ -83,10 +89,11 @@ def design(scenario, catalog, estimate=None, *, rules: DesignRules | None = None
     # UFM appliances exist whether or not a free leaf slot takes their links
     ufm = int(fab.reserved_ports_per_su * rules.num("fabric_manager_links_per_slot"))
     for _ in range(8):
-        mgmt = plan_management(node=node, nodes=nodes, scalable_units=cf.scalable_units,
+        mgmt = plan_management(node=node, nodes=nodes, scalable_units=cf.equivalent_sus,
                                compute_switches=cf.switches, manager_links=ufm,
                                storage_links=storage_links, storage_switch=switch,
-                               inband_switch=inband_sw, oob_switch=oob_sw, pdus=pdus, rules=rules)
+                               inband_switch=inband_sw, oob_switch=oob_sw, pdus=pdus, rules=rules,
+                               su_nodes=cf.rail_su_nodes, converged_storage=cf.leaf_pair)
         mgmt_kw = (mgmt.inband_switches * inband_sw.power_kw_max
                    + mgmt.oob_switches * oob_sw.power_kw_max
                    + mgmt.ufm_appliances * rules.num("ufm_appliance_kw")
@@ -108,10 +115,11 @@ def design(scenario, catalog, estimate=None, *, rules: DesignRules | None = None
 
     typical = node.typical_power_kw or TYPICAL_FRACTION * node.max_power_kw
     it_guess = (nodes * node.max_power_kw + cf_kw + sf_kw + mgmt_kw + storage.power_kw)
-    liquid_racks_kw = nodes * node.max_power_kw if node.cooling == "liquid" or rack_kw > rules.num(
-        "containment_max_rack_kw") else 0.0
+    liquid = node.cooling == "liquid" or rack_kw > rules.num("containment_max_rack_kw")
+    liquid_racks_kw = nodes * node.max_power_kw if liquid else 0.0
     cooling = plan_cooling(rack_kw=rack_kw, node_cooling=node.cooling, it_kw=it_guess,
-                           liquid_racks_kw=liquid_racks_kw, rules=rules)
+                           liquid_racks_kw=liquid_racks_kw, rules=rules,
+                           liquid_racks=compute_racks if liquid else 0)
     pue = cooling.pue if scenario.economics.pue == "auto" else float(scenario.economics.pue)
     power = plan_power(nodes_kw=nodes * node.max_power_kw, nodes_typical_kw=nodes * typical,
                        compute_fabric_kw=cf_kw,
@@ -159,9 +167,11 @@ def _bom(catalog, node, fab, switch, inband_sw, oob_sw, cf, mgmt, storage, power
     if cf.copper_cables:
         out.append(L("network", "compute-fabric copper cables (in-rack)", cf.copper_cables,
                      copper, catalog_id=fab.copper_cable))
-    out.append(L("network", f"storage-fabric switch {switch.name}", mgmt.storage.switches, switch))
-    out.append(L("network", "storage-fabric cables", mgmt.storage.cables, fiber,
-                 catalog_id=fab.fiber_cable))
+    if mgmt.storage.switches:
+        out.append(L("network", f"storage-fabric switch {switch.name}", mgmt.storage.switches,
+                     switch))
+        out.append(L("network", "storage-fabric cables", mgmt.storage.cables, fiber,
+                     catalog_id=fab.fiber_cable))
     out.append(L("network", f"in-band management switch {inband_sw.name}", mgmt.inband_switches,
                  inband_sw))
     out.append(L("network", f"out-of-band management switch {oob_sw.name}", mgmt.oob_switches,

@@ -17,6 +17,21 @@ Leaf oversubscription r:1 sets u = ceil(k / (r + 1)), d = k - u (so the real rat
 :func:`plan_compute_fabric` applies the rule to a node type: multi-plane NICs become separate
 planes, ports are grouped into scalable units (SUs) of whole leaves, fabric-manager (UFM) ports
 take a free node slot, and links are split into copper and optical with their transceivers.
+
+Two small-cluster and classic-DC shapes come out of the same SU arithmetic:
+
+* Leaf pair (DGX BasePOD, RA-11127-001, datacenter-anchors 1.6 / case 16): when every node of
+  the cluster fits one SU whose leaves each take half of a node's rails, the fabric is those two
+  leaves joined by inter-switch links (ISLs) equal to their node ports (non-blocking), on
+  twin-port copper DACs; no spine. 8 DGX at NDR200 -> 2 QM9700, 64 node links, 32 ISL ports =
+  16 twin-port DACs, 32 + 32 modules.
+* ToR per rack (``topology: fat-tree``): a leaf never spans racks when a rack holds fewer nodes
+  than a leaf has room for, so the leaf is the rack's top-of-rack switch on copper (Meta's
+  RoCE clusters: one ToR per 2-server rack, datacenter-anchors 3.1 / case 23).
+
+A NIC faster than the fabric link is split into planes only from ``multiplane_min_nic_gbps``
+(ConnectX-8 800G -> 2 x 400G planes, B300 twin-planar); a slower NIC runs at the fabric's
+speed (ConnectX-7 at NDR200 in the BasePOD).
 """
 
 from __future__ import annotations
@@ -190,6 +205,20 @@ class ComputeFabric:
     node_modules: int
     manager_modules: int
     ports_per_cage: int
+    leaf_pair: bool = False      #: two leaves joined by ISLs, no spine (BasePOD)
+    node_cables_per_node: int = 0  #: 0 = one cable per node link
+    rail_su_nodes: int = 0       #: nodes of a rail-optimized SU on this switch (0 = su_nodes)
+
+    @property
+    def tor(self) -> bool:
+        """Leaves are top-of-rack switches inside the compute racks (copper node links)."""
+        return self.topology != "rail-optimized-fat-tree" and not self.node_links_optical
+
+    @property
+    def equivalent_sus(self) -> int:
+        """Rail-optimized SUs this many nodes would fill: the unit management servers and the
+        storage fabric are sized in, whatever the compute topology."""
+        return max(1, math.ceil(self.nodes / (self.rail_su_nodes or self.su_nodes)))
 
     @property
     def tiers(self) -> int:
@@ -225,13 +254,28 @@ class ComputeFabric:
         return self.plane.spine_core_links * self.planes
 
     @property
+    def node_cables(self) -> int:
+        """Node cables: one per link, or one per node cage when both ports of a twin-port cage
+        land on the same leaf (BasePOD: 32 fibres for 64 NDR200 links, datacenter-anchors 1.6)."""
+        per = self.node_cables_per_node or self.rails * self.planes
+        return self.nodes * per
+
+    @property
+    def isl_cables(self) -> int:
+        """Leaf-pair ISL cables: twin-port DACs carry ``ports_per_cage`` links each."""
+        return math.ceil(self.leaf_spine_links / self.ports_per_cage) if self.leaf_pair else 0
+
+    @property
     def cables(self) -> int:
-        """Contract ``design.fabric.cables``: node-leaf + leaf-spine + spine-core links."""
-        return self.node_leaf_links + self.leaf_spine_links + self.spine_core_links
+        """Contract ``design.fabric.cables``: node-leaf + leaf-spine + spine-core cables (one
+        per link, except node cages and leaf-pair ISLs that carry two links on one cable)."""
+        upper = self.isl_cables if self.leaf_pair else self.leaf_spine_links
+        return self.node_cables + self.manager_links + upper + self.spine_core_links
 
     @property
     def copper_cables(self) -> int:
-        return 0 if self.node_links_optical else self.nodes * self.rails * self.planes
+        node = 0 if self.node_links_optical else self.node_cables
+        return node + self.isl_cables
 
     @property
     def fiber_cables(self) -> int:
@@ -289,7 +333,7 @@ def plan_compute_fabric(*, node, fabric, switch, nodes: int, oversubscription: f
     nic, link = float(node.compute_nic_gbps), float(fabric.link_gbps)
     endpoint = min(nic, link)
     planes = 1
-    if nic > link:
+    if nic > link and nic >= rules.num("multiplane_min_nic_gbps"):
         planes = int(round(nic / link))
         if abs(planes * link - nic) > 1e-6:
             raise ScenarioError([Problem(source, "cluster.fabric.technology",
@@ -300,13 +344,22 @@ def plan_compute_fabric(*, node, fabric, switch, nodes: int, oversubscription: f
     if oversubscription < 1:
         size_fabric(1, k, oversubscription, source=source)  # raises the user-facing error
     rails = int(node.compute_nics)
+    pair = False
+    g_rail = int(rules.num("rack_scale_ports_per_tray")) if node.rack_scale else 1
+    if rails % g_rail:
+        g_rail = 1
     if topology == "rail-optimized-fat-tree":
-        g = int(rules.num("rack_scale_ports_per_tray")) if node.rack_scale else 1
-        if rails % g:
-            g = 1
+        g = g_rail
+        half = rails // 2
+        # leaf pair: the whole cluster fits one SU whose two leaves take half the rails each
+        if (not node.rack_scale and planes == 1 and rails >= 2 and rails % 2 == 0
+                and 0 < half <= d and nodes <= d // half):
+            g, pair = half, True
+        su_nodes = d // g
     else:
         g = min(rails, d)
-    su_nodes = d // g
+        # ToR per rack: a leaf holds at most one rack's nodes (copper in-rack)
+        su_nodes = max(1, min(d // g, int(nodes_per_rack))) if g else 0
     if su_nodes < 1:
         raise InfeasibleError([Problem(source, "cluster.fabric.technology",
             f"a {k}-port leaf at {oversubscription:g}:1 has {d} downlinks, fewer than the "
@@ -318,18 +371,25 @@ def plan_compute_fabric(*, node, fabric, switch, nodes: int, oversubscription: f
     attached = reserved > 0 and free >= reserved
     mgr_links = int(reserved * rules.num("fabric_manager_links_per_slot")) if attached else 0
     ports = nodes * rails + mgr_links
-    plane = size_fabric(ports, k, oversubscription, leaves=sus * l_su, source=source)
+    if pair:
+        plane = _leaf_pair(nodes * g, mgr_links, k, oversubscription)
+    else:
+        plane = size_fabric(ports, k, oversubscription, leaves=sus * l_su, source=source)
     optical_nodes = topology == "rail-optimized-fat-tree" or su_nodes > nodes_per_rack
     ppc = max(1, k // int(switch.cages))
+    node_ppc = (rails * planes) // int(node.compute_cages) if node.compute_cages else 1
+    per_node = (int(node.compute_cages) if planes == 1 and node_ppc > 1 and g % node_ppc == 0
+                and rails % node_ppc == 0 else 0)
     cf = ComputeFabric(
         technology=fabric.id, switch_id=switch.id, topology=topology, radix=k,
         endpoint_gbps=endpoint, planes=planes, rails=rails, ports_per_node_per_leaf=g,
         su_nodes=su_nodes, leaves_per_su=l_su, scalable_units=sus, nodes=nodes,
         reserved_slots=reserved if attached else 0, manager_links=mgr_links,
         managers_attached=attached, plane=plane, node_links_optical=optical_nodes,
-        switch_modules=0, node_modules=0, manager_modules=0, ports_per_cage=ppc)
+        switch_modules=0, node_modules=0, manager_modules=0, ports_per_cage=ppc,
+        leaf_pair=pair, node_cables_per_node=per_node, rail_su_nodes=d // g_rail)
     down = cf.leaf_ports_used() - plane.leaf_up
-    leaf_mod = _modules(plane.leaf_up, ppc) * plane.leaf
+    leaf_mod = 0 if pair else _modules(plane.leaf_up, ppc) * plane.leaf  # ISLs are copper
     if optical_nodes:
         leaf_mod += _modules(down, ppc)
     else:  # managers are the only optical leaf downlinks then
@@ -339,6 +399,17 @@ def plan_compute_fabric(*, node, fabric, switch, nodes: int, oversubscription: f
     node_mod = nodes * int(node.compute_cages) if optical_nodes else 0
     return _replace(cf, switch_modules=per_plane * planes, node_modules=node_mod,
                      manager_modules=mgr_links)
+
+
+def _leaf_pair(per_leaf_nodes: int, mgr_links: int, k: int, r: float) -> FabricSize:
+    """Two leaves, each with half of every node's rails, joined by ISLs sized to carry their
+    node ports at the requested ratio (BasePOD: 32 node ports + 32 ISL ports per QM9700)."""
+    down = per_leaf_nodes + math.ceil(mgr_links / 2)
+    isl = min(k - down, math.ceil(down / max(1.0, r) - 1e-9))
+    return FabricSize(endpoints=2 * per_leaf_nodes + mgr_links, radix=k,
+                      oversubscription=down / max(1, isl), tiers=1, leaf=2, spine=0, core=0,
+                      leaf_down=k - isl, leaf_up=isl, pods=1, leaf_spine_links=isl,
+                      spine_core_links=0, spine_groups=(), core_groups=())
 
 
 def _replace(obj, **kw):

@@ -2,8 +2,14 @@
 fabric-manager appliances and head nodes, following the DGX SuperPOD H100 RA (R1, see
 shared/research/datacenter-anchors.md 1.1 and 8.2).
 
-* Storage fabric: node side at ~4:3 (``storage_fabric_node_oversubscription``), storage side
-  1:1, on the compute fabric's switch model; spines = leaf uplinks / radix (2 tiers).
+* Storage fabric (:func:`plan_storage_fabric`): a leaf/spine tree on the compute fabric's switch
+  model, sized for whole SUs like the compute fabric. Node leaves hold k/2 node ports each and
+  send d / r uplinks (r = ``storage_fabric_node_oversubscription``, 4:3 -> 32 down : 24 up);
+  storage leaves run 1:1, one per SU (R1 Table 6 sizes storage per SU) or more when the storage
+  ports need them; spines follow the divisor rule of the compute fabric. R1's 4-SU pod: 8 node
+  leaves + 4 storage leaves + 4 spines = 16 QM9700, 254 node + 240 leaf-spine cables = 494 with
+  48 storage ports (Table 7/8). A cluster whose compute fabric is a BasePOD-style leaf pair
+  carries storage on the in-band Ethernet instead (no storage switches; R6).
 * In-band: ``inband_node_ports_per_switch`` node links per switch, at least 2 switches.
 * OOB: one RJ45 per BMC, switch, host, PDU and UFM back-to-back pair;
   ``oob_devices_per_switch`` devices per switch.
@@ -14,7 +20,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from clustertwin.design.fabric import leaf_split
+from clustertwin.design.fabric import _smallest_divisor_at_least
 
 
 @dataclass(frozen=True)
@@ -22,17 +28,22 @@ class StorageFabric:
     switch_id: str
     node_links: int
     storage_links: int
-    leaf: int
+    leaf: int                   #: node leaves + storage leaves
     spine: int
     leaf_spine_links: int
+    storage_leaves: int = 0
+    core: int = 0
+    spine_core_links: int = 0
+    converged: bool = False     #: storage rides the in-band Ethernet (no storage switches)
 
     @property
     def switches(self) -> int:
-        return self.leaf + self.spine
+        return self.leaf + self.spine + self.core
 
     @property
     def cables(self) -> int:
-        return self.node_links + self.storage_links + self.leaf_spine_links
+        return (self.node_links + self.storage_links + self.leaf_spine_links
+                + self.spine_core_links)
 
 
 @dataclass(frozen=True)
@@ -48,16 +59,35 @@ class ManagementNetworks:
     management_servers: int
 
 
-def plan_storage_fabric(node_links: int, storage_links: int, switch, rules) -> StorageFabric:
+def plan_storage_fabric(node_links: int, storage_links: int, switch, rules, *,
+                        scalable_units: int = 1, su_node_links: int | None = None,
+                        converged: bool = False) -> StorageFabric:
+    """Storage fabric for ``node_links`` node ports and ``storage_links`` storage ports.
+
+    ``su_node_links`` is the node ports of one full SU (the leaves are sized for whole SUs);
+    ``converged`` puts storage on the in-band network (no switches, BasePOD)."""
+    if converged:
+        return StorageFabric(switch.id, node_links, storage_links, 0, 0, 0, converged=True)
     k = int(switch.ports)
-    d, u = leaf_split(k, rules.num("storage_fabric_node_oversubscription"))
     if node_links + storage_links <= k:
         return StorageFabric(switch.id, node_links, storage_links, 1, 0, 0)
-    n_leaf = math.ceil(node_links / d)
-    s_leaf = math.ceil(storage_links / (k // 2))
-    up = n_leaf * u + s_leaf * (k // 2)
-    return StorageFabric(switch.id, node_links, storage_links, n_leaf + s_leaf,
-                         math.ceil(up / k), up)
+    half = k // 2
+    r = rules.num("storage_fabric_node_oversubscription")
+    up = max(1, math.ceil(half / r - 1e-9))                       # 32 / (4/3) = 24
+    sus = max(1, int(scalable_units))
+    sized = max(node_links, sus * int(su_node_links or 0))
+    n_leaf = math.ceil(sized / half)
+    s_leaf = max(sus, math.ceil(storage_links / half)) if storage_links else 0
+    uplinks = n_leaf * up + storage_links
+    if uplinks <= up * k:                                         # 2 tiers: divisor rule
+        spines = _smallest_divisor_at_least(up, uplinks / k)
+        return StorageFabric(switch.id, node_links, storage_links, n_leaf + s_leaf, spines,
+                             uplinks, storage_leaves=s_leaf)
+    spines = math.ceil(uplinks / half)                            # 3 tiers, spines k/2 : k/2
+    cores = math.ceil(spines * half / k)
+    return StorageFabric(switch.id, node_links, storage_links, n_leaf + s_leaf, spines,
+                         uplinks, storage_leaves=s_leaf, core=cores,
+                         spine_core_links=spines * half)
 
 
 def oob_devices_per_node(node, rules) -> int:
@@ -71,8 +101,12 @@ def oob_devices_per_node(node, rules) -> int:
 
 def plan_management(*, node, nodes: int, scalable_units: int, compute_switches: int,
                     manager_links: int, storage_links: int, storage_switch, inband_switch,
-                    oob_switch, pdus: int, rules) -> ManagementNetworks:
-    sf = plan_storage_fabric(nodes * int(node.storage_nics), storage_links, storage_switch, rules)
+                    oob_switch, pdus: int, rules, su_nodes: int = 0,
+                    converged_storage: bool = False) -> ManagementNetworks:
+    sf = plan_storage_fabric(nodes * int(node.storage_nics), storage_links, storage_switch, rules,
+                             scalable_units=scalable_units,
+                             su_node_links=su_nodes * int(node.storage_nics),
+                             converged=converged_storage)
     inband_links = nodes * int(node.storage_nics)
     inband = max(2, math.ceil(inband_links / rules.num("inband_node_ports_per_switch")))
     pods = math.ceil(scalable_units / rules.num("management_server_sus"))

@@ -98,7 +98,10 @@ class ClusterDesign:
             },
             "networks": {
                 "storage_fabric": {"switch": n.storage.switch_id, "leaf": n.storage.leaf,
-                                   "spine": n.storage.spine, "cables": n.storage.cables},
+                                   "spine": n.storage.spine, "core": n.storage.core,
+                                   "storage_leaves": n.storage.storage_leaves,
+                                   "converged_inband": n.storage.converged,
+                                   "cables": n.storage.cables},
                 "inband": {"switch": n.inband_switch_id, "switches": n.inband_switches,
                            "links": n.inband_links},
                 "oob": {"switch": n.oob_switch_id, "switches": n.oob_switches,
