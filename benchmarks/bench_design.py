@@ -1,5 +1,5 @@
 """Design-stage speed: a full design (layout, fabric, networks, storage, power, cooling, BOM)
-at several sizes, including 100,000 GPUs (target < 100 ms)."""
+at several sizes, including 100,000 GPUs (target < 100 ms), plain fat trees and pod builds."""
 
 from __future__ import annotations
 
@@ -7,7 +7,11 @@ import copy
 import time
 
 RAIL, FT = "rail-optimized-fat-tree", "fat-tree"
-CASES = [  # (label, gpus, node, gpu, fabric, topology)
+META = {"pod_gpus": 3072, "pod_oversubscription": 7, "leaf_switch": "minipack2",
+        "spine_switch": "arista-7808r3"}
+HPN = {"pod_gpus": 15360, "pod_oversubscription": 15, "oversubscription": 1.067,
+       "dual_tor": True, "spine_switch": "hpn-51t"}
+CASES = [  # (label, gpus, node, gpu, fabric, topology[, extra fabric keys])
     ("64 H100 / NDR200 (BasePOD leaf pair)", 64, "dgx-h100", "h100-sxm-80gb", "ib-ndr200", RAIL),
     ("1,016 H100 / NDR (R1 4-SU pod)", 1016, "dgx-h100", "h100-sxm-80gb", "ib-ndr", RAIL),
     ("16,384 H100 / NDR (64 SU, 3 tiers)", 16384, "dgx-h100", "h100-sxm-80gb", "ib-ndr", RAIL),
@@ -17,6 +21,12 @@ CASES = [  # (label, gpus, node, gpu, fabric, topology)
      "roce-400g", RAIL),
     ("100,000 B200 / XDR", 100000, "dgx-b200", "b200", "ib-xdr", RAIL),
     ("100,008 GB200 NVL72 / XDR", 100008, "gb200-nvl72", "gb200", "ib-xdr", RAIL),
+    ("24,576 H100 Meta pods (3,072 / 1:7)", 24576, "dgx-h100", "h100-sxm-80gb", "roce-400g",
+     FT, META),
+    ("100,000 H100 Meta-style pods", 100000, "dgx-h100", "h100-sxm-80gb", "roce-400g", FT,
+     META),
+    ("15,360 H800 Alibaba HPN pod", 15360, "hgx-h800", "h800", "roce-200g", RAIL, HPN),
+    ("99,840 H800 HPN pods (6.5 pods)", 99840, "hgx-h800", "h800", "roce-200g", RAIL, HPN),
 ]
 
 
@@ -39,10 +49,11 @@ def main() -> None:
     cat = load_catalog()
     base = yaml.safe_load(DEFAULT_SCENARIO.read_text())
     print(f"{'case':42s} {'best ms':>8s} {'switches':>9s} {'racks':>7s} {'IT MW':>7s}")
-    for label, gpus, node, gpu, tech, topo in CASES:
+    for label, gpus, node, gpu, tech, topo, *extra in CASES:
         doc = copy.deepcopy(base)
         doc["cluster"].update({"gpus": gpus, "node": node, "gpu": gpu, "spare_nodes": 0})
-        doc["cluster"]["fabric"].update({"technology": tech, "topology": topo})
+        doc["cluster"]["fabric"].update({"technology": tech, "topology": topo,
+                                         **(extra[0] if extra else {})})
         s = scenario_from_dict(doc, "<bench>", cat)
         d = design(s, cat, None)
         ms = _time(lambda s=s: design(s, cat, None), 20) * 1000

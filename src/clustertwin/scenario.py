@@ -128,6 +128,38 @@ class FabricSection(_Section):
     technology: str = Field("ib-ndr", description="compute-fabric family catalog id")
     topology: Literal["rail-optimized-fat-tree", "fat-tree"] = Field("rail-optimized-fat-tree")
     oversubscription: float = Field(1.0, ge=1.0, description="leaf downlink:uplink ratio (1.0 = non-blocking)")
+    pod_gpus: int | None = Field(None, description="GPUs under one pod (leaves + spines at the leaf ratio); "
+                                 "pods are joined by an aggregation layer. None = one tree as sized by the radix")
+    pod_oversubscription: float = Field(1.0, description="down:up ratio of a pod's spines toward the aggregation "
+                                        "layer (7.0 = cross-pod bandwidth is 1/7 of injection); needs pod_gpus")
+    leaf_switch: str | None = Field(None, description="switch catalog id of the leaves / ToRs; None = the fabric's switch")
+    spine_switch: str | None = Field(None, description="switch catalog id above the leaves (spine and aggregation); "
+                                     "None = the fabric's switch")
+    dual_tor: bool = Field(False, description="each NIC's two ports go to two ToRs, one per plane (Alibaba HPN)")
+
+    @field_validator("pod_gpus", mode="before")
+    @classmethod
+    def _pod_gpus(cls, v: Any) -> Any:
+        if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
+            raise ValueError(f"expected a whole number of GPUs >= 1 (GPUs under one pod) or null, got {v!r}")
+        return v
+
+    @field_validator("pod_oversubscription")
+    @classmethod
+    def _pod_ratio(cls, v: float, info: Any) -> float:
+        if v < 1.0:
+            raise ValueError(f"{v:g} is below 1 (a pod cannot send more up than it takes in); "
+                             "use 1.0 for a non-blocking aggregation layer")
+        if v != 1.0 and "pod_gpus" in info.data and info.data["pod_gpus"] is None:
+            raise ValueError("applies where pods meet the aggregation layer; set cluster.fabric.pod_gpus too")
+        return v
+
+    @field_validator("leaf_switch", "spine_switch")
+    @classmethod
+    def _switch_id(cls, v: Any) -> Any:
+        if v is not None and not str(v).strip():
+            raise ValueError("expected a switch catalog id (see `clustertwin catalog switch`) or null")
+        return v
 
 
 class Cluster(_Section):
@@ -298,6 +330,10 @@ def _resolve(doc: ScenarioFile, catalog: Catalog, source: str) -> Scenario:
             have = ", ".join(p for p in ("fp8", "bf16", "fp16") if p in gpu.peak_tflops)
             problems.append(Problem(source, "training.precision",
                                     f"{cl.gpu} has no {doc.training.precision} tensor-core peak; it supports {have}"))
+    for key in ("leaf_switch", "spine_switch"):
+        sw = getattr(cl.fabric, key, None)
+        if sw is not None and not catalog.has("switch", sw):
+            problems.append(Problem(source, f"cluster.fabric.{key}", catalog.unknown_message("switch", sw)))
     if not catalog.has("fabric", cl.fabric.technology):
         problems.append(Problem(source, "cluster.fabric.technology", catalog.unknown_message("fabric", cl.fabric.technology)))
     if not catalog.has("failure_profile", doc.reliability.failure_profile):

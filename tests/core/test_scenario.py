@@ -162,3 +162,9 @@ def test_node_mismatch_lists_nodes_of_that_gpu(doc, catalog):
     doc["cluster"]["gpu"] = "h200"
     (line,) = problems(doc, catalog)
     assert "cluster.node" in line and "hgx-h200" in line
+
+
+def test_unknown_spine_switch_is_a_scenario_error(doc, catalog):
+    doc["cluster"]["fabric"]["spine_switch"] = "arista-7808"
+    (line,) = problems(doc, catalog)
+    assert line.startswith("s.yaml: cluster.fabric.spine_switch") and "did you mean" in line

@@ -47,10 +47,15 @@ def design(scenario, catalog, estimate=None, *, rules: DesignRules | None = None
     nodes = job_nodes + spares
 
     cap, _ = rack_capacity(node, rules, src)
-    cf = plan_compute_fabric(node=node, fabric=fab, switch=switch, nodes=nodes,
+    leaf_sw, spine_sw, pod_nodes = _fabric_options(catalog, cl.fabric, fab, switch, node, src)
+    cf = plan_compute_fabric(node=node, fabric=fab, switch=leaf_sw, nodes=nodes,
                              oversubscription=cl.fabric.oversubscription,
                              topology=cl.fabric.topology, nodes_per_rack=cap, rules=rules,
-                             source=src)
+                             source=src, pod_nodes=pod_nodes,
+                             pod_oversubscription=cl.fabric.pod_oversubscription,
+                             spine_switch=spine_sw, dual_tor=cl.fabric.dual_tor)
+    # the switch model of the spine / aggregation tiers (the leaf model in a plain tree)
+    upper_sw = spine_sw if cf.pod is not None else leaf_sw
     layout = plan_layout(node, job_nodes, spares, cf.su_nodes, rules, src)
     if fab.reserved_ports_per_su and not cf.managers_attached:
         warnings.append("every leaf slot holds a node, so the fabric managers (UFM) attach "
@@ -69,14 +74,18 @@ def design(scenario, catalog, estimate=None, *, rules: DesignRules | None = None
 
     # rack kW and PDUs; management racks and OOB size depend on each other: iterate to a fixpoint
     rack_kw = layout.nodes_per_rack * node.max_power_kw
-    tor_kw = cf.planes * cf.leaves_per_su * switch.power_kw_max if cf.tor else 0.0
+    tor_kw = cf.planes * cf.leaves_per_su * leaf_sw.power_kw_max if cf.tor else 0.0
     rack_kw += tor_kw                      # a top-of-rack leaf draws from its compute rack
     compute_racks = layout.compute_racks
     # top-of-rack leaves sit in the compute racks; the rest of the fabric in network racks
-    rack_switches = cf.switches - (cf.leaf if cf.tor else 0)
-    network_racks = math.ceil(rack_switches * switch.rack_units
-                              / rules.num("network_rack_switch_ru"))
-    cf_kw = cf.switches * switch.power_kw_max
+    if upper_sw is leaf_sw:
+        rack_switches = cf.switches - (cf.leaf if cf.tor else 0)
+        network_racks = math.ceil(rack_switches * leaf_sw.rack_units
+                                  / rules.num("network_rack_switch_ru"))
+    else:
+        network_racks = _network_racks([(0 if cf.tor else cf.leaf, leaf_sw),
+                                        (cf.spine + cf.core, upper_sw)], rules)
+    cf_kw = _fabric_kw(cf, leaf_sw, upper_sw, "power_kw_max")
     storage_racks = math.ceil(storage.rack_units / rules.num("storage_rack_ru"))
     kinds = {"compute": compute_racks * pdus_for(rack_kw, rules), "network": 0, "storage": 0}
     if network_racks:
@@ -123,7 +132,8 @@ def design(scenario, catalog, estimate=None, *, rules: DesignRules | None = None
     pue = cooling.pue if scenario.economics.pue == "auto" else float(scenario.economics.pue)
     power = plan_power(nodes_kw=nodes * node.max_power_kw, nodes_typical_kw=nodes * typical,
                        compute_fabric_kw=cf_kw,
-                       compute_fabric_typical_kw=cf.switches * switch.power_kw_typical,
+                       compute_fabric_typical_kw=_fabric_kw(cf, leaf_sw, upper_sw,
+                                                            "power_kw_typical"),
                        storage_fabric_kw=sf_kw,
                        storage_fabric_typical_kw=mgmt.storage.switches * switch.power_kw_typical,
                        management_kw=mgmt_kw, storage_kw=storage.power_kw, pue=pue,
@@ -134,10 +144,53 @@ def design(scenario, catalog, estimate=None, *, rules: DesignRules | None = None
                         "(contained aisles or rear-door heat exchangers)")
     floor = plan_floor(racks, rules)
     lines = _bom(catalog, node, fab, switch, inband_sw, oob_sw, cf, mgmt, storage, power,
-                 cooling, racks, floor, nodes)
+                 cooling, racks, floor, nodes, leaf_sw=leaf_sw, upper_sw=upper_sw)
     return ClusterDesign(node_id=node.id, gpu_id=cl.gpu, layout=layout, fabric=cf,
                          networks=mgmt, storage=storage, power=power, cooling=cooling,
                          rack_counts=racks, floor=floor, bom=lines, warnings=tuple(warnings))
+
+
+def _fabric_options(catalog, fs, fab, switch, node, src):
+    """(leaf switch, spine switch, nodes per pod) from the scenario's fabric keys."""
+    leaf_sw = switch if fs.leaf_switch is None else catalog.get(
+        "switch", fs.leaf_switch, source=src, path="cluster.fabric.leaf_switch")
+    spine_sw = switch if fs.spine_switch is None else catalog.get(
+        "switch", fs.spine_switch, source=src, path="cluster.fabric.spine_switch")
+    problems = []
+    for key, sw in (("leaf_switch", leaf_sw), ("spine_switch", spine_sw)):
+        if sw.technology != fab.technology:
+            problems.append(Problem(src, f"cluster.fabric.{key}",
+                f"{sw.id} is an {sw.technology} switch but the {fab.id} fabric is "
+                f"{fab.technology}; pick an {fab.technology} switch"))
+    pod_nodes = None
+    if fs.pod_gpus is not None:
+        if fs.pod_gpus % node.gpus:
+            lo = fs.pod_gpus // node.gpus * node.gpus
+            hint = f"{lo:,} or {lo + node.gpus:,}" if lo else f"{node.gpus}"
+            problems.append(Problem(src, "cluster.fabric.pod_gpus",
+                f"{fs.pod_gpus:,} is not a multiple of the {node.gpus} GPUs per {node.id}; "
+                f"try {hint}"))
+        pod_nodes = max(1, fs.pod_gpus // node.gpus)
+    if problems:
+        raise ScenarioError(problems)
+    return leaf_sw, spine_sw, pod_nodes
+
+
+def _fabric_kw(cf, leaf_sw, upper_sw, attr: str) -> float:
+    if upper_sw is leaf_sw:
+        return cf.switches * getattr(leaf_sw, attr)
+    return cf.leaf * getattr(leaf_sw, attr) + (cf.spine + cf.core) * getattr(upper_sw, attr)
+
+
+def _network_racks(tiers, rules) -> int:
+    """Network racks for (count, switch) tiers: switches up to ``network_rack_switch_ru`` pack
+    by rack units; taller chassis (modular spines) fill usable rack space one by one."""
+    budget = rules.num("network_rack_switch_ru")
+    usable = rules.num("rack_ru") - rules.num("rack_reserved_ru")
+    small = sum(n * sw.rack_units for n, sw in tiers if sw.rack_units <= budget)
+    big = sum(math.ceil(n / max(1, int(usable // sw.rack_units)))
+              for n, sw in tiers if sw.rack_units > budget and n)
+    return math.ceil(small / budget) + big
 
 
 def _entry(catalog, kind: str, entry_id: str):
@@ -145,15 +198,23 @@ def _entry(catalog, kind: str, entry_id: str):
 
 
 def _bom(catalog, node, fab, switch, inband_sw, oob_sw, cf, mgmt, storage, power, cooling,
-         racks, floor, nodes) -> tuple[B.BomLine, ...]:
+         racks, floor, nodes, *, leaf_sw, upper_sw) -> tuple[B.BomLine, ...]:
     L = B.line
     out = [L("compute", f"{node.name} (NICs included)", nodes, node)]
     sw_t = _entry(catalog, "transceiver", fab.switch_transceiver)
     nd_t = _entry(catalog, "transceiver", fab.node_transceiver)
     fiber = _entry(catalog, "cable", fab.fiber_cable)
     copper = _entry(catalog, "cable", fab.copper_cable)
-    out.append(L("network", f"compute-fabric switch {switch.name} "
-                 f"({cf.leaf} leaf, {cf.spine} spine, {cf.core} core)", cf.switches, switch))
+    if upper_sw is leaf_sw:
+        out.append(L("network", f"compute-fabric switch {leaf_sw.name} "
+                     f"({cf.leaf} leaf, {cf.spine} spine, {cf.core} core)", cf.switches,
+                     leaf_sw))
+    else:
+        out.append(L("network", f"compute-fabric leaf switch {leaf_sw.name} ({cf.leaf} leaf)",
+                     cf.leaf, leaf_sw))
+        upper = f"{cf.spine} spine" + (f", {cf.core} aggregation" if cf.core else "")
+        out.append(L("network", f"compute-fabric spine switch {upper_sw.name} ({upper})",
+                     cf.spine + cf.core, upper_sw))
     out.append(L("network", "compute-fabric switch transceivers", cf.switch_modules, sw_t,
                  catalog_id=fab.switch_transceiver))
     if cf.node_modules:

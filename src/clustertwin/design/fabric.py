@@ -29,6 +29,12 @@ Two small-cluster and classic-DC shapes come out of the same SU arithmetic:
   than a leaf has room for, so the leaf is the rack's top-of-rack switch on copper (Meta's
   RoCE clusters: one ToR per 2-server rack, datacenter-anchors 3.1 / case 23).
 
+Pod builds (``cluster.fabric.pod_gpus``, ``spine_switch``/``leaf_switch`` other than the
+fabric's switch) are sized by :mod:`clustertwin.design.pods`: pods of leaves and spines joined
+by an (oversubscribed) aggregation layer, with a different switch model above the leaves (Meta's
+RoCE cluster, Alibaba HPN - datacenter-anchors 3.1, 3.5). ``dual_tor`` puts each NIC's two ports
+on two ToRs in two planes. Without those keys nothing here changes.
+
 A NIC faster than the fabric link is split into planes only from ``multiplane_min_nic_gbps``
 (ConnectX-8 800G -> 2 x 400G planes, B300 twin-planar); a slower NIC runs at the fabric's
 speed (ConnectX-7 at NDR200 in the BasePOD).
@@ -38,10 +44,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from clustertwin.errors import InfeasibleError, Problem, ScenarioError
+
+if TYPE_CHECKING:
+    from clustertwin.design.pods import PodLayer
 
 MAX_TIERS = 3
 
@@ -208,6 +218,10 @@ class ComputeFabric:
     leaf_pair: bool = False      #: two leaves joined by ISLs, no spine (BasePOD)
     node_cables_per_node: int = 0  #: 0 = one cable per node link
     rail_su_nodes: int = 0       #: nodes of a rail-optimized SU on this switch (0 = su_nodes)
+    pod: PodLayer | None = None  #: pod / aggregation build (``design.pods``); None = one tree
+    spine_switch_id: str = ""    #: switch above the leaves ("" = switch_id)
+    dual_tor: bool = False       #: each NIC's two ports on two ToRs, one per plane
+    tier_modules: tuple[int, int, int] = (0, 0, 0)  #: switch-side modules: leaf, spine, core
 
     @property
     def tor(self) -> bool:
@@ -289,6 +303,52 @@ class ComputeFabric:
     def oversubscription(self) -> float:
         return self.plane.oversubscription
 
+    @property
+    def pods(self) -> int:
+        """Pods joined by the aggregation layer (1 without a pod build)."""
+        return self.pod.pods if self.pod is not None else 1
+
+    @property
+    def upper_switch_id(self) -> str:
+        """Catalog id of the spine / aggregation (core) switches."""
+        return self.spine_switch_id or self.switch_id
+
+    @property
+    def cross_pod_ratio(self) -> float | None:
+        """Injection : cross-pod bandwidth of one full pod (7.0 = cross-pod is 1/7 of what the
+        pod's GPUs inject); None without a pod build."""
+        return None if self.pod is None else self.pod.cross_pod_ratio
+
+    def tier_table(self) -> list[dict]:
+        """Per-tier counts (all planes): switch, switches, links below the tier and their speed,
+        ports used down / up per switch."""
+        p, q = self.plane, self.planes
+        if self.pod is not None:
+            return self.pod.tier_table(self, q)
+        tm = self.tier_modules
+        rows = [{"tier": "leaf", "switch": self.switch_id, "switches": self.leaf,
+                 "per_plane": p.leaf, "links_below": self.node_leaf_links,
+                 "cables_below": self.node_cables + self.manager_links,
+                 "link_gbps": self.endpoint_gbps, "down_ports": p.leaf_down, "up_ports": p.leaf_up,
+                 "transceivers": tm[0]}]
+        if p.spine:
+            rows.append({"tier": "spine", "switch": self.switch_id, "switches": self.spine,
+                         "per_plane": p.spine, "links_below": self.leaf_spine_links,
+                         "cables_below": (self.isl_cables if self.leaf_pair
+                                          else self.leaf_spine_links),
+                         "link_gbps": self.endpoint_gbps, "transceivers": tm[1],
+                         "down_ports": max((u for _, u in p.spine_groups), default=0)
+                         - (self.radix // 2 if p.core else 0),
+                         "up_ports": self.radix // 2 if p.core else 0})
+        if p.core:
+            rows.append({"tier": "core", "switch": self.switch_id, "switches": self.core,
+                         "per_plane": p.core, "links_below": self.spine_core_links,
+                         "cables_below": self.spine_core_links,
+                         "link_gbps": self.endpoint_gbps, "transceivers": tm[2],
+                         "down_ports": max((u for _, u in p.core_groups), default=0),
+                         "up_ports": 0})
+        return rows
+
     def leaf_ports_used(self) -> np.ndarray:
         """Used leaf ports (down + up) of every leaf of one plane, manager links included."""
         p = self.plane
@@ -323,17 +383,30 @@ def _modules(used: np.ndarray | int, ppc: int) -> int:
 
 
 def plan_compute_fabric(*, node, fabric, switch, nodes: int, oversubscription: float,
-                        topology: str, nodes_per_rack: int, rules, source: str) -> ComputeFabric:
+                        topology: str, nodes_per_rack: int, rules, source: str,
+                        pod_nodes: int | None = None, pod_oversubscription: float = 1.0,
+                        spine_switch=None, dual_tor: bool = False) -> ComputeFabric:
     """Rail-optimized (or plain) fat tree for ``nodes`` nodes of catalog type ``node``.
 
-    ``fabric`` is the catalog Fabric family, ``switch`` its Switch entry. Ports are sized in
+    ``fabric`` is the catalog Fabric family, ``switch`` the leaf Switch entry. Ports are sized in
     whole scalable units (SU = one leaf's worth of node slots per rail group), as the NVIDIA RAs
     do; the fabric's reserved slots go to fabric managers when the last SU has room.
+
+    With ``pod_nodes`` (nodes under one pod) or a ``spine_switch`` other than ``switch`` the
+    fabric is a pod build (:mod:`clustertwin.design.pods`); ``dual_tor`` splits every NIC into
+    two ports on two ToRs, one per plane. Without them the result is the plain fat tree.
     """
     nic, link = float(node.compute_nic_gbps), float(fabric.link_gbps)
     endpoint = min(nic, link)
     planes = 1
-    if nic > link and nic >= rules.num("multiplane_min_nic_gbps"):
+    if dual_tor:
+        if abs(nic - 2 * link) > 1e-6:
+            raise ScenarioError([Problem(source, "cluster.fabric.dual_tor",
+                f"dual-ToR puts each NIC's two ports on two ToRs, but a {node.id} NIC runs at "
+                f"{nic:g} Gb/s and {fabric.id} links at {link:g} Gb/s (not 2 x {link:g}); "
+                f"pick a fabric at {nic / 2:g} Gb/s or set dual_tor: false")])
+        planes = 2
+    elif nic > link and nic >= rules.num("multiplane_min_nic_gbps"):
         planes = int(round(nic / link))
         if abs(planes * link - nic) > 1e-6:
             raise ScenarioError([Problem(source, "cluster.fabric.technology",
@@ -364,6 +437,17 @@ def plan_compute_fabric(*, node, fabric, switch, nodes: int, oversubscription: f
         raise InfeasibleError([Problem(source, "cluster.fabric.technology",
             f"a {k}-port leaf at {oversubscription:g}:1 has {d} downlinks, fewer than the "
             f"{g} ports a {node.id} puts on one leaf; lower cluster.fabric.oversubscription")])
+    if pod_nodes is not None or (spine_switch is not None and spine_switch.id != switch.id):
+        from clustertwin.design.pods import plan_pod_fabric
+
+        return plan_pod_fabric(
+            node=node, fabric=fabric, leaf_switch=switch, spine_switch=spine_switch or switch,
+            nodes=nodes, planes=planes, endpoint=endpoint, rails=rails,
+            g=g_rail if topology == "rail-optimized-fat-tree" else g, g_rail=g_rail,
+            oversubscription=oversubscription, topology=topology,
+            nodes_per_rack=nodes_per_rack, pod_nodes=pod_nodes,
+            pod_oversubscription=pod_oversubscription, dual_tor=dual_tor, rules=rules,
+            source=source)
     l_su = math.ceil(rails / g)
     sus = max(1, math.ceil(nodes / su_nodes))
     reserved = int(fabric.reserved_ports_per_su)
@@ -394,10 +478,12 @@ def plan_compute_fabric(*, node, fabric, switch, nodes: int, oversubscription: f
         leaf_mod += _modules(down, ppc)
     else:  # managers are the only optical leaf downlinks then
         leaf_mod += math.ceil(mgr_links / ppc)
-    per_plane = leaf_mod + sum(n * _modules(used, ppc) for n, used in plane.spine_groups)
-    per_plane += sum(n * _modules(used, ppc) for n, used in plane.core_groups)
+    spine_mod = sum(n * _modules(used, ppc) for n, used in plane.spine_groups)
+    core_mod = sum(n * _modules(used, ppc) for n, used in plane.core_groups)
+    per_plane = leaf_mod + spine_mod + core_mod
     node_mod = nodes * int(node.compute_cages) if optical_nodes else 0
     return _replace(cf, switch_modules=per_plane * planes, node_modules=node_mod,
+                    tier_modules=(leaf_mod * planes, spine_mod * planes, core_mod * planes),
                      manager_modules=mgr_links)
 
 

@@ -95,6 +95,15 @@ class ClusterDesign:
                 "copper_cables": f.copper_cables, "fiber_cables": f.fiber_cables,
                 "switch_transceivers": f.switch_modules, "node_transceivers": f.node_modules,
                 "manager_transceivers": f.manager_modules,
+                "transceivers": f.transceivers,
+                "leaf_switch": f.switch_id, "spine_switch": f.upper_switch_id,
+                "dual_tor": f.dual_tor, "pods": f.pods,
+                "pod_gpus": (f.pod.pod_nodes * self.layout.gpus_per_node
+                             if f.pod is not None else None),
+                "pod_oversubscription": (f.pod.pod_oversubscription
+                                         if f.pod is not None and f.pod.spine_up else None),
+                "cross_pod_ratio": f.cross_pod_ratio,
+                "tier_counts": f.tier_table(),
             },
             "networks": {
                 "storage_fabric": {"switch": n.storage.switch_id, "leaf": n.storage.leaf,
@@ -144,8 +153,14 @@ class ClusterDesign:
 
     def summary_rows(self) -> list[tuple[str, str]]:
         f, p, c, s = self.fabric, self.power, self.cooling, self.storage
-        tiers = f"{f.leaf:,} leaf / {f.spine:,} spine" + (f" / {f.core:,} core" if f.core else "")
+        top = "aggregation" if f.pod is not None else "core"
+        tiers = f"{f.leaf:,} leaf / {f.spine:,} spine" + (f" / {f.core:,} {top}" if f.core else "")
         planes = f" x {f.planes} planes" if f.planes > 1 else ""
+        if f.pod is not None:
+            ratio = f.cross_pod_ratio
+            tiers += (f"; {f.pods} pod{'s' if f.pods > 1 else ''} of "
+                      f"{f.pod.pod_nodes * self.layout.gpus_per_node:,} GPUs"
+                      + (f", cross-pod {ratio:.2f}:1" if ratio else ""))
         return [
             ("nodes", f"{self.nodes:,} ({self.spare_nodes} spare), "
                       f"{self.layout.nodes_per_rack} per rack"),
@@ -193,7 +208,7 @@ class ClusterDesign:
         f = self.fabric
         tiers = [("nodes", self.nodes), ("leaf", f.leaf), ("spine", f.spine)]
         if f.core:
-            tiers.append(("core", f.core))
+            tiers.append(("aggregation" if f.pod is not None else "core", f.core))
         fab = go.Figure(go.Bar(x=[t[0] for t in tiers], y=[t[1] for t in tiers],
                                text=[f"{t[1]:,}" for t in tiers], textposition="auto"))
         fab.update_layout(title=f"Compute fabric: {f.technology}, {f.tiers} tiers"

@@ -1,0 +1,291 @@
+"""Pod builds: leaves and spines in pods, pods joined by an aggregation layer.
+
+Large Ethernet AI clusters are not one fat tree of identical switches. They are built from
+*pods* (Meta "AI Zones", Alibaba HPN "Pods"): segments of leaves (ToRs) under a spine layer
+inside the pod, and an aggregation layer above the pods that is usually oversubscribed.
+shared/research/datacenter-anchors.md (DC) 3.1 and 3.5; cases 23 and 25 of section 8.4.
+
+One rule covers both published designs (per plane; planes are independent trees):
+
+* **Segment** (SU): the most nodes one leaf group takes, from the leaf's capacity at the leaf
+  ratio r (``cluster.fabric.oversubscription``), one rack at most for ``fat-tree`` ToRs. With
+  ``pod_gpus`` a pod's nodes are spread evenly over the fewest segments that hold them
+  (HPN: 1,920 hosts over ceil(1920 / 132) = 15 segments of 128).
+* **Leaf uplinks** are sized for the downlinks a segment uses: u = ceil(down x e / r / s1)
+  links at the leaf-spine speed s1 = the spine's port speed when a leaf cage carries it
+  (otherwise the slower port speed). HPN: 128 x 200G down at
+  1.067:1 -> 60 x 400G up; Meta: 16 x 400G down at 1:1 -> 16 up. (Without pods the
+  SuperPOD rule - every free port an uplink - stays, see :mod:`clustertwin.design.fabric`.)
+* **Pod spines** ("cluster switches", HPN aggregation switches): the spine switch's ports at
+  s1 split at the pod ratio p (``pod_oversubscription``): ds down, the rest up.
+  Spines per pod S = the smallest divisor of u with S x ds >= leaves x u (each leaf sends u / S
+  links to every spine - the SuperPOD spine rule). HPN: 120 leaves x 60 / 120 -> 60 per plane;
+  each keeps ceil(120 / 15) = 8 uplinks toward the next tier (15:1).
+* **Aggregation**: with more than one pod, spine j of every pod meets aggregation group j of
+  c switches, c = the smallest divisor of the spine's uplinks that takes every pod's links.
+  With pods joined, every pod carries the full pod's spines; a single pod's spines are sized
+  for its leaves. A pod's spines keep their uplink ports even when no aggregation layer is
+  built (HPN's 8 per switch), so adding a pod needs no recabling inside the pod.
+
+``pod_gpus`` unset but a spine switch other than the leaf switch: the pod is the largest
+non-blocking pod the spine layer takes (ds leaves at 1:1), and a cluster within the spine
+switch's radix is one pod whose spines use every port downward.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from clustertwin.errors import InfeasibleError, Problem, ScenarioError
+
+#: ratios are honoured to 0.1 %: 128 x 200G at "1.0667:1" is 60 x 400G, not 61
+RATIO_TOL = 1e-3
+
+
+def _ceil_tol(x: float) -> int:
+    return max(0, math.ceil(x * (1.0 - RATIO_TOL) - 1e-9))
+
+
+def _smallest_divisor_at_least(n: int, need: float) -> int:
+    for s in range(max(1, math.ceil(need - 1e-9)), n + 1):
+        if n % s == 0:
+            return s
+    return n
+
+
+@dataclass(frozen=True)
+class PodLayer:
+    """The pod and aggregation layers of one plane (counts per plane unless named total)."""
+
+    leaf_switch_id: str
+    spine_switch_id: str
+    pods: int
+    segments_per_pod: int
+    pod_nodes: int              #: node slots of a full pod (segments x nodes per segment)
+    leaf_up: int                #: uplinks per leaf, at uplink_gbps
+    uplink_gbps: float          #: leaf-spine link speed
+    spine_gbps: float           #: spine-aggregation link speed
+    spines_per_pod: int
+    spine_down_max: int         #: leaf links a spine takes at the pod ratio
+    spine_down: int             #: leaf links per spine of a full pod (the only pod when pods == 1)
+    spine_up: int               #: uplink ports per spine of a full pod (reserved if pods == 1)
+    last_spine_down: int        #: of the last pod
+    last_spine_up: int
+    aggregation_per_group: int  #: c (0 with one pod)
+    aggregation_ports: int      #: ports used on one aggregation switch
+    endpoint_gbps: float
+    rails: int
+
+    @property
+    def spines(self) -> int:
+        return self.spines_per_pod * self.pods
+
+    @property
+    def aggregation(self) -> int:
+        return self.spines_per_pod * self.aggregation_per_group if self.pods > 1 else 0
+
+    @property
+    def spine_aggregation_links(self) -> int:
+        if self.pods == 1:
+            return 0
+        return self.spines_per_pod * ((self.pods - 1) * self.spine_up + self.last_spine_up)
+
+    @property
+    def pod_gpu_ports(self) -> int:
+        """Node ports (one per rail) of a full pod, this plane."""
+        return self.pod_nodes * self.rails
+
+    @property
+    def pod_oversubscription(self) -> float:
+        """Actual down:up bandwidth of a full pod's spines (inf when they keep no uplinks)."""
+        up = self.spine_up * self.spine_gbps
+        return self.spine_down * self.uplink_gbps / up if up else math.inf
+
+    @property
+    def cross_pod_ratio(self) -> float | None:
+        """Injection : cross-pod bandwidth of a full pod (its GPUs' ports vs its spines'
+        uplinks); None when the spines keep no uplinks."""
+        up = self.spines_per_pod * self.spine_up * self.spine_gbps
+        return self.pod_gpu_ports * self.endpoint_gbps / up if up else None
+
+    def tier_table(self, cf, planes: int) -> list[dict]:
+        tm = cf.tier_modules
+        rows = [{"tier": "leaf", "switch": self.leaf_switch_id, "switches": cf.leaf,
+                 "per_plane": cf.plane.leaf, "links_below": cf.node_leaf_links,
+                 "cables_below": cf.node_cables + cf.manager_links,
+                 "link_gbps": self.endpoint_gbps,
+                 "down_ports": cf.su_nodes * cf.ports_per_node_per_leaf,
+                 "up_ports": self.leaf_up, "transceivers": tm[0]},
+                {"tier": "spine", "switch": self.spine_switch_id, "switches": cf.spine,
+                 "per_plane": self.spines, "per_pod": self.spines_per_pod,
+                 "links_below": cf.leaf_spine_links, "cables_below": cf.leaf_spine_links,
+                 "link_gbps": self.uplink_gbps,
+                 "down_ports": self.spine_down, "up_ports": self.spine_up,
+                 "transceivers": tm[1]}]
+        if self.pods > 1:
+            rows.append({"tier": "aggregation", "switch": self.spine_switch_id,
+                         "switches": self.aggregation * planes, "per_plane": self.aggregation,
+                         "links_below": self.spine_aggregation_links * planes,
+                         "cables_below": self.spine_aggregation_links * planes,
+                         "link_gbps": self.spine_gbps, "down_ports": self.aggregation_ports,
+                         "up_ports": 0, "transceivers": tm[2]})
+        return rows
+
+
+def _spine_down_max(cap_gbps: float, s1: float, s2: float, p: float) -> int:
+    """Most leaf links (at s1) a spine takes while keeping down:up <= p toward s2 uplinks."""
+    ds = int(cap_gbps * p / (p + 1.0) // s1 + 1e-9)
+    while ds > 0 and ds * s1 + _ceil_tol(ds * s1 / p / s2) * s2 > cap_gbps + 1e-6:
+        ds -= 1
+    return ds
+
+
+def plan_pod_fabric(*, node, fabric, leaf_switch, spine_switch, nodes: int, planes: int,
+                    endpoint: float, rails: int, g: int, g_rail: int, oversubscription: float,
+                    topology: str, nodes_per_rack: int, pod_nodes: int | None,
+                    pod_oversubscription: float, dual_tor: bool, rules, source: str):
+    """A pod build of the compute fabric (see the module docstring); returns ComputeFabric."""
+    from clustertwin.design.fabric import ComputeFabric, FabricSize, _modules
+
+    e, r, p = float(endpoint), float(oversubscription), float(pod_oversubscription)
+    if spine_switch.technology != fabric.technology:
+        raise ScenarioError([Problem(source, "cluster.fabric.spine_switch",
+            f"{spine_switch.id} is an {spine_switch.technology} switch but the {fabric.id} "
+            f"fabric is {fabric.technology}; pick an {fabric.technology} switch")])
+    cap_l = float(leaf_switch.ports * leaf_switch.port_gbps)
+    cap_s = float(spine_switch.ports * spine_switch.port_gbps)
+    # leaf-spine links run at the spine's port speed when one leaf cage carries it (a 51.2T
+    # ToR with 200G host ports has 400G uplinks, HPN), else at the slower of the two
+    cage_l = cap_l / int(leaf_switch.cages)
+    s1 = float(spine_switch.port_gbps if cage_l >= spine_switch.port_gbps - 1e-9
+               else min(leaf_switch.port_gbps, spine_switch.port_gbps))
+    s2 = float(spine_switch.port_gbps)
+    k = int(cap_l // e)
+    rail_topo = topology == "rail-optimized-fat-tree"
+
+    def up_links(down_ports: int) -> int:
+        return _ceil_tol(down_ports * e / r / s1)
+
+    # nodes per segment: the most a leaf takes at ratio r (one rack for ToRs)
+    seg_cap = int(cap_l // (g * e))
+    if not rail_topo:
+        seg_cap = min(seg_cap, int(nodes_per_rack))
+    while seg_cap > 0 and seg_cap * g * e + up_links(seg_cap * g) * s1 > cap_l + 1e-6:
+        seg_cap -= 1
+    if seg_cap < 1:
+        raise InfeasibleError([Problem(source, "cluster.fabric.oversubscription",
+            f"a {leaf_switch.id} leaf at {r:g}:1 cannot take the {g} ports a {node.id} puts "
+            "on one leaf plus their uplinks; raise the ratio or pick a larger leaf_switch")])
+    l_su = math.ceil(rails / g)
+
+    k_s1 = int(cap_s // s1)                      # spine ports at the leaf-link speed
+    reserve = pod_nodes is not None
+    ds = _spine_down_max(cap_s, s1, s2, p)
+    if reserve:
+        n_seg = math.ceil(pod_nodes / seg_cap)
+        su_nodes = math.ceil(pod_nodes / n_seg)
+        if n_seg * l_su > ds:
+            most = (ds // l_su) * seg_cap * node.gpus
+            raise InfeasibleError([Problem(source, "cluster.fabric.pod_gpus",
+                f"a pod of {pod_nodes * node.gpus:,} GPUs needs {n_seg * l_su} leaves per plane, "
+                f"more than the {ds} leaf links one {spine_switch.id} spine takes at "
+                f"{p:g}:1; nearest changes: pod_gpus <= {most:,}, a larger spine_switch, "
+                "or a lower pod_oversubscription")])
+        segs = math.ceil(nodes / su_nodes)
+        pods = math.ceil(segs / n_seg)
+    else:
+        su_nodes = seg_cap
+        segs = math.ceil(nodes / su_nodes)
+        if segs * l_su <= k_s1:                   # one pod: spines use every port downward
+            n_seg, pods, ds = segs, 1, k_s1
+        else:
+            n_seg = ds // l_su
+            if n_seg < 1:
+                raise InfeasibleError([Problem(source, "cluster.fabric.spine_switch",
+                    f"a {spine_switch.id} spine takes {ds} leaf links at 1:1, fewer than the "
+                    f"{l_su} leaves of one segment; pick a larger spine_switch")])
+            pods = math.ceil(segs / n_seg)
+
+    u = up_links(su_nodes * g)
+    n_leaf = segs * l_su
+
+    def spine_up(down_links: int) -> int:
+        return _ceil_tol(down_links * s1 / p / s2) if (reserve or pods > 1) else 0
+
+    if pods == 1:
+        n_s = _smallest_divisor_at_least(u, n_leaf * u / ds)
+        d_full = d_last = n_leaf * u // n_s
+    else:
+        n_s = _smallest_divisor_at_least(u, n_seg * l_su * u / ds)
+        d_full = n_seg * l_su * u // n_s
+        d_last = (segs - (pods - 1) * n_seg) * l_su * u // n_s
+    us_full, us_last = spine_up(d_full), spine_up(d_last)
+    c = agg_ports = 0
+    if pods > 1:
+        k_a = int(cap_s // s2)
+        group = (pods - 1) * us_full + us_last
+        if group > us_full * k_a:
+            raise InfeasibleError([Problem(source, "cluster.fabric.pod_gpus",
+                f"{pods} pods send {group} links per spine position, more than one aggregation "
+                f"layer of {k_a}-port {spine_switch.id} switches takes ({us_full * k_a}); "
+                "nearest changes: larger pods (pod_gpus), a higher pod_oversubscription, "
+                "or a larger spine_switch")])
+        c = _smallest_divisor_at_least(us_full, group / k_a)
+        agg_ports = math.ceil(group / c)
+    pod = PodLayer(
+        leaf_switch_id=leaf_switch.id, spine_switch_id=spine_switch.id, pods=pods,
+        segments_per_pod=n_seg, pod_nodes=n_seg * su_nodes, leaf_up=u, uplink_gbps=s1,
+        spine_gbps=s2, spines_per_pod=n_s, spine_down_max=ds, spine_down=d_full,
+        spine_up=us_full, last_spine_down=d_last, last_spine_up=us_last,
+        aggregation_per_group=c, aggregation_ports=agg_ports, endpoint_gbps=e, rails=rails)
+
+    # fabric managers take a free node slot of the last segment, as in the plain build
+    reserved = int(fabric.reserved_ports_per_su)
+    attached = reserved > 0 and segs * su_nodes - nodes >= reserved
+    mgr_links = int(reserved * rules.num("fabric_manager_links_per_slot")) if attached else 0
+    up_eq = math.ceil(u * s1 / e - 1e-9)          # leaf uplinks in endpoint-speed ports
+    groups = (((n_s * (pods - 1), d_full + us_full), (n_s, d_last + us_last)) if pods > 1
+              else ((n_s, d_full + us_full),))
+    plane = FabricSize(
+        endpoints=nodes * rails + mgr_links, radix=k,
+        oversubscription=su_nodes * g * e / (u * s1) if u else math.inf,
+        tiers=3 if pods > 1 else 2, leaf=n_leaf, spine=pod.spines, core=pod.aggregation,
+        leaf_down=k - up_eq, leaf_up=up_eq, pods=pods, leaf_spine_links=n_leaf * u,
+        spine_core_links=pod.spine_aggregation_links, spine_groups=groups,
+        core_groups=((pod.aggregation, agg_ports),) if pods > 1 else ())
+    optical_nodes = rail_topo or su_nodes > nodes_per_rack
+    node_ppc = (rails * planes) // int(node.compute_cages) if node.compute_cages else 1
+    per_node = (int(node.compute_cages) if planes == 1 and node_ppc > 1 and g % node_ppc == 0
+                and rails % node_ppc == 0 else 0)
+    ppc_l = max(1, k // int(leaf_switch.cages))
+    cf = ComputeFabric(
+        technology=fabric.id, switch_id=leaf_switch.id, topology=topology, radix=k,
+        endpoint_gbps=e, planes=planes, rails=rails, ports_per_node_per_leaf=g,
+        su_nodes=su_nodes, leaves_per_su=l_su, scalable_units=segs, nodes=nodes,
+        reserved_slots=reserved if attached else 0, manager_links=mgr_links,
+        managers_attached=attached, plane=plane, node_links_optical=optical_nodes,
+        switch_modules=0, node_modules=0, manager_modules=0, ports_per_cage=ppc_l,
+        leaf_pair=False, node_cables_per_node=per_node, rail_su_nodes=(k - up_eq) // g_rail,
+        pod=pod, spine_switch_id=spine_switch.id, dual_tor=dual_tor)
+
+    # transceivers: one module per used cage, ports of one speed per cage
+    cage_s = cap_s / int(spine_switch.cages)
+    ppc_le, ppc_l1 = max(1, int(cage_l // e)), max(1, int(cage_l // s1))
+    ppc_s1, ppc_s2 = max(1, int(cage_s // s1)), max(1, int(cage_s // s2))
+    down = cf.leaf_ports_used() - up_eq
+    leaf_mods = n_leaf * math.ceil(u / ppc_l1)
+    leaf_mods += _modules(down, ppc_le) if optical_nodes else math.ceil(mgr_links / ppc_le)
+    spine_mods = 0
+    spine_sets = ([(n_s * (pods - 1), d_full, us_full), (n_s, d_last, us_last)] if pods > 1
+                  else [(n_s, d_full, us_full)])
+    for n, dn, up in spine_sets:          # spine uplinks take modules once they are cabled
+        spine_mods += n * (math.ceil(dn / ppc_s1) + (math.ceil(up / ppc_s2) if pods > 1 else 0))
+    agg_mods = pod.aggregation * math.ceil(agg_ports / ppc_s2)
+    mods = leaf_mods + spine_mods + agg_mods
+    node_mod = nodes * int(node.compute_cages) if optical_nodes else 0
+    from dataclasses import replace
+
+    return replace(cf, switch_modules=mods * planes, node_modules=node_mod,
+                   manager_modules=mgr_links,
+                   tier_modules=(leaf_mods * planes, spine_mods * planes, agg_mods * planes))
