@@ -14,6 +14,30 @@ oversubscription ratio.
 Bandwidth terms use the standard bus-bandwidth algebra (NCCL ``PERFORMANCE.md``): all-reduce
 moves 2(n-1)/n of the buffer through each GPU's link, reduce-scatter and all-gather (n-1)/n,
 all-to-all (n-1)/n.
+
+Pods (``System.pod_gpus``, ``pod_oversubscription``; Meta's 24K RoCE cluster: pods of 3,072 GPUs,
+1:7 toward the aggregation layer, Llama 3 arXiv 2407.21783 section 3.3.1). Placement assumed:
+the job's ranks fill GPUs in order, pod after pod, starting at a pod boundary, in Megatron-core's
+rank order (``tp-cp-ep-dp-pp``: tp innermost and inside the NVLink domain, then cp, then dp with
+ep inside it, pp outermost). A group of ``n`` ranks at ``stride`` then occupies ``n * stride``
+consecutive ranks and spans ``P = ceil(n * stride / pod_gpus)`` pods (at most ``n``; groups that
+fit in a pod are taken as aligned to it). With this order dp groups stay inside a pod while
+``dp * tp * cp <= pod_gpus`` and mainly pipeline sends cross pods. (Llama 3 itself orders
+[TP, CP, PP, DP], DP outermost, section 3.3.3; ``pod_gpus`` large enough keeps either order
+inside pods.)
+
+Every pod's GPUs run the same kind of collective at once, so the aggregation uplinks carry the
+pod's cross-pod share of that traffic; they offer ``1 / pod_oversubscription`` of the pod's
+injection bandwidth, which slows the network part by ``max(1, pod_oversubscription x f)`` where
+``f`` is the share of a GPU's network bytes that leave its pod:
+
+* rings (all-reduce, reduce-scatter, all-gather; ordered pod by pod): ``P`` of the ``d`` ring
+  hops cross, ``f = P / d`` - a ring with more members per pod than the ratio is not slowed;
+* all-to-all with members spread evenly: ``f = (n - n/P) / (n - k)``; whichever of the leaf and
+  pod bottlenecks is tighter paces it;
+* pipeline sends: the stages at the ``P - 1`` pod boundaries send both ways, ``f = 2 (P-1) / n``.
+
+Crossing pods also costs the aggregation layer's two extra hops (5 switch hops).
 """
 
 from __future__ import annotations
@@ -32,6 +56,25 @@ def split(system: System, n: np.ndarray, stride: np.ndarray) -> tuple[np.ndarray
     return k, np.maximum(1.0, n / k)
 
 
+def pods(system: System, n: np.ndarray, stride: np.ndarray) -> np.ndarray:
+    """Pods spanned by a group of ``n`` ranks ``stride`` apart (1 without pods)."""
+    n = np.asarray(n, dtype=np.float64)
+    if not system.pod_gpus:
+        return np.ones_like(n)
+    span = n * np.asarray(stride, dtype=np.float64)
+    return np.clip(np.ceil(span / system.pod_gpus), 1.0, np.maximum(n, 1.0))
+
+
+def pod_factor(system: System, share: np.ndarray) -> np.ndarray:
+    """Slowdown of network traffic of which ``share`` leaves the pod (see module docstring)."""
+    return np.maximum(1.0, system.pod_oversubscription * np.asarray(share, dtype=np.float64))
+
+
+def _ring_pod_factor(system: System, n: np.ndarray, stride: np.ndarray, d: np.ndarray):
+    p = pods(system, n, stride)
+    return np.where(p > 1, pod_factor(system, p / np.maximum(d, 1.0)), 1.0), p
+
+
 def _nvl_bw(system: System) -> float:
     return system.nvlink_bw * system.gen["nvlink_efficiency"]
 
@@ -40,16 +83,23 @@ def _net_bw(system: System) -> float:
     return system.nic_bw * system.fab["bus_efficiency"]
 
 
-def _net_step_latency(system: System, domains: np.ndarray) -> np.ndarray:
-    """One network message: software latency plus switch hops (1 leaf, 3 via spine, 5 via core)."""
+def _net_step_latency(
+    system: System, domains: np.ndarray, n_pods: np.ndarray | float = 1.0
+) -> np.ndarray:
+    """One network message: software latency plus switch hops (1 leaf, 3 via spine, 5 via core
+    or across pods)."""
     nodes_per_leaf = system.nodes_per_leaf
     hops = np.where(
-        domains <= 1,
-        0.0,
+        np.asarray(n_pods) > 1,
+        5.0,
         np.where(
-            domains <= nodes_per_leaf,
-            1.0,
-            np.where(domains <= system.switch_radix**2 / 2, 3.0, 5.0),
+            domains <= 1,
+            0.0,
+            np.where(
+                domains <= nodes_per_leaf,
+                1.0,
+                np.where(domains <= system.switch_radix**2 / 2, 3.0, 5.0),
+            ),
         ),
     )
     return system.fab["latency_us"] * 1e-6 + hops * system.hop_latency_s
@@ -61,12 +111,13 @@ def all_reduce(system: System, nbytes: np.ndarray, n: np.ndarray, stride: np.nda
     k, d = split(system, n, stride)
     lat_nvl = system.gen["nvlink_latency_us"] * 1e-6
     intra = np.where(k > 1, 2 * (k - 1) / k * nbytes / _nvl_bw(system) + 2 * (k - 1) * lat_nvl, 0.0)
-    lat = _net_step_latency(system, d)
+    slow, p = _ring_pod_factor(system, n, stride, d)
+    lat = _net_step_latency(system, d, p)
     ring_lat = 2 * (d - 1) * lat
     tree_lat = 2 * np.log2(np.maximum(d, 1.0)) * lat
     inter = np.where(
         d > 1,
-        2 * (d - 1) / d * (nbytes / k) / _net_bw(system) + np.minimum(ring_lat, tree_lat),
+        2 * (d - 1) / d * (nbytes / k) / _net_bw(system) * slow + np.minimum(ring_lat, tree_lat),
         0.0,
     )
     return intra + inter
@@ -85,9 +136,11 @@ def reduce_scatter(
     k, d = split(system, n, stride)
     lat_nvl = system.gen["nvlink_latency_us"] * 1e-6
     intra = np.where(k > 1, (k - 1) / k * nbytes / _nvl_bw(system) + (k - 1) * lat_nvl, 0.0)
+    slow, p = _ring_pod_factor(system, n, stride, d)
     inter = np.where(
         d > 1,
-        (d - 1) / d * (nbytes / k) / _net_bw(system) + (d - 1) * _net_step_latency(system, d),
+        (d - 1) / d * (nbytes / k) / _net_bw(system) * slow
+        + (d - 1) * _net_step_latency(system, d, p),
         0.0,
     )
     return intra + inter
@@ -107,18 +160,31 @@ def all_to_all(system: System, nbytes: np.ndarray, n: np.ndarray, stride: np.nda
     lat_nvl = system.gen["nvlink_latency_us"] * 1e-6
     intra = np.where(k > 1, (k - 1) / n * nbytes / _nvl_bw(system) + lat_nvl, 0.0)
     over = np.where(d > system.nodes_per_leaf, system.oversubscription, 1.0)
+    p = pods(system, n, stride)
+    cross = np.where(p > 1, (n - n / p) / np.maximum(n - k, 1.0), 0.0)
+    over = np.maximum(over, pod_factor(system, cross))
     net = system.nic_bw * system.fab["alltoall_efficiency"] / over
-    inter = np.where(d > 1, (n - k) / n * nbytes / net + 2 * _net_step_latency(system, d), 0.0)
+    inter = np.where(d > 1, (n - k) / n * nbytes / net + 2 * _net_step_latency(system, d, p), 0.0)
     return np.maximum(intra, inter)
 
 
-def p2p(system: System, nbytes: np.ndarray, stride: np.ndarray) -> np.ndarray:
-    """Seconds to send ``nbytes`` to a rank ``stride`` away (pipeline neighbours)."""
+def p2p(
+    system: System, nbytes: np.ndarray, stride: np.ndarray, n: np.ndarray | None = None
+) -> np.ndarray:
+    """Seconds to send ``nbytes`` to a rank ``stride`` away (pipeline neighbours); ``n``: the
+    pipeline's stages, which place its pod boundaries (None: no pod is crossed)."""
     nbytes = np.asarray(nbytes, dtype=np.float64)
     stride = np.asarray(stride, dtype=np.float64)
     inside = stride < system.nvlink_domain
     nvl = nbytes / _nvl_bw(system) + system.gen["nvlink_latency_us"] * 1e-6
-    net = nbytes / _net_bw(system) + _net_step_latency(system, np.full_like(stride, 2.0))
+    if n is None:
+        p = np.ones_like(stride)
+        slow = 1.0
+    else:
+        n = np.asarray(n, dtype=np.float64)
+        p = pods(system, n, stride)
+        slow = np.where(p > 1, pod_factor(system, 2 * (p - 1) / np.maximum(n, 1.0)), 1.0)
+    net = nbytes / _net_bw(system) * slow + _net_step_latency(system, np.full_like(stride, 2.0), p)
     return np.where(inside, nvl, net)
 
 

@@ -21,8 +21,11 @@ sends) + exposed data-parallel communication + optimizer step.
   ring blocks (``cp_chunk_half_tokens``). Expert parallelism: dispatch + combine all-to-all per
   MoE layer, exposed share (1 - ep_overlap). Data parallelism: gradient all-reduce
   (reduce-scatter + all-gather under ZeRO) in buckets of ``dp_bucket_mb``, each paying the
-  ring latency, hidden behind up to ``dp_overlap`` of the last micro-batch's backward; ZeRO-2
-  reduce-scatters every micro-batch (sharded gradients cannot accumulate); ZeRO-3 gathers each
+  ring latency, hidden behind up to ``dp_overlap`` of the last micro-batch's backward; the
+  updated weights are all-gathered in 16-bit. ZeRO-2 (FSDP sharding gradients, as Llama 3 ran)
+  reduce-scatters every micro-batch's gradients in one-layer FSDP units (sharded gradients
+  cannot accumulate unreduced; a once-per-step reduction needs an unsharded accumulation buffer
+  for the whole step, which is ZeRO-1's memory and timing, i.e. zero=1); ZeRO-3 gathers each
   layer's weights for forward and backward of every micro-batch and reduce-scatters its
   gradients, each prefetched behind one layer's compute (latency-bound at large dp).
 * Overlap is not free: the hidden part of every overlapped collective still adds
@@ -238,7 +241,7 @@ def evaluate(job: Job, sys: System, plan: dict[str, np.ndarray]) -> dict[str, np
     stage_t = np.maximum(busy * layer_t, last * layer_t + head_t)
     stage_t = np.where(pp == 1, m.layers * layer_t + head_t, stage_t)
     p2p_bytes = T * h * ACT_BYTES / tp
-    p2p_t = np.where(pp > 1, 2 * v * coll.p2p(sys, p2p_bytes, tp * cp * dp), 0.0)
+    p2p_t = np.where(pp > 1, 2 * v * coll.p2p(sys, p2p_bytes, tp * cp * dp, pp), 0.0)
     slots, _ = schedule(pp, n_micro, v)
     pipeline_t = slots * (stage_t + p2p_t)
     bubble_t = (slots - n_micro) * (stage_t + p2p_t)
@@ -270,6 +273,14 @@ def evaluate(job: Job, sys: System, plan: dict[str, np.ndarray]) -> dict[str, np
     z3_buf = np.where(
         zero >= 3, 2 * (p_dense + p_exp) / np.maximum(busy, 1) * mem.WEIGHT_BYTES, 0.0
     )
+    # ZeRO-2 (FSDP) computes one unit's (layer's) gradient unsharded in 16-bit and casts it to
+    # the reduce dtype for its reduce-scatter, which overlaps the next unit's backward
+    z2_buf = np.where(
+        zero == 2,
+        (p_dense + p_exp) / np.maximum(busy, 1) * (mem.WEIGHT_BYTES + gb),
+        0.0,
+    )
+    z3_buf = z3_buf + z2_buf
     held_last = last * inflight_chunks(pp, n_micro, v, pp - 1) / v
     act_first = act_layer * held + work
     act_last = act_layer * held_last + work + logits
@@ -293,33 +304,65 @@ def evaluate(job: Job, sys: System, plan: dict[str, np.ndarray]) -> dict[str, np
     stride_e = tp * cp * ep
     bucket = g.get("dp_bucket_mb", 0.0) * 1e6
 
-    def dp_coll(nbytes: np.ndarray, n: np.ndarray, stride: np.ndarray, rs_only: bool = False):
-        """Gradient reduction in buckets (each pays the collective's latency): all-reduce
-        without ZeRO, reduce-scatter + all-gather of the updated weights with it."""
-        nb = np.maximum(1.0, np.ceil(nbytes / bucket)) if bucket > 0 else 1.0
+    # the updated weights are all-gathered in 16-bit (Megatron's distributed optimizer gathers
+    # bf16 params; FSDP gathers in its param dtype), whatever the gradients are reduced in
+    w_d = np.maximum(pd_first, pd_last) * mem.WEIGHT_BYTES
+    w_e = np.maximum(pe_first, p_exp_last) * mem.WEIGHT_BYTES
+
+    def buckets(nbytes: np.ndarray, unit: np.ndarray | float) -> np.ndarray | float:
+        return np.maximum(1.0, np.ceil(nbytes / unit)) if np.any(np.asarray(unit) > 0) else 1.0
+
+    def dp_coll(
+        nbytes: np.ndarray,
+        wbytes: np.ndarray,
+        n: np.ndarray,
+        stride: np.ndarray,
+        rs_only: bool = False,
+        unit: np.ndarray | float = bucket,
+    ) -> np.ndarray:
+        """Gradient reduction in buckets of ``unit`` bytes (each pays the collective's latency):
+        all-reduce without ZeRO; with it, reduce-scatter of the gradients plus all-gather of the
+        updated 16-bit weights (``wbytes``)."""
+        nb = buckets(nbytes, unit)
         rs = coll.reduce_scatter(sys, nbytes / nb, n, stride) * nb
         if rs_only:
-            return rs * (n > 1)
+            return rs * ((n > 1) & (nbytes > 0))
         ar = coll.all_reduce(sys, nbytes / nb, n, stride) * nb
-        return np.where(zero >= 1, 2 * rs, ar) * (n > 1)
+        return np.where(zero >= 1, rs + dp_ag(wbytes, n, stride), ar) * ((n > 1) & (nbytes > 0))
 
-    dp_t = dp_coll(grad_d, shard_d, tp) + dp_coll(grad_e, shard_e, stride_e)
+    def dp_ag(wbytes: np.ndarray, n: np.ndarray, stride: np.ndarray) -> np.ndarray:
+        """All-gather of the updated 16-bit weights (none where the group holds none)."""
+        nw = buckets(wbytes, bucket)
+        return coll.all_gather(sys, wbytes / nw, n, stride) * nw * ((n > 1) & (wbytes > 0))
+
+    dp_t = dp_coll(grad_d, w_d, shard_d, tp) + dp_coll(grad_e, w_e, shard_e, stride_e)
     intf = intf_of(tp * shard_d)
     mb_bwd = np.where(single, m.layers, busy) * l_b
     window = g["dp_overlap"] * mb_bwd
     # ZeRO-0/1: one reduction per step, hidden behind the last micro-batch's backward
     dp01 = _overlap(dp_t, window, intf)
-    # ZeRO-2: gradients are sharded, so every micro-batch reduce-scatters its gradients (behind
-    # that micro-batch's slot); the updated weights are all-gathered once per step
-    rs_micro = dp_coll(grad_d, shard_d, tp, True) + dp_coll(grad_e, shard_e, stride_e, True)
+    # ZeRO-2: gradients are sharded in memory, so every micro-batch reduce-scatters what it
+    # produced (behind that micro-batch's slot) and adds it to the fp32 shard; the updated
+    # weights are all-gathered once per step. The reduction runs per FSDP unit (one layer, as
+    # Llama 3 wraps each transformer block; DeepSpeed's stage-2 buckets are as large), not in
+    # Megatron's small DDP buckets: a few latency-bound ring passes per micro-batch, not ~100.
+    # A once-per-step reduction would need an unsharded accumulation buffer for the whole step
+    # (PyTorch's pipeline schedules run FSDP with requires_gradient_sync off until the last
+    # backward): that is ZeRO-1's memory and timing, so it is zero=1 here.
+    layers_here = np.where(single, m.layers, busy)
+    unit_d = np.maximum(bucket, grad_d / layers_here)
+    unit_e = np.maximum(bucket, grad_e / layers_here)
+    rs_micro = dp_coll(grad_d, w_d, shard_d, tp, True, unit_d) + dp_coll(
+        grad_e, w_e, shard_e, stride_e, True, unit_e
+    )
+    ag_step = dp_ag(w_d, shard_d, tp) + dp_ag(w_e, shard_e, stride_e)
     dp2 = n_micro * _overlap(rs_micro, g["dp_overlap"] * stage_t, intf) + _overlap(
-        np.maximum(dp_t - rs_micro, 0.0), window, intf
+        ag_step, window, intf
     )
     dp_exposed = np.where(zero >= 3, 0.0, np.where(zero == 2, dp2, dp01))
     # ZeRO-3: every layer's weights are all-gathered for forward and again for backward, and
     # its gradients reduce-scattered, for every micro-batch, over the whole dp*cp group; each
     # is prefetched behind the previous layer's compute
-    layers_here = np.where(single, m.layers, busy)
     w_layer = (pd_first + pe_first) / layers_here * mem.WEIGHT_BYTES
     ag = coll.all_gather(sys, w_layer, shard_d, tp) * (shard_d > 1)
     z3_f = _overlap(ag, g["dp_overlap"] * l_f, intf)

@@ -6,6 +6,16 @@ variance per parameter. ZeRO-1 (Megatron's distributed optimizer) shards the 12 
 over the data-parallel group, ZeRO-2 also the gradients, ZeRO-3 (FSDP) also the weights; expert
 weights shard over the smaller expert-data-parallel group (dp*cp/ep).
 
+Sharded gradients only stay sharded if every micro-batch's gradients are reduce-scattered as they
+are produced (DeepSpeed stage 2; FSDP with gradient sync on every backward). Reducing once per
+step instead means accumulating the whole unsharded gradient through the step: PyTorch's
+pipeline schedules run FSDP with ``set_requires_gradient_sync(False)`` and
+``set_reshard_after_backward(False)`` on every backward but the last
+(``torch.distributed.pipelining.stage``, ``backward_maybe_with_nosync``) and Megatron's
+distributed optimizer keeps a full fp32 gradient buffer (6 + 12/d bytes per parameter) - at the
+activation peak both hold ZeRO-1's memory, so that mode is zero=1 here. ZeRO-2 adds one FSDP
+unit (a layer) of unsharded gradient in 16-bit plus its reduce-dtype copy (costmodel).
+
 The gradient buffer holds what the framework accumulates across micro-batches
 (:func:`grad_bytes`): fp32 main gradients (4 bytes) for bf16 and fp8 training - Megatron-LM
 switches ``accumulate_allreduce_grads_in_fp32`` on whenever bf16 is used, its distributed

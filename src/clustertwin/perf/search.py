@@ -12,7 +12,8 @@ Keys pinned in the scenario (``training.parallelism``) are held fixed; the rest 
 * ``recompute`` none/selective/full, ``sequence_parallel`` (tp > 1 only), ``zero`` 0..3
   (ZeRO-3 only without pipeline parallelism; ZeRO-2 with it, as Llama 3's FSDP ran with
   pipeline stages: weights kept whole, gradients and optimizer sharded, arXiv 2407.21783
-  section 3.3.2).
+  section 3.3.2; ZeRO-2 reduce-scatters per micro-batch, a once-per-step reduction is zero=1,
+  see :mod:`clustertwin.perf.memory`).
 
 Plans that fail a divisibility rule are never built (they are counted per rule); plans that
 do not fit in HBM are evaluated but rejected and reported with the memory they need.

@@ -106,8 +106,15 @@ def job_of(scenario: Scenario) -> Job:
 
 def system_of(scenario: Scenario, catalog: Catalog) -> System:
     c = scenario.cluster
+    f = c.fabric
     return system_from_catalog(
-        catalog, c.gpu, c.node, c.fabric.technology, c.fabric.oversubscription
+        catalog,
+        c.gpu,
+        c.node,
+        f.technology,
+        f.oversubscription,
+        f.pod_gpus,
+        f.pod_oversubscription,
     )
 
 

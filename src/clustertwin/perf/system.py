@@ -7,7 +7,9 @@ directly. Units: bytes, bytes/s, FLOP/s, seconds.
 Fabric tiers follow the radix of the fabric's switch: a rail-optimized fat tree of radix-k
 switches serves k/2 nodes per leaf and k^2/2 endpoints per rail plane with two tiers; beyond
 that a third tier is needed. Oversubscription (leaf downlink:uplink) throttles only traffic that
-leaves the leaf.
+leaves the leaf. Pods (``pod_gpus``) are trees of their own joined by an aggregation layer whose
+uplinks are ``pod_oversubscription`` times thinner than the pod's injection bandwidth; how that
+slows a collective is in :mod:`clustertwin.perf.collectives`.
 """
 
 from __future__ import annotations
@@ -61,6 +63,11 @@ class System:
     switch_radix: int
     hop_latency_s: float
     oversubscription: float = 1.0
+    #: GPUs under one pod (leaves + spines) joined to other pods by an aggregation layer; None:
+    #: one tree as sized by the radix (scenario ``cluster.fabric.pod_gpus``)
+    pod_gpus: int | None = None
+    #: down:up ratio of a pod's spines toward the aggregation layer (``pod_oversubscription``)
+    pod_oversubscription: float = 1.0
     gen: dict[str, float] = field(default_factory=dict)  #: generation constants
     fab: dict[str, float] = field(default_factory=dict)  #: fabric constants
     calibration_ids: tuple[str, ...] = ()
@@ -114,7 +121,13 @@ def _constants(
 
 
 def system_from_catalog(
-    catalog: Any, gpu_id: str, node_id: str, fabric_id: str, oversubscription: float = 1.0
+    catalog: Any,
+    gpu_id: str,
+    node_id: str,
+    fabric_id: str,
+    oversubscription: float = 1.0,
+    pod_gpus: int | None = None,
+    pod_oversubscription: float = 1.0,
 ) -> System:
     """Build a :class:`System` from catalog ids (raises ScenarioError for unknown ids)."""
     gpu = catalog.gpu(gpu_id)
@@ -140,6 +153,8 @@ def system_from_catalog(
         switch_radix=radix,
         hop_latency_s=fabric.hop_latency_us * 1e-6,
         oversubscription=oversubscription,
+        pod_gpus=pod_gpus,
+        pod_oversubscription=pod_oversubscription,
         gen=gen,
         fab=fab,
         calibration_ids=tuple(dict.fromkeys(gids + fids)),
