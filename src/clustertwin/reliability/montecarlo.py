@@ -118,6 +118,104 @@ class Arrivals:
         return t_now, cause, planned, avail
 
 
+class TrialLoop:
+    """The event loop both simulators share (this module's single-tier one and
+    :func:`.tiers.simulate_tiers`): arrivals, recovery accounting, ending trials, recording.
+
+    Per event a simulator calls :meth:`next` (the productive time ``s`` each trial had since
+    its last recovery), :meth:`classify` with ``need``, the productive time each trial still
+    needs, works out its own checkpoint state, then :meth:`settle` with what the event
+    stalled, lost and kept. State arrays have shape (configurations, trials); times in hours."""
+
+    def __init__(self, spec: RunSpec, g_n: int, trials: int, rng: np.random.Generator,
+                 count_causes: bool, record: bool, max_events: int) -> None:
+        n = int(trials)
+        self.arrivals = Arrivals(spec, n, rng)
+        self.n, self.idx = n, np.arange(n)
+        self.work, self.limit = spec.work_h, spec.wall_limit_h
+        self.record, self.max_events = record, max_events
+        shape = (g_n, n)
+        self.t_prev = np.zeros(n)
+        self.rec_end = np.zeros(shape)
+        self.wait_end = np.zeros(shape)
+        self.done_work = np.zeros(shape)
+        self.wall = np.zeros(shape)
+        self.stall, self.lost, self.restart, self.waiting = (np.zeros(shape) for _ in range(4))
+        self.n_unexp = np.zeros(shape, dtype=np.int64)
+        self.n_plan = np.zeros(shape, dtype=np.int64)
+        self.active = np.ones(shape, dtype=bool)
+        self.counts = (np.zeros((n, self.arrivals.n_causes), dtype=np.int64)
+                       if count_causes else None)
+        self.timeline: list[tuple[float, int, float, float, float]] = []
+        self.events = 0
+
+    def next(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Draw the next arrival; returns ``(cause, planned, s)`` with ``s`` the productive time
+        before it (call inside ``np.errstate(invalid="ignore")``: finished trials hold inf)."""
+        if self.events >= self.max_events:
+            raise RunawayError(f"more than {self.max_events} interruptions in one run")
+        self.events += 1
+        t_now, cause, planned, avail = self.arrivals.next(self.t_prev)
+        limit, t_prev, wait_end, rec_end = self.limit, self.t_prev, self.wait_end, self.rec_end
+        self.ends = t_now > limit if limit is not None else np.zeros(self.n, dtype=bool)
+        t_eff = np.minimum(t_now, limit) if limit is not None else t_now
+        # recovery time spent since the previous event
+        self.d_wait = np.clip(np.minimum(t_eff, wait_end) - t_prev, 0.0, None)
+        self.d_rest = np.clip(np.minimum(t_eff, rec_end) - np.maximum(wait_end, t_prev), 0.0, None)
+        self.t_now, self.cause, self.planned, self.avail = t_now, cause, planned, avail
+        self.s = np.maximum(t_eff - rec_end, 0.0)        # productive time before this event
+        return cause, planned, self.s
+
+    def classify(self, need: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """``(finish, stop, fail, unexpected)``: the trials that finish their work before the
+        event, those whose wall-clock window closed, those the event interrupts, and of these
+        the unplanned ones."""
+        active = self.active
+        finish = active & (self.s >= need)
+        stop = active & ~finish & self.ends               # wall-clock window closed
+        fail = active & ~finish & ~self.ends
+        return finish, stop, fail, fail & ~self.planned
+
+    def settle(self, finish: np.ndarray, stop: np.ndarray, fail: np.ndarray, unexp: np.ndarray,
+               need: np.ndarray, stall: np.ndarray, lost: np.ndarray, at_fail: np.ndarray,
+               kept: np.ndarray, restart_h: np.ndarray | float) -> None:
+        """Book the event: ``stall``/``lost`` hours it adds, the work ``at_fail`` when it came,
+        the work ``kept`` after it (for the timeline) and the ``restart_h`` of each recovery."""
+        act = self.active.astype(float)
+        self.waiting += self.d_wait * act
+        self.restart += self.d_rest * act
+        self.stall += stall
+        self.lost += lost
+        limit = self.limit
+        self.wall = np.where(finish, self.rec_end + need,
+                             np.where(stop, limit if limit else 0.0, self.wall))
+        self.done_work = np.where(finish, self.work, np.where(stop, at_fail, self.done_work))
+        planned = self.planned
+        self.n_unexp += unexp
+        self.n_plan += planned & fail
+        if self.counts is not None:
+            hit = unexp[0] & ~planned
+            self.counts[self.idx[hit], self.cause[hit]] += 1
+        t_now = self.t_now
+        self.wait_end = np.where(fail, np.maximum(np.maximum(self.wait_end, self.avail), t_now),
+                                 self.wait_end)
+        self.rec_end = np.where(fail, self.wait_end + restart_h, self.rec_end)
+        if self.record and self.active[0, 0]:
+            if fail[0, 0]:
+                self.timeline.append((float(t_now[0]), int(self.cause[0]), float(at_fail[0, 0]),
+                                      float(kept[0, 0]), float(self.rec_end[0, 0])))
+            elif finish[0, 0] or stop[0, 0]:
+                done, wall = float(self.done_work[0, 0]), float(self.wall[0, 0])
+                self.timeline.append((wall, -1, done, done, wall))
+        self.active &= fail
+        self.t_prev = t_now
+
+    def outcome(self, intervals_h: np.ndarray, local_restores: np.ndarray | None = None) -> Outcome:
+        return Outcome(intervals_h, self.wall, self.done_work, self.stall, self.lost,
+                       self.restart, self.waiting, self.n_unexp, self.n_plan, self.counts,
+                       self.timeline, self.events, local_restores)
+
+
 def simulate(spec: RunSpec, intervals_h: np.ndarray | float, trials: int,
              rng: np.random.Generator, count_causes: bool = False, record: bool = False,
              max_events: int = 2_000_000) -> Outcome:
@@ -127,48 +225,20 @@ def simulate(spec: RunSpec, intervals_h: np.ndarray | float, trials: int,
     ``(failure_time_h, cause_index, progress_at_failure_h, preserved_after_h, resume_time_h)``
     with ``cause_index == len(causes)`` for a planned interruption."""
     tau = np.atleast_1d(np.asarray(intervals_h, dtype=float))[:, None]
-    g_n, n = tau.shape[0], int(trials)
+    g_n = tau.shape[0]
     delta, persist, rst = spec.blocking_h, spec.persist_h, spec.restart_h
-    work, limit = spec.work_h, spec.wall_limit_h
+    work = spec.work_h
     period = tau + delta
-    arrivals = Arrivals(spec, n, rng)
-    n_causes = arrivals.n_causes
-    idx = np.arange(n)
+    loop = TrialLoop(spec, g_n, trials, rng, count_causes, record, max_events)
+    kept = np.zeros((g_n, loop.n))
 
-    shape = (g_n, n)
-    t_prev = np.zeros(n)
-    rec_end = np.zeros(shape)
-    wait_end = np.zeros(shape)
-    kept = np.zeros(shape)
-    done_work = np.zeros(shape)
-    wall = np.zeros(shape)
-    stall, lost, restart, waiting = (np.zeros(shape) for _ in range(4))
-    n_unexp = np.zeros(shape, dtype=np.int64)
-    n_plan = np.zeros(shape, dtype=np.int64)
-    active = np.ones(shape, dtype=bool)
-    counts = np.zeros((n, n_causes), dtype=np.int64) if count_causes else None
-    timeline: list[tuple[float, int, float, float, float]] = []
-
-    events = 0
     with np.errstate(invalid="ignore"):  # finished trials hold inf - inf; masked
-        while active.any():
-            if events >= max_events:
-                raise RunawayError(f"more than {max_events} interruptions in one run")
-            events += 1
-            t_now, cause, planned, avail = arrivals.next(t_prev)
-
-            ends = t_now > limit if limit is not None else np.zeros(n, dtype=bool)
-            t_eff = np.minimum(t_now, limit) if limit is not None else t_now
-            # recovery time spent since the previous event
-            d_wait = np.clip(np.minimum(t_eff, wait_end) - t_prev, 0.0, None)
-            d_rest = np.clip(np.minimum(t_eff, rec_end) - np.maximum(wait_end, t_prev), 0.0, None)
-            s = np.maximum(t_eff - rec_end, 0.0)            # productive time before this event
+        while loop.active.any():
+            _, planned, s = loop.next()
             remaining = work - kept
             n_ck = np.maximum(np.ceil(remaining / tau) - 1.0, 0.0)
             need = remaining + n_ck * delta
-            finish = active & (s >= need)
-            stop = active & ~finish & ends                  # wall-clock window closed
-            fail = active & ~finish & ~ends
+            finish, stop, fail, unexp = loop.classify(need)
 
             k = np.floor(s / period)
             rem = s - k * period
@@ -178,35 +248,13 @@ def simulate(spec: RunSpec, intervals_h: np.ndarray | float, trials: int,
                 k_ok = np.where((rem < persist) & (k >= 1), k - 1.0, k)
             else:
                 k_ok = k
-            plan2 = planned & fail                          # broadcast (n,) over (G, n)
-            unexp = fail & ~planned
             gained = np.where(planned, k * tau + comp, k_ok * tau)
-            if record and active[0, 0] and (fail[0, 0] or stop[0, 0] or finish[0, 0]):
-                before = kept[0, 0]
-            act = active.astype(float)
-            waiting += d_wait * act
-            restart += d_rest * act
-            stall += np.where(finish, n_ck * delta, np.where(fail | stop, k * delta + partial, 0.0))
-            lost += np.where(unexp, comp + (k - k_ok) * tau, 0.0)
+            at_fail = kept + k * tau + comp
             kept += np.where(fail, gained, 0.0)
-            wall = np.where(finish, rec_end + need, np.where(stop, limit if limit else 0.0, wall))
-            done_work = np.where(finish, work, np.where(stop, kept + k * tau + comp, done_work))
-            n_unexp += unexp
-            n_plan += plan2
-            if counts is not None:
-                hit = unexp[0] & ~planned
-                counts[idx[hit], cause[hit]] += 1
-            wait_end = np.where(fail, np.maximum(np.maximum(wait_end, avail), t_now), wait_end)
-            rec_end = np.where(fail, wait_end + rst, rec_end)
-            if record and active[0, 0]:
-                if fail[0, 0]:
-                    timeline.append((float(t_now[0]), int(cause[0]), float(before + k[0, 0] * tau[0, 0]
-                                     + comp[0, 0]), float(kept[0, 0]), float(rec_end[0, 0])))
-                elif finish[0, 0] or stop[0, 0]:
-                    timeline.append((float(wall[0, 0]), -1, float(done_work[0, 0]),
-                                     float(done_work[0, 0]), float(wall[0, 0])))
-            active &= fail
-            t_prev = t_now
+            loop.settle(finish, stop, fail, unexp, need,
+                        stall=np.where(finish, n_ck * delta,
+                                       np.where(fail | stop, k * delta + partial, 0.0)),
+                        lost=np.where(unexp, comp + (k - k_ok) * tau, 0.0),
+                        at_fail=at_fail, kept=kept, restart_h=rst)
 
-    return Outcome(tau[:, 0], wall, done_work, stall, lost, restart, waiting, n_unexp, n_plan,
-                   counts, timeline, events)
+    return loop.outcome(tau[:, 0])

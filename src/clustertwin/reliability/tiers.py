@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from clustertwin.reliability.montecarlo import Arrivals, Outcome, RunawayError, RunSpec
+from clustertwin.reliability.montecarlo import Outcome, RunSpec, TrialLoop
 
 
 @dataclass(frozen=True)
@@ -58,7 +58,7 @@ def simulate_tiers(spec: RunSpec, tiers: TierSpec, local_h: np.ndarray | float,
     whose ``intervals_h`` are the local intervals; ``local_restores`` counts unexpected
     interruptions restored from the local tier."""
     tau = np.atleast_1d(np.asarray(local_h, dtype=float))[:, None]
-    g_n, n = tau.shape[0], int(trials)
+    g_n = tau.shape[0]
     kk = np.broadcast_to(np.atleast_1d(np.asarray(every, dtype=float)), (g_n,))[:, None]
     on = np.broadcast_to(np.atleast_1d(np.asarray(local_on, dtype=bool)), (g_n,))[:, None]
     d_s, p_s = spec.blocking_h, spec.persist_h
@@ -67,50 +67,28 @@ def simulate_tiers(spec: RunSpec, tiers: TierSpec, local_h: np.ndarray | float,
     r_l = np.where(on, tiers.local_restart_h, spec.restart_h)
     r_s = spec.restart_h
     keeps_on_node_loss = tiers.replicas >= 1
-    work, limit = spec.work_h, spec.wall_limit_h
+    work = spec.work_h
     p_loc = tau + d_f                               # compute + stall of a local-only checkpoint
     p_sup = kk * tau + (kk - 1.0) * d_f + d_s       # from one PFS stall end to the next
-    arrivals = Arrivals(spec, n, rng)
-    n_causes = arrivals.n_causes
-    idx = np.arange(n)
+    loop = TrialLoop(spec, g_n, trials, rng, count_causes, record, max_events)
+    repair_of = loop.arrivals.repair_of
 
-    shape = (g_n, n)
-    t_prev = np.zeros(n)
-    rec_end, wait_end = np.zeros(shape), np.zeros(shape)
+    shape = (g_n, loop.n)
     w0 = np.zeros(shape)             # work at the last resume (the restored checkpoint)
     p0 = np.zeros(shape)             # work of the newest durable PFS checkpoint before resume
     j0 = np.zeros(shape)             # local checkpoints since the last PFS position, at resume
     w0_local = np.zeros(shape, dtype=bool)   # the resume point is held by the local tier
-    done_work, wall = np.zeros(shape), np.zeros(shape)
-    stall, lost, restart, waiting = (np.zeros(shape) for _ in range(4))
-    n_unexp = np.zeros(shape, dtype=np.int64)
-    n_plan = np.zeros(shape, dtype=np.int64)
     n_local = np.zeros(shape, dtype=np.int64)
-    active = np.ones(shape, dtype=bool)
-    counts = np.zeros((n, n_causes), dtype=np.int64) if count_causes else None
-    timeline: list[tuple[float, int, float, float, float]] = []
 
-    events = 0
     with np.errstate(invalid="ignore"):  # finished trials hold inf - inf; masked
-        while active.any():
-            if events >= max_events:
-                raise RunawayError(f"more than {max_events} interruptions in one run")
-            events += 1
-            t_now, cause, planned, avail = arrivals.next(t_prev)
-            node_lost = arrivals.repair_of[cause]
-
-            ends = t_now > limit if limit is not None else np.zeros(n, dtype=bool)
-            t_eff = np.minimum(t_now, limit) if limit is not None else t_now
-            d_wait = np.clip(np.minimum(t_eff, wait_end) - t_prev, 0.0, None)
-            d_rest = np.clip(np.minimum(t_eff, rec_end) - np.maximum(wait_end, t_prev), 0.0, None)
-            s = np.maximum(t_eff - rec_end, 0.0)            # productive time before this event
+        while loop.active.any():
+            cause, planned, s = loop.next()
+            node_lost = repair_of[cause]
             remaining = work - w0
             n_ck = np.maximum(np.ceil(remaining / tau) - 1.0, 0.0)
             n_pfs = np.floor((n_ck + j0) / kk)
             need = remaining + n_ck * d_f + n_pfs * (d_s - d_f)
-            finish = active & (s >= need)
-            stop = active & ~finish & ends
-            fail = active & ~finish & ~ends
+            finish, stop, fail, unexp = loop.classify(need)
 
             # position in the schedule, measured from the last PFS position before the resume
             u = s + j0 * p_loc
@@ -131,39 +109,17 @@ def simulate_tiers(spec: RunSpec, tiers: TierSpec, local_h: np.ndarray | float,
             use_loc = survives & ((k_loc >= 1.0) | w0_local) & (w_loc >= w_pfs)
             w_new = np.where(use_loc, w_loc, w_pfs)
 
-            plan2 = planned & fail
-            unexp = fail & ~planned
-            act = active.astype(float)
-            waiting += d_wait * act
-            restart += d_rest * act
-            stall += np.where(finish, need - remaining,
-                              np.where(fail | stop, s - k_done * tau - comp, 0.0))
-            lost += np.where(unexp, at_fail - w_new, 0.0)
             kept_after = np.where(planned, at_fail, w_new)
-            wall = np.where(finish, rec_end + need, np.where(stop, limit if limit else 0.0, wall))
-            done_work = np.where(finish, work, np.where(stop, at_fail, done_work))
-            n_unexp += unexp
-            n_plan += plan2
             n_local += unexp & use_loc
-            if counts is not None:
-                hit = unexp[0] & ~planned
-                counts[idx[hit], cause[hit]] += 1
             w0 = np.where(fail, kept_after, w0)
             p0 = np.where(fail, np.where(planned, at_fail, w_pfs), p0)
             j0 = np.where(fail & ~planned & use_loc, np.mod(j0 + k_loc, kk), np.where(fail, 0.0, j0))
             w0_local = np.where(fail, np.where(planned, on, use_loc), w0_local)
-            wait_end = np.where(fail, np.maximum(np.maximum(wait_end, avail), t_now), wait_end)
-            rst = np.where(np.where(planned, on, use_loc), r_l, r_s)
-            rec_end = np.where(fail, wait_end + rst, rec_end)
-            if record and active[0, 0]:
-                if fail[0, 0]:
-                    timeline.append((float(t_now[0]), int(cause[0]), float(at_fail[0, 0]),
-                                     float(w0[0, 0]), float(rec_end[0, 0])))
-                elif finish[0, 0] or stop[0, 0]:
-                    timeline.append((float(wall[0, 0]), -1, float(done_work[0, 0]),
-                                     float(done_work[0, 0]), float(wall[0, 0])))
-            active &= fail
-            t_prev = t_now
+            loop.settle(finish, stop, fail, unexp, need,
+                        stall=np.where(finish, need - remaining,
+                                       np.where(fail | stop, s - k_done * tau - comp, 0.0)),
+                        lost=np.where(unexp, at_fail - w_new, 0.0),
+                        at_fail=at_fail, kept=w0,
+                        restart_h=np.where(np.where(planned, on, use_loc), r_l, r_s))
 
-    return Outcome(tau[:, 0], wall, done_work, stall, lost, restart, waiting, n_unexp, n_plan,
-                   counts, timeline, events, n_local)
+    return loop.outcome(tau[:, 0], n_local)

@@ -105,3 +105,13 @@ class ClusterState:
             return 0.0
         free_whole = int(self.full.sum())
         return 0.0 if free_whole <= 0 else 1.0 - self.idle_node_gpus / free_whole
+
+
+def copy_state(st: ClusterState) -> ClusterState:
+    """A hypothetical copy of ``st`` (own capacity arrays, shared read-only fields)."""
+    c = ClusterState.__new__(ClusterState)
+    c.__dict__.update(st.__dict__)
+    c.gfree = st.gfree.copy()
+    c.full = st.full.copy()
+    c.up = st.up.copy()
+    return c

@@ -1,0 +1,58 @@
+"""EASY backfill: the blocked head's shadow time and the nodes held for it."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from clustertwin.scheduling.reservations import Reservations
+from clustertwin.scheduling.state import WHOLE, copy_state
+
+
+class Backfill(Reservations):
+    """The shadow computation of EASY backfill (cached per head until the state changes)."""
+
+    def _shadow(self, h: int) -> tuple[float, np.ndarray | None, int]:
+        """Earliest time the blocked head ``h`` can start if running jobs end at their limits,
+        and the nodes it would get then (kept out of reach of jobs that would run past it)."""
+        if self.shadow is not None and self.shadow[0] == h:
+            _, _, t, nodes, extra = self.shadow
+            return t, nodes, extra
+        st = self.st
+        m = self.milli[h]
+        hyp = copy_state(st)
+        ends = self.run_ends
+        mask = self._mask(h)
+        t = math.inf
+        nodes_arr: np.ndarray | None = None
+        extra = 0
+        k = m // WHOLE
+        for tend, j in ends:
+            alloc = self.alloc[j]
+            assert alloc is not None
+            hyp.give(alloc)
+            if hyp.free_milli < m:
+                continue
+            if not hyp.pooled:
+                touched = [a[0] for a in alloc]
+                if m < WHOLE:
+                    if not any(int(hyp.gfree[x].max()) >= m for x in touched):
+                        continue
+                elif k <= hyp.max_node_gpus:
+                    if not any(int(hyp.full[x]) >= k for x in touched):
+                        continue
+                elif hyp.idle_node_gpus < k:
+                    continue
+            a = self.placer.place(hyp, m, mask)
+            if a is not None:
+                t = tend
+                if hyp.pooled:
+                    extra = hyp.free_milli - m
+                else:
+                    nodes_arr = np.zeros(self.spec.nodes, dtype=bool)
+                    nodes_arr[[x[0] for x in a]] = True
+                break
+        self.shadow = (h, 0, t, nodes_arr, extra)
+        self.head_checks.append((h, self.now, t))
+        return t, nodes_arr, extra

@@ -1,0 +1,114 @@
+"""The state of one run: per-job columns, the queue, the event heap, team usage.
+
+Kept as plain Python lists (fast scalar access in the hot loop) on one object that the engine's
+parts (:mod:`.lifecycle`, :mod:`.failures`, :mod:`.reservations`, :mod:`.backfill`,
+:mod:`.preemption`, :mod:`.dispatch`) extend as mixins, so the event loop pays no indirection.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from itertools import count
+from typing import Any
+
+import numpy as np
+
+from clustertwin.scheduling.cluster import ClusterSpec
+from clustertwin.scheduling.jobs import Workload
+from clustertwin.scheduling.placement import Placement, get_placement
+from clustertwin.scheduling.policies import PolicySpec
+from clustertwin.scheduling.simtypes import FUTURE, SimConfig
+from clustertwin.scheduling.state import WHOLE, Alloc, ClusterState
+
+
+class _Ctx:
+    """What orders may read: the workload, team usage and shares, capacity."""
+
+    def __init__(self, w: Workload, shares: np.ndarray, capacity_milli: int) -> None:
+        self.w = w
+        self.shares = shares
+        self.capacity_milli = capacity_milli
+        self.team_usage = np.zeros(len(w.teams))
+
+
+def _shares(w: Workload, cfg: SimConfig) -> np.ndarray:
+    s = np.array([float(cfg.shares.get(t, 1.0 if not cfg.shares else 0.0)) for t in w.teams])
+    if len(s) and s.sum() <= 0:
+        s = np.ones(len(s))
+    s = np.maximum(s, 1e-9)
+    return s / s.sum() if len(s) else s
+
+
+
+
+class RunState:
+    def __init__(self, w: Workload, spec: ClusterSpec, pol: PolicySpec, cfg: SimConfig,
+                 seed: int) -> None:
+        self.w, self.spec, self.pol, self.cfg = w, spec, pol, cfg
+        self.rng = np.random.default_rng(np.random.SeedSequence(seed))
+        self.order = pol.build()
+        self.st = ClusterState(spec)
+        self.placer: Placement = get_placement(cfg.placement)
+        n = len(w)
+        self.n = n
+        self.shares = _shares(w, cfg)
+        self.ctx = _Ctx(w, self.shares, self.st.capacity_milli)
+        # per-job python lists: fast scalar access in the hot loop
+        self.milli = w.gpus_milli.tolist()
+        self.req = w.requested_s.tolist()
+        self.ck = w.checkpoint_s.tolist()
+        self.submit = w.submit_s.tolist()
+        self.team = w.team.tolist()
+        self.rank = list(zip(w.qos.tolist(), w.priority.tolist(), strict=True))
+        self.resv_of = w.reservation.tolist()
+        self.status = [FUTURE] * n
+        self.remaining = w.duration_s.astype(float).tolist()
+        self.first_start = [math.nan] * n
+        self.end = [math.nan] * n
+        self.run_start = [0.0] * n
+        self.run_len = [0.0] * n
+        self.run_total = [0.0] * n
+        self.epoch = [0] * n
+        self.alloc: list[Alloc | None] = [None] * n
+        self.alloc_milli = [0] * n
+        self.preempt = [0] * n
+        self.interrupt = [0] * n
+        self.lost = [0.0] * n
+        self.lost_p = [0.0] * n
+        self.leafs = [0] * n
+        self.sus = [0] * n
+        self.waiters: dict[int, list[int]] = {}
+        for j, ds in w.deps.items():
+            for _k, d in ds:
+                self.waiters.setdefault(d, []).append(j)
+        self.static_keys = None if self.order.dynamic else \
+            self.order.keys(self.ctx, np.arange(n), 0.0).tolist()
+        self.queue: list[tuple[float, float, int]] = []
+        self.running: set[int] = set()
+        self.run_ends: list[tuple[float, int]] = []  # (expected end at limit, job), sorted
+        self.rank_count: dict[tuple[int, float], int] = {}  # running jobs per (QoS, priority)
+        self.on_node: dict[int, set[int]] | None = {} if cfg.failure_rate_per_node_day > 0 else None
+        self.team_milli = np.zeros(len(w.teams))
+        self.team_gpu_s = np.zeros(len(w.teams))
+        self.team_limit = {w.teams.index(t): g * WHOLE for t, g in cfg.team_limits_gpus.items()
+                           if t in w.teams}
+        self.heap: list[tuple[float, int, int, Any]] = []
+        self.seq = count()
+        self.now = 0.0
+        self.last_usage_t = 0.0
+        self.next_calc = 0.0
+        self.version = 0
+        self.shadow: tuple[int, int, float, np.ndarray | None, int] | None = None
+        self.head_checks: list[tuple[int, float, float]] = []
+        self.preempt_tried: tuple[int, int] | None = None
+        self.in_pass = False
+        self.deferred: list[tuple[float, float, int]] = []
+        self.down_gpu_s = 0.0
+        self.failures = 0
+        self.outstanding = n
+        self.tl: dict[str, list[float]] = {"t": [], "alloc_gpus": [], "up_gpus": [],
+                                           "queue": [], "fragmentation": []}
+
+    def push(self, t: float, kind: int, payload: Any) -> None:
+        heapq.heappush(self.heap, (t, next(self.seq), kind, payload))
