@@ -193,3 +193,13 @@ def test_too_large_job_cancelled_not_hung():
     w = wl([(0, 64, 10), (0, 1, 10)])
     r = simulate(w, C2, "fifo")
     assert r.status[0] == CANCELLED and r.status[1] == DONE
+
+
+def test_run_ends_when_queued_jobs_can_never_start_under_failures():
+    """A reservation member that arrives after its window can never start; with node failures
+    on, failure events alone must not keep the run going for ever (no horizon given)."""
+    rsv = (Reservation("late", 0.0, 50.0, 8),)
+    w = wl([(0, 8, 100), (100, 8, 30)], reservation=[-1, 0])
+    cfg = SimConfig(reservations=rsv, failure_rate_per_node_day=5.0, repair_s=600.0)
+    r = simulate(w, C2, "fifo", cfg, seed=1)
+    assert np.isnan(r.first_start_s[1]) and r.end_time_s < 1e7

@@ -119,8 +119,18 @@ class _Run(Dispatch, Failures):
             self._schedule()
             if self.cfg.record_timeline:
                 self._sample()
+            if self.on_node is not None and not self.running and self._stalled():
+                break
         self._advance(self.now)
         return self._output(events)
+
+    def _stalled(self) -> bool:
+        """Nothing runs, every node is up and only failure events remain: the queued jobs can
+        never start (e.g. a reservation job that missed its window), and failures alone would
+        keep the heap alive for ever. Those jobs end the run still queued."""
+        if self.st.up_milli != self.st.capacity_milli:
+            return False
+        return all(kind in (FAIL, REPAIR) for _, _, kind, _ in self.heap)
 
     def _advance(self, t: float) -> None:
         dt = t - self.last_usage_t
