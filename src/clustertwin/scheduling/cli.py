@@ -162,12 +162,21 @@ def _run(cluster, trace, policy, placement, out, force, strict, as_json, seed, c
     w = with_time_limits(w, rng_limits, max_factor=time_limit_factor)
     ck = None if not checkpoint_min else checkpoint_min * 60.0
     w = with_checkpoints(w, ck)
+    profile_note = None
+    if failure_rate is None and not failure_profile and str(cluster).lower().endswith(
+            (".yaml", ".yml", ".toml")):
+        # a designed cluster fails as its scenario says; --failure-rate 0 turns failures off
+        from clustertwin.cli_common import load_inputs
+
+        failure_profile = load_inputs(cluster, list(catalog))[0].reliability.failure_profile
+        profile_note = (f"node failures follow the scenario's failure profile {failure_profile!r}"
+                        " (--failure-rate 0 turns them off)")
     cfg = SimConfig(placement=placement,
                     failure_rate_per_node_day=_failure_rate(failure_rate, failure_profile,
                                                             list(catalog)),
                     repair_s=repair_hours * 3600.0, shares=_pairs(share, "--share"),
                     team_limits_gpus=_pairs(team_limit, "--team-limit"), reservations=rsv)
-    warnings = []
+    warnings = [profile_note] if profile_note else []
     rep = w.report
     if rep and rep.rows_rejected:
         for reason, n in rep.rejected.items():
