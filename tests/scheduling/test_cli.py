@@ -79,3 +79,16 @@ def test_strict_bad_trace(tmp_path):
     assert any("larger than the cluster" in w for w in warnings)
     bad = run("--cluster", "uniform:2x8", "--trace", str(p), "--strict")
     assert bad.exit_code == 2
+
+
+def test_scenario_cluster_uses_its_failure_profile():
+    from pathlib import Path
+
+    scen = Path(__file__).resolve().parents[2] / "examples" / "gpt3-175b-1024-a100.yaml"
+    r = run("--cluster", str(scen), "--trace", "synthetic:philly:300", "--policy", "fifo", "--json")
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.stdout)
+    assert out["settings"]["failure_rate_per_node_day"] == pytest.approx(6.50 / 1000)
+    off = json.loads(run("--cluster", str(scen), "--trace", "synthetic:philly:300", "--policy", "fifo",
+                         "--json", "--failure-rate", "0").stdout)
+    assert off["settings"]["failure_rate_per_node_day"] == 0
