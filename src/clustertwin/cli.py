@@ -14,7 +14,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from clustertwin.cli_common import handle_user_errors
+from clustertwin.cli_common import CatalogOpt, ScenarioArg, handle_user_errors
 
 app = typer.Typer(
     name="clustertwin",
@@ -27,9 +27,6 @@ app = typer.Typer(
 )
 catalog_app = typer.Typer(help="Browse the hardware, model, price and failure catalog.", no_args_is_help=True)
 app.add_typer(catalog_app, name="catalog")
-
-CatalogOpt = Annotated[Optional[list[Path]], typer.Option("--catalog", help="extra catalog folder (YAML); repeatable; overrides built-in ids")]  # noqa: UP045
-ScenarioArg = Annotated[Optional[Path], typer.Argument(help="scenario file (.yaml/.toml); omitted = the built-in default")]  # noqa: UP045
 
 
 @app.command()

@@ -6,11 +6,33 @@ import json
 import math
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Optional
+
+import typer
 
 from clustertwin.errors import Problem, UsageError
 
 MANIFEST = ".clustertwin-outputs"
+
+#: Shared command-line parameters (typer annotations) so every command spells them alike.
+ScenarioArg = Annotated[Optional[Path], typer.Argument(  # noqa: UP045
+    help="scenario file (.yaml/.toml); omitted = the built-in default")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="print the result as JSON on stdout")]
+CatalogOpt = Annotated[Optional[list[Path]], typer.Option(  # noqa: UP045
+    "--catalog", help="extra catalog folder (YAML); repeatable; overrides built-in ids")]
+
+
+def print_rows(title: str, rows: list[tuple[str, str]]) -> None:
+    """A two-column rich table of a stage result's summary rows."""
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=title, show_header=False)
+    table.add_column("", style="bold")
+    table.add_column("")
+    for label, value in rows:
+        table.add_row(label, value)
+    Console().print(table)
 
 
 def load_inputs(scenario_path: str | Path | None, catalog_dirs: list[Path] | None = None):  # noqa: ANN201

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Annotated, Optional
-
 import typer
+
+from clustertwin.cli_common import CatalogOpt, JsonOpt, ScenarioArg
 
 
 def register(app: typer.Typer) -> None:
@@ -14,16 +13,10 @@ def register(app: typer.Typer) -> None:
 
     @app.command("reliability")
     @handle_user_errors
-    def reliability(
-        scenario: Annotated[Optional[Path], typer.Argument(  # noqa: UP045
-            help="scenario file (.yaml/.toml); omitted = the built-in default")] = None,
-        json_out: Annotated[bool, typer.Option(
-            "--json", help="print the reliability block as JSON on stdout")] = False,
-        catalog: Annotated[Optional[list[Path]], typer.Option(  # noqa: UP045
-            "--catalog", help="extra catalog folder (YAML); repeatable")] = None,
-    ) -> None:
+    def reliability(scenario: ScenarioArg = None, json_out: JsonOpt = False,
+                    catalog: CatalogOpt = None) -> None:
         """Failures, checkpoint interval, ETTR and lost GPU-hours of the training run."""
-        from clustertwin.cli_common import emit_json, load_inputs
+        from clustertwin.cli_common import emit_json, load_inputs, print_rows
         from clustertwin.perf import estimate as perf_estimate
         from clustertwin.reliability import analyze
 
@@ -40,12 +33,4 @@ def register(app: typer.Typer) -> None:
         if json_out:
             emit_json(result.to_contract())
             return
-        from rich.console import Console
-        from rich.table import Table
-
-        table = Table(title=f"reliability: {scen.name}", show_header=False)
-        table.add_column("", style="bold")
-        table.add_column("")
-        for label, value in result.summary_rows():
-            table.add_row(label, value)
-        Console().print(table)
+        print_rows(f"reliability: {scen.name}", result.summary_rows())
