@@ -120,3 +120,62 @@ def test_zero2_shards_gradients_and_reduces_every_micro_batch(catalog):
     assert z2["state_bytes"][0] < z1["state_bytes"][0]
     assert z2["memory_bytes"][0] < z1["memory_bytes"][0]
     assert z2["dp_exposed_s"][0] > z1["dp_exposed_s"][0]
+
+
+def _nvl72(catalog):
+    from clustertwin.perf.system import system_from_catalog
+
+    return system_from_catalog(catalog, "gb200", "gb200-nvl72", "ib-ndr")
+
+
+def test_pipeline_spanning_nvl72_racks_is_paced_by_the_network(catalog):
+    """GB200 NVL72 (72-GPU NVLink domain), tp 4 x dp 4: pipeline neighbours are 16 ranks apart,
+    inside one rack, but a 16-stage pipeline spans 256 ranks, four racks: its rack-boundary
+    hops go over the NICs and pace every slot (Megatron-Bridge 25.11 GB200 Llama 3.1 405B row).
+    Four stages (64 ranks) stay on NVLink; on 8-GPU DGX nodes nothing changes."""
+    sys = _nvl72(catalog)
+    nbytes, stride = np.array(64e6), np.array(16.0)
+    nvl = float(coll.p2p(sys, nbytes, stride, np.array(4.0)))
+    net = float(coll.p2p(sys, nbytes, stride, np.array(16.0)))
+    assert nvl == float(coll.p2p(sys, nbytes, stride))
+    assert net > 5 * nvl
+    dgx = _sys(catalog)
+    assert float(coll.p2p(dgx, nbytes, np.array(8.0), np.array(16.0))) == float(
+        coll.p2p(dgx, nbytes, np.array(8.0))
+    )
+
+
+def test_rank_order_dp_outermost_keeps_pipeline_inside_pods(catalog):
+    """Meta-like pods (3,072 GPUs, 1:7): Llama 3's [TP, CP, PP, DP] order keeps each 16-stage
+    pipeline (16 x 8 = 128 ranks) inside a pod, where Megatron's pp-outermost order spreads it
+    over pods 1,024 ranks apart. evaluate() takes the faster order per plan and reports it;
+    without pods every plan keeps Megatron's order."""
+    from clustertwin.perf.costmodel import RANK_ORDERS, _evaluate
+
+    job = Job(LLAMA, 8192, 2048)
+    plan = _plan(tp=8, pp=16, dp=128, zero=2)
+    sys = _sys(catalog, 3072, 7.0)
+    meg = _evaluate(job, sys, plan, pp_inner=False)
+    meta = _evaluate(job, sys, plan, pp_inner=True)
+    best = evaluate(job, sys, plan)
+    assert meta["pp_comm_s"][0] < meg["pp_comm_s"][0]
+    assert meta["step_time_s"][0] < meg["step_time_s"][0]
+    assert best["rank_order"][0] == 1 and RANK_ORDERS[1] == "tp-cp-pp-dp"
+    assert best["step_time_s"][0] == meta["step_time_s"][0]
+    flat = evaluate(job, _sys(catalog), plan)
+    assert flat["rank_order"][0] == 0
+    assert flat["step_time_s"][0] == _evaluate(job, _sys(catalog), plan, False)["step_time_s"][0]
+
+
+def test_estimate_reports_rank_order(catalog):
+    from clustertwin.perf.costmodel import RANK_ORDERS
+    from clustertwin.perf.stage import estimate
+    from clustertwin.scenario import load_scenario, with_updates
+
+    scen = load_scenario(None, catalog)
+    fab = {**scen.cluster.fabric.model_dump(), "pod_gpus": 3072, "pod_oversubscription": 7.0}
+    est = estimate(with_updates(scen, cluster={"fabric": fab}), catalog)
+    assert est.rank_order in RANK_ORDERS
+    assert est.to_contract()["rank_order"] == est.rank_order
+    assert ("rank order (innermost first)", est.rank_order) in est.summary_rows()
+    assert estimate(scen, catalog).rank_order == RANK_ORDERS[0]

@@ -19,6 +19,7 @@ def top_plans(scenario: Any, catalog: Any, k: int) -> dict[str, Any]:
     """The best estimate, the top ``k`` plans and the rejected ones (as plain data)."""
     import numpy as np
 
+    from clustertwin.perf.costmodel import RANK_ORDERS
     from clustertwin.perf.stage import estimate, run_search
 
     est = estimate(scenario, catalog)
@@ -43,6 +44,7 @@ def top_plans(scenario: Any, catalog: Any, k: int) -> dict[str, Any]:
         row = res.row(i)
         return {
             "plan": res.plan(i),
+            "rank_order": RANK_ORDERS[int(row.get("rank_order", 0))],
             **{k2: row[k2] for k2 in keys},
             "memory_gib": row["memory_bytes"] / 2**30,
             "memory": {

@@ -22,9 +22,10 @@ rank order (``tp-cp-ep-dp-pp``: tp innermost and inside the NVLink domain, then 
 ep inside it, pp outermost). A group of ``n`` ranks at ``stride`` then occupies ``n * stride``
 consecutive ranks and spans ``P = ceil(n * stride / pod_gpus)`` pods (at most ``n``; groups that
 fit in a pod are taken as aligned to it). With this order dp groups stay inside a pod while
-``dp * tp * cp <= pod_gpus`` and mainly pipeline sends cross pods. (Llama 3 itself orders
-[TP, CP, PP, DP], DP outermost, section 3.3.3; ``pod_gpus`` large enough keeps either order
-inside pods.)
+``dp * tp * cp <= pod_gpus`` and mainly pipeline sends cross pods. Llama 3 itself orders
+[TP, CP, PP, DP], DP outermost (section 3.3.3), which keeps each pipeline inside a pod and
+stretches the data-parallel groups instead; with pods set, :func:`clustertwin.perf.costmodel.
+evaluate` prices both orders (the caller passes the strides) and keeps the faster per plan.
 
 Every pod's GPUs run the same kind of collective at once, so the aggregation uplinks carry the
 pod's cross-pod share of that traffic; they offer ``1 / pod_oversubscription`` of the pod's
@@ -172,10 +173,20 @@ def p2p(
     system: System, nbytes: np.ndarray, stride: np.ndarray, n: np.ndarray | None = None
 ) -> np.ndarray:
     """Seconds to send ``nbytes`` to a rank ``stride`` away (pipeline neighbours); ``n``: the
-    pipeline's stages, which place its pod boundaries (None: no pod is crossed)."""
+    pipeline's stages, which place its NVLink-domain and pod boundaries (None: a single hop).
+
+    A pipeline of ``n`` stages ``stride`` ranks apart occupies ``n * stride`` consecutive ranks.
+    It stays on NVLink only if that span fits in one NVLink domain; otherwise the stages at the
+    domain boundaries send over the scale-out fabric, and since every stage waits for its
+    neighbour's activations (and, interleaved, the last stage feeds the first one's next
+    chunk), the slowest hop paces every slot - as the CP ring is paced by its network hop.
+    On 8-GPU nodes this changes nothing (any stride >= 8 already leaves the node); on a 72-GPU
+    NVL72 rack a tp 4 x dp 4 plan puts pipeline neighbours 16 ranks apart, inside one rack,
+    but a 16-stage pipeline spans 256 ranks, four racks."""
     nbytes = np.asarray(nbytes, dtype=np.float64)
     stride = np.asarray(stride, dtype=np.float64)
-    inside = stride < system.nvlink_domain
+    span = stride if n is None else stride * np.asarray(n, dtype=np.float64)
+    inside = (stride < system.nvlink_domain) & (span <= system.nvlink_domain)
     nvl = nbytes / _nvl_bw(system) + system.gen["nvlink_latency_us"] * 1e-6
     if n is None:
         p = np.ones_like(stride)

@@ -109,8 +109,37 @@ def _overlap(comm: np.ndarray, window: np.ndarray, intf: np.ndarray | float) -> 
     return comm - hidden + intf * hidden
 
 
+#: rank orders (innermost first) a plan's ranks can be laid out in. Megatron-core's default,
+#: used by NeMo / Megatron-Bridge recipes, keeps pp outermost; Meta's Llama 3 (arXiv 2407.21783
+#: section 3.3.3) orders [TP, CP, PP, DP], DP outermost, which keeps pipeline neighbours close
+#: (inside a pod, or inside an NVL72 rack) and stretches the data-parallel groups instead.
+RANK_ORDERS = ("tp-cp-ep-dp-pp", "tp-cp-pp-dp")
+
+
 def evaluate(job: Job, sys: System, plan: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """Step time, its breakdown and memory per GPU for every plan (arrays of equal length)."""
+    """Step time, its breakdown and memory per GPU for every plan (arrays of equal length).
+
+    Without pods every plan is laid out in Megatron-core's rank order (``RANK_ORDERS[0]``). With
+    pods (``System.pod_gpus``) the order decides which traffic crosses the oversubscribed
+    aggregation layer, so both orders of :data:`RANK_ORDERS` are evaluated (one more vectorized
+    pass) and each plan takes the faster; ``rank_order`` in the result is the index chosen.
+    Memory does not depend on the order."""
+    a = _evaluate(job, sys, plan, pp_inner=False)
+    if not sys.pod_gpus:
+        a["rank_order"] = np.zeros_like(a["step_time_s"])
+        return a
+    b = _evaluate(job, sys, plan, pp_inner=True)
+    use_b = b["step_time_s"] < a["step_time_s"]
+    out = {k: np.where(use_b, b[k], a[k]) for k in a}
+    out["rank_order"] = use_b.astype(np.float64)
+    return out
+
+
+def _evaluate(
+    job: Job, sys: System, plan: dict[str, np.ndarray], pp_inner: bool
+) -> dict[str, np.ndarray]:
+    """:func:`evaluate` for one rank order: ``pp_inner`` False is tp-cp-ep-dp-pp (pp
+    outermost), True tp-cp-pp-dp (dp, with ep inside it, outermost)."""
     m = job.shape
     g = sys.gen
     f64 = np.float64
@@ -155,6 +184,14 @@ def evaluate(job: Job, sys: System, plan: dict[str, np.ndarray]) -> dict[str, np
     cp_eff = np.where(cp > 1, chunk / (chunk + g.get("cp_chunk_half_tokens", 0.0)), 1.0)
     n_micro = job.batch_seqs / (dp * b)
     seq_div = np.where(sp > 0, tp, 1.0)
+    # strides of the groups whose placement depends on the rank order. pp outermost: pipeline
+    # neighbours tp*cp*dp ranks apart, the dp*cp group contiguous from stride tp. dp outermost:
+    # pipeline neighbours tp*cp apart; every data-parallel (and expert) group is stretched by pp
+    # (the dp*cp group is taken at the mean stride of its span, tp*pp, exact for cp 1).
+    stretch = pp if pp_inner else 1.0
+    pp_stride = tp * cp if pp_inner else tp * cp * dp
+    ep_stride = tp * cp * stretch
+    dp_stride = tp * stretch
 
     # ---- compute, one layer, one micro-batch, forward --------------------------------
     qkv = _gemm(sys, gemm_peak, gemm_eff, T, h, (h + 2 * m.kv_dim) / tp)
@@ -199,8 +236,8 @@ def evaluate(job: Job, sys: System, plan: dict[str, np.ndarray]) -> dict[str, np
             elem_rep + T * (k_act + m.shared_experts) * fe / tp * act_elems * ACT_BYTES + soft_bytes
         ) / hbm
         a2a_bytes = T / seq_div * k_act * h * (1.5 if job.precision == "fp8" else ACT_BYTES)
-        a2a = coll.all_to_all(sys, a2a_bytes, ep, tp * cp) * (ep > 1)
-        ep_exposed = 2 * a2a * (1 - g["ep_overlap"] + intf_of(tp * cp * ep) * g["ep_overlap"])
+        a2a = coll.all_to_all(sys, a2a_bytes, ep, ep_stride) * (ep > 1)
+        ep_exposed = 2 * a2a * (1 - g["ep_overlap"] + intf_of(ep_stride * ep) * g["ep_overlap"])
     else:
         moe_mlp = dense_mlp
         elem_moe = elem_dense
@@ -241,7 +278,7 @@ def evaluate(job: Job, sys: System, plan: dict[str, np.ndarray]) -> dict[str, np
     stage_t = np.maximum(busy * layer_t, last * layer_t + head_t)
     stage_t = np.where(pp == 1, m.layers * layer_t + head_t, stage_t)
     p2p_bytes = T * h * ACT_BYTES / tp
-    p2p_t = np.where(pp > 1, 2 * v * coll.p2p(sys, p2p_bytes, tp * cp * dp, pp), 0.0)
+    p2p_t = np.where(pp > 1, 2 * v * coll.p2p(sys, p2p_bytes, pp_stride, pp), 0.0)
     slots, _ = schedule(pp, n_micro, v)
     pipeline_t = slots * (stage_t + p2p_t)
     bubble_t = (slots - n_micro) * (stage_t + p2p_t)
@@ -301,7 +338,7 @@ def evaluate(job: Job, sys: System, plan: dict[str, np.ndarray]) -> dict[str, np
     # gradients are reduced in the dtype they are accumulated in (fp32 for bf16 / fp8 training)
     grad_d = np.maximum(pd_first, pd_last) * gb
     grad_e = np.maximum(pe_first, p_exp_last) * gb
-    stride_e = tp * cp * ep
+    stride_e = tp * cp * ep * stretch
     bucket = g.get("dp_bucket_mb", 0.0) * 1e6
 
     # the updated weights are all-gathered in 16-bit (Megatron's distributed optimizer gathers
@@ -335,8 +372,8 @@ def evaluate(job: Job, sys: System, plan: dict[str, np.ndarray]) -> dict[str, np
         nw = buckets(wbytes, bucket)
         return coll.all_gather(sys, wbytes / nw, n, stride) * nw * ((n > 1) & (wbytes > 0))
 
-    dp_t = dp_coll(grad_d, w_d, shard_d, tp) + dp_coll(grad_e, w_e, shard_e, stride_e)
-    intf = intf_of(tp * shard_d)
+    dp_t = dp_coll(grad_d, w_d, shard_d, dp_stride) + dp_coll(grad_e, w_e, shard_e, stride_e)
+    intf = intf_of(dp_stride * shard_d)
     mb_bwd = np.where(single, m.layers, busy) * l_b
     window = g["dp_overlap"] * mb_bwd
     # ZeRO-0/1: one reduction per step, hidden behind the last micro-batch's backward
@@ -352,10 +389,10 @@ def evaluate(job: Job, sys: System, plan: dict[str, np.ndarray]) -> dict[str, np
     layers_here = np.where(single, m.layers, busy)
     unit_d = np.maximum(bucket, grad_d / layers_here)
     unit_e = np.maximum(bucket, grad_e / layers_here)
-    rs_micro = dp_coll(grad_d, w_d, shard_d, tp, True, unit_d) + dp_coll(
+    rs_micro = dp_coll(grad_d, w_d, shard_d, dp_stride, True, unit_d) + dp_coll(
         grad_e, w_e, shard_e, stride_e, True, unit_e
     )
-    ag_step = dp_ag(w_d, shard_d, tp) + dp_ag(w_e, shard_e, stride_e)
+    ag_step = dp_ag(w_d, shard_d, dp_stride) + dp_ag(w_e, shard_e, stride_e)
     dp2 = n_micro * _overlap(rs_micro, g["dp_overlap"] * stage_t, intf) + _overlap(
         ag_step, window, intf
     )
@@ -364,7 +401,7 @@ def evaluate(job: Job, sys: System, plan: dict[str, np.ndarray]) -> dict[str, np
     # its gradients reduce-scattered, for every micro-batch, over the whole dp*cp group; each
     # is prefetched behind the previous layer's compute
     w_layer = (pd_first + pe_first) / layers_here * mem.WEIGHT_BYTES
-    ag = coll.all_gather(sys, w_layer, shard_d, tp) * (shard_d > 1)
+    ag = coll.all_gather(sys, w_layer, shard_d, dp_stride) * (shard_d > 1)
     z3_f = _overlap(ag, g["dp_overlap"] * l_f, intf)
     z3_b = _overlap(2 * ag, g["dp_overlap"] * l_b, intf)
     z3_exposed = np.where(zero >= 3, n_micro * layers_here * (z3_f + z3_b), 0.0)

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from clustertwin.catalog import Catalog
 from clustertwin.catalog.params import param_count
 from clustertwin.errors import InfeasibleError, Problem
-from clustertwin.perf.costmodel import Job
+from clustertwin.perf.costmodel import RANK_ORDERS, Job
 from clustertwin.perf.flops import model_flops_per_token, shape_of
 from clustertwin.perf.search import SearchResult, check_pinned, fmt_plan, infeasible, search
 from clustertwin.perf.system import System, system_from_catalog
@@ -58,6 +58,9 @@ class TrainingEstimate(BaseModel):
     notes: list[str] = []
     time_breakdown_s: dict[str, float] = Field(default_factory=dict)
     memory_breakdown_gib: dict[str, float] = Field(default_factory=dict)
+    #: rank order of the chosen plan, innermost first (costmodel.RANK_ORDERS): Megatron-core's
+    #: tp-cp-ep-dp-pp, or Llama 3's tp-cp-pp-dp where pods make it faster
+    rank_order: str = RANK_ORDERS[0]
     plans_evaluated: int = 0
     plans_feasible: int = 0
     calibration: list[str] = []
@@ -78,6 +81,7 @@ class TrainingEstimate(BaseModel):
         return [
             ("GPUs", f"{self.gpus:,}"),
             ("parallelism", (plan or "-") + extra),
+            ("rank order (innermost first)", self.rank_order),
             ("step time", f"{self.step_time_s:.2f} s"),
             ("throughput", f"{self.tokens_per_s / 1e6:.2f} M tokens/s"),
             ("model TFLOP/s per GPU", f"{self.model_tflops_per_gpu:.0f}"),
@@ -151,6 +155,7 @@ def _result(
         notes=notes,
         time_breakdown_s=breakdown,
         memory_breakdown_gib=membd,
+        rank_order=RANK_ORDERS[int(r.get("rank_order", 0))],
         plans_evaluated=res.size,
         plans_feasible=int(ranked.size),
         calibration=list(sys.calibration_ids),
