@@ -141,3 +141,16 @@ def ettr_two_tier(tau: float, every: int, delta_f: float, delta_s: float, mtbf: 
     rbar = (1.0 - q) * restart_local + q * restart_pfs
     loss = two_tier_loss(tau, k, q, mtbf)
     return (1.0 - (rbar + loss) / mtbf) / (1.0 + dbar / tau)
+
+
+def refine_log_peak(x: np.ndarray, y: np.ndarray) -> float:
+    """Vertex of the parabola through the best grid point and its neighbours (log axis);
+    the grid point itself when the best sits at an edge or the parabola opens upward."""
+    i = int(np.argmax(y))
+    if i == 0 or i == len(x) - 1:
+        return float(x[i])
+    lx = np.log(x[i - 1:i + 2])
+    a, b, _ = np.polyfit(lx, y[i - 1:i + 2], 2)
+    if a >= 0:
+        return float(x[i])
+    return float(np.exp(np.clip(-b / (2 * a), lx[0], lx[2])))

@@ -112,16 +112,6 @@ def _search_grid(floor_min: float, daly_min: float) -> np.ndarray:
     return np.geomspace(lo, hi, SEARCH_POINTS)
 
 
-def _refine(x: np.ndarray, y: np.ndarray) -> float:
-    """Vertex of the parabola through the best grid point and its neighbours (log axis)."""
-    i = int(np.argmax(y))
-    if i == 0 or i == len(x) - 1:
-        return float(x[i])
-    lx = np.log(x[i - 1:i + 2])
-    a, b, _ = np.polyfit(lx, y[i - 1:i + 2], 2)
-    if a >= 0:
-        return float(x[i])
-    return float(np.exp(np.clip(-b / (2 * a), lx[0], lx[2])))
 
 
 def analyze(scenario: Any, catalog: Any, estimate: Any, design: Any = None) -> ReliabilityResult:
@@ -314,7 +304,7 @@ def analyze(scenario: Any, catalog: Any, estimate: Any, design: Any = None) -> R
             local_used, every = choice.local_min, choice.every
         curve = [(float(g), float(s), iv.ettr_daly(float(g), delta_min, mtbf_min, r.restart_min))
                  for g, s in zip(grid, sim, strict=True)]
-        optimal = max(floor_min, _refine(grid, sim))
+        optimal = max(floor_min, iv.refine_log_peak(grid, sim))
         if tiers is not None:
             optimal = every_optimal * local_optimal
     else:

@@ -27,6 +27,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from clustertwin.reliability.interval import refine_log_peak
+
 K_SET = (1, 2, 4, 8, 16, 32, 64)
 LOCAL_POINTS = 11
 LINE_POINTS = 16
@@ -47,15 +49,6 @@ class TwoTierChoice:
     pfs_only_sim: np.ndarray                         #: simulated ETTR on ``pfs_grid``
 
 
-def _refine(x: np.ndarray, y: np.ndarray) -> float:
-    i = int(np.argmax(y))
-    if i == 0 or i == len(x) - 1:
-        return float(x[i])
-    lx = np.log(x[i - 1:i + 2])
-    a, b, _ = np.polyfit(lx, y[i - 1:i + 2], 2)
-    if a >= 0:
-        return float(x[i])
-    return float(np.exp(np.clip(-b / (2 * a), lx[0], lx[2])))
 
 
 def _promising(pairs: list[tuple[float, int]],
@@ -107,11 +100,11 @@ def search(simulate: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray],
     col = [i for i in range(n_pair) if taus[i] == t_grid]
     k_best = k_grid
     if len(col) >= 3:
-        k_best = max(1, round(_refine(np.array([ks[i] for i in col], dtype=float), pair_e[col])))
+        k_best = max(1, round(refine_log_peak(np.array([ks[i] for i in col], dtype=float), pair_e[col])))
     row = [i for i in range(n_pair) if ks[i] == k_grid]
     x = np.array([taus[i] for i in row])
     y = pair_e[row]
-    tau_best = max(_refine(x, y), local_floor, pfs_floor / k_best)
+    tau_best = max(refine_log_peak(x, y), local_floor, pfs_floor / k_best)
     curve = tuple((float(t), float(e), first_order(float(t), k_grid))
                   for t, e in zip(x, y, strict=True))
 
