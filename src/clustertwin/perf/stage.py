@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from clustertwin.catalog import Catalog
 from clustertwin.catalog.params import param_count
@@ -44,6 +44,7 @@ class TrainingEstimate(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     method: str
+    #: GPUs the training job uses (training.gpus; the design is sized on installed_gpus)
     gpus: int
     parallelism: dict[str, Any]
     step_time_s: float
@@ -64,6 +65,23 @@ class TrainingEstimate(BaseModel):
     plans_evaluated: int = 0
     plans_feasible: int = 0
     calibration: list[str] = []
+    #: GPUs installed for the job (cluster.gpus, or the count solved for a deadline), spares
+    #: excluded; 0 = the same as ``gpus`` (filled in by the validator)
+    installed_gpus: int = 0
+    #: installed GPUs the job leaves unused (installed_gpus - gpus)
+    idle_gpus: int = 0
+    #: global batch actually trained, in sequences (the scenario's, or rounded so the plan
+    #: divides it: training.batch_rounding)
+    global_batch_seqs: int = 0
+
+    @model_validator(mode="after")
+    def _fill_counts(self) -> TrainingEstimate:
+        if self.installed_gpus == 0:
+            object.__setattr__(self, "installed_gpus", self.gpus)
+        if self.installed_gpus < self.gpus:
+            raise ValueError(f"installed_gpus {self.installed_gpus} < gpus {self.gpus}")
+        object.__setattr__(self, "idle_gpus", self.installed_gpus - self.gpus)
+        return self
 
     def to_contract(self) -> dict[str, Any]:
         return self.model_dump()
@@ -159,6 +177,7 @@ def _result(
         plans_evaluated=res.size,
         plans_feasible=int(ranked.size),
         calibration=list(sys.calibration_ids),
+        global_batch_seqs=job.batch_seqs,
     )
 
 
