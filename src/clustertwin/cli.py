@@ -39,12 +39,12 @@ def plan(
     catalog: CatalogOpt = None,
 ) -> None:
     """Plan a training run end to end: training time, design, reliability, economics, build-out."""
-    from clustertwin.cli_common import load_inputs, safe_out_dir, to_json
+    from clustertwin.cli_common import OutputDir, load_inputs, to_json
     from clustertwin.plan import make_plan
 
     t0 = time.perf_counter()
-    if out is not None:  # refuse before doing the work
-        safe_out_dir(out, ["plan.json", "plan.html"], force)
+    # refuse before doing the work
+    folder = OutputDir(out, ["plan.json", "plan.html"], force) if out is not None else None
     scen, cat = load_inputs(scenario, catalog)
     if json_out:
         result = make_plan(scen, cat)
@@ -57,11 +57,12 @@ def plan(
             task = prog.add_task("planning", total=None)
             result = make_plan(scen, cat, on_stage=lambda name: prog.update(task, description=f"stage: {name}"))
     doc = result.to_dict()
-    if out is not None:
+    if folder is not None:
         from clustertwin.report import html as html_report
 
-        (out / "plan.json").write_text(to_json(doc) + "\n", encoding="utf-8")
-        (out / "plan.html").write_text(html_report.render(result), encoding="utf-8")
+        page = html_report.render(result)  # rendered before anything is written
+        folder.write("plan.json", to_json(doc) + "\n")
+        folder.write("plan.html", page)
     if json_out:
         sys.stdout.write(to_json(doc) + "\n")
         return

@@ -10,9 +10,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from clustertwin.errors import Problem, UsageError
-
-MANIFEST = ".clustertwin-outputs"
+from clustertwin.outputs import MANIFEST, OutputDir, write_outputs  # noqa: F401 - the output layer
 
 #: Shared command-line parameters (typer annotations) so every command spells them alike.
 ScenarioArg = Annotated[Optional[Path], typer.Argument(  # noqa: UP045
@@ -69,25 +67,10 @@ def emit_json(obj: Any) -> None:
     sys.stdout.write(to_json(obj) + "\n")
 
 
-def safe_out_dir(out: Path, names: list[str], force: bool) -> Path:
-    """Create ``out`` and check that writing ``names`` there clobbers nothing we did not write.
-
-    Files we wrote before are listed in a manifest inside the folder; overwriting any other
-    existing file needs ``--force``."""
-    out = Path(out)
-    if out.exists() and not out.is_dir():
-        raise UsageError([Problem(str(out), "--out", "exists and is not a folder")])
-    ours: set[str] = set()
-    manifest = out / MANIFEST
-    if manifest.is_file():
-        ours = set(manifest.read_text(encoding="utf-8").split())
-    clash = [n for n in names if (out / n).exists() and n not in ours]
-    if clash and not force:
-        raise UsageError([Problem(str(out / n), "--out", "exists and was not written by clustertwin; "
-                                  "pass --force to overwrite or choose another folder") for n in clash])
-    out.mkdir(parents=True, exist_ok=True)
-    manifest.write_text("\n".join(sorted(ours | set(names))) + "\n", encoding="utf-8")
-    return out
+def safe_out_dir(out: Path, names: list[str], force: bool) -> OutputDir:
+    """Check ``out`` for ``names`` before the work; returns the :class:`OutputDir` to write with
+    (``.write(name, data)``, ``.staged(name)``). Kept for callers of the old name."""
+    return OutputDir(out, names, force)
 
 
 def handle_user_errors(func):  # noqa: ANN001, ANN201

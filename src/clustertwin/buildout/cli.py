@@ -86,11 +86,9 @@ def _run(
     sc, cat = cli_common.load_inputs(scenario, catalog)
     plan = plan_buildout(sc, cat, None, what_if, samples=samples, distribution=distribution)  # type: ignore[arg-type]
     if out is not None:
-        folder = cli_common.safe_out_dir(out, ["buildout.csv", "buildout.json"], force)
-        (folder / "buildout.csv").write_text(plan.to_csv(), encoding="utf-8")
-        (folder / "buildout.json").write_text(
-            cli_common.to_json(plan.to_contract()) + "\n", encoding="utf-8"
-        )
+        cli_common.write_outputs(out, {"buildout.csv": plan.to_csv(),
+                                       "buildout.json": cli_common.to_json(plan.to_contract()) + "\n"},
+                                 force)
     if json_out:
         cli_common.emit_json(plan.to_contract())
         return

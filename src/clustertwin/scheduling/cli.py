@@ -122,7 +122,7 @@ def _run(cluster, trace, policy, placement, out, force, strict, as_json, seed, c
 
     import numpy as np
 
-    from clustertwin.cli_common import emit_json, safe_out_dir, to_json
+    from clustertwin.cli_common import OutputDir, emit_json, to_json
     from clustertwin.errors import Problem, UsageError
     from clustertwin.scheduling import schedule
     from clustertwin.scheduling.cluster import load_cluster
@@ -134,6 +134,8 @@ def _run(cluster, trace, policy, placement, out, force, strict, as_json, seed, c
     from clustertwin.scheduling.traces.common import drop_too_large
 
     PLACEMENTS.get(placement, path="--placement")
+    folder = None if out is None else OutputDir(
+        out, ["schedule.html", "jobs.parquet", "jobs.csv", "summary.json"], force)
     specs = [parse_policy(p) for p in policy]
     if len({s.label for s in specs}) != len(specs):
         raise UsageError([Problem("command line", "--policy", "a policy is given twice")])
@@ -190,15 +192,13 @@ def _run(cluster, trace, policy, placement, out, force, strict, as_json, seed, c
                 "reservations": [r.__dict__ for r in rsv], "team_limits": cfg.team_limits_gpus,
                 "shares": cfg.shares}
     res = schedule(w, spec, specs, cfg, seed=seed, settings=settings, warnings=tuple(warnings))
-    if out is not None:
-        folder = safe_out_dir(out, ["schedule.html", "jobs.parquet", "jobs.csv", "summary.json"],
-                              force)
+    if folder is not None:
         jobs_name, warn = res.write_jobs(folder)
         if warn:
             typer.echo(f"warning: {warn}", err=True)
             res = replace(res, warnings=res.warnings + (warn,))
-        (folder / "schedule.html").write_text(res.html(), encoding="utf-8")
-        (folder / "summary.json").write_text(to_json(res.to_contract()) + "\n", encoding="utf-8")
+        folder.write("schedule.html", res.html())
+        folder.write("summary.json", to_json(res.to_contract()) + "\n")
     if as_json:
         emit_json(res.to_contract())
         return

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -111,22 +110,25 @@ class ScheduleResult:
             cols["scalable_units"] += o.scalable_units.tolist()
         return cols
 
-    def write_jobs(self, folder: Path) -> tuple[str, str | None]:
-        """Write ``jobs.parquet`` (or ``jobs.csv`` without pyarrow); return (name, warning)."""
+    def write_jobs(self, folder: Any) -> tuple[str, str | None]:
+        """Write ``jobs.parquet`` (or ``jobs.csv`` without pyarrow) through an
+        :class:`~clustertwin.outputs.OutputDir`; return (name, warning)."""
         cols = self.job_columns()
         try:
             import pyarrow as pa
             import pyarrow.parquet as pq
         except ImportError:
             import csv
+            import io
 
-            path = folder / "jobs.csv"
-            with path.open("w", newline="", encoding="utf-8") as fh:
-                wr = csv.writer(fh)
-                wr.writerow(list(cols))
-                wr.writerows(zip(*cols.values(), strict=True))
-            return path.name, "pyarrow is not installed: per-job results written as CSV"
-        pq.write_table(pa.table(cols), folder / "jobs.parquet")
+            buf = io.StringIO()
+            wr = csv.writer(buf)
+            wr.writerow(list(cols))
+            wr.writerows(zip(*cols.values(), strict=True))
+            folder.write("jobs.csv", buf.getvalue())
+            return "jobs.csv", "pyarrow is not installed: per-job results written as CSV"
+        with folder.staged("jobs.parquet") as tmp:
+            pq.write_table(pa.table(cols), str(tmp))
         return "jobs.parquet", None
 
     # -------------------------------------------------------------- figures
