@@ -126,10 +126,13 @@ def test_rack_limit_rule_override(catalog):
 
 
 def test_radix_cannot_reach_gpu_count(catalog):
+    """Past rail separation and a fourth tier (40-port HDR: 320,000 ports per rail plane)."""
     with pytest.raises(InfeasibleError) as exc:
-        design(scenario(catalog, 131_072, source="big.yaml"), catalog, None)
+        design(scenario(catalog, 3_000_000, node="dgx-a100", gpu="a100-sxm-80gb",
+                        fabric={"technology": "ib-hdr"}, source="big.yaml"), catalog, None)
     msg = str(exc.value)
-    assert "big.yaml: cluster.fabric.technology" in msg and "65,536" in msg
+    assert "big.yaml: cluster.fabric.technology" in msg and "320,000" in msg
+    assert "4 tiers" in msg and "raise cluster.fabric.oversubscription" in msg
 
 
 def test_oversubscription_below_one_is_refused_by_scenario(catalog):
@@ -250,9 +253,9 @@ def test_cli_bad_input_exit_2(app, tmp_path):
     from clustertwin.scenario import DEFAULT_SCENARIO
 
     doc = yaml.safe_load(DEFAULT_SCENARIO.read_text())
-    doc["cluster"]["gpus"] = 131072
+    doc["cluster"]["fabric"]["pod_gpus"] = 100
     p = tmp_path / "big.yaml"
     p.write_text(yaml.safe_dump(doc))
     r = CliRunner().invoke(app, ["design", str(p)])
     assert r.exit_code == 2
-    assert "cluster.fabric.technology" in r.output and "65,536" in r.output
+    assert "cluster.fabric.pod_gpus" in r.output and "Traceback" not in r.output

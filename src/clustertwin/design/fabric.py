@@ -1,6 +1,7 @@
 """Compute-fabric sizing: a (rail-optimized) fat tree of identical k-port switches.
 
-:func:`size_fabric` is the pure counting rule, usable by any stage::
+:func:`size_fabric` (in :mod:`clustertwin.design.fattree`, re-exported here) is the pure
+counting rule, usable by any stage::
 
     leaves  = ceil(endpoints / d)                 d = leaf downlinks, u = k - d uplinks
     2 tiers : spines = smallest divisor S of u with S * k >= leaves * u
@@ -43,343 +44,22 @@ speed (ConnectX-7 at NDR200 in the BasePOD).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-import numpy as np
-
+from clustertwin.design.fabric_result import ComputeFabric, PodLayer
+from clustertwin.design.fattree import (
+    FURTHER_TIERS,
+    MAX_TIERS,
+    FabricSize,
+    leaf_split,
+    max_endpoints,
+    size_fabric,
+)
+from clustertwin.design.fattree import modules as _modules
+from clustertwin.design.pods import plan_pod_fabric
 from clustertwin.errors import InfeasibleError, Problem, ScenarioError
 
-if TYPE_CHECKING:
-    from clustertwin.design.pods import PodLayer
-
-MAX_TIERS = 3
-
-
-def _smallest_divisor_at_least(n: int, need: float) -> int:
-    """Smallest divisor of ``n`` that is >= ``need`` (``n`` itself at worst)."""
-    for s in range(max(1, math.ceil(need - 1e-9)), n + 1):
-        if n % s == 0:
-            return s
-    return n
-
-
-def leaf_split(switch_ports: int, oversubscription: float) -> tuple[int, int]:
-    """(downlinks, uplinks) of a leaf for a requested down:up ratio (actual ratio <= requested)."""
-    up = math.ceil(switch_ports / (oversubscription + 1.0) - 1e-9)
-    return switch_ports - up, up
-
-
-def max_endpoints(switch_ports: int, tiers: int, oversubscription: float = 1.0) -> int:
-    """Most endpoint ports a fat tree of ``tiers`` levels reaches: k, k*d, k*(k/2)*d."""
-    k = switch_ports
-    d, _ = leaf_split(k, oversubscription)
-    if tiers <= 1:
-        return k
-    if tiers == 2:
-        return k * d
-    return k * (k // 2) * d
-
-
-@dataclass(frozen=True)
-class FabricSize:
-    """Switch and link counts of one fat tree (one plane). Ports at the endpoint speed."""
-
-    endpoints: int              #: endpoint ports the tree is sized for
-    radix: int                  #: switch ports k
-    oversubscription: float     #: actual leaf down:up ratio
-    tiers: int
-    leaf: int
-    spine: int
-    core: int
-    leaf_down: int              #: ports per leaf facing endpoints
-    leaf_up: int                #: ports per leaf facing spines (0 in 1 tier)
-    pods: int                   #: 3-tier pods (1 otherwise)
-    leaf_spine_links: int
-    spine_core_links: int
-    spine_groups: tuple[tuple[int, int], ...]  #: (spines, ports used on each)
-    core_groups: tuple[tuple[int, int], ...]   #: (cores, ports used on each)
-
-    @property
-    def switches(self) -> int:
-        return self.leaf + self.spine + self.core
-
-    @property
-    def node_leaf_links(self) -> int:
-        return self.endpoints
-
-    @property
-    def links(self) -> int:
-        return self.endpoints + self.leaf_spine_links + self.spine_core_links
-
-
-def _infeasible(endpoints: int, k: int, r: float, source: str, path: str) -> InfeasibleError:
-    limit = max_endpoints(k, MAX_TIERS, r)
-    hints = []
-    need_d = math.ceil(endpoints / (k * (k // 2)))
-    if need_d <= k - 1:
-        hints.append(f"leaf oversubscription >= {need_d / (k - need_d):.2f}")
-    k2 = k + 2
-    while k2 * k2 * k2 / 4 * (1 if r <= 1 else 2 * r / (r + 1)) < endpoints:
-        k2 += 2
-    hints.append(f"a switch with >= {k2} ports at this speed")
-    hints.append(f"at most {limit:,} endpoint ports")
-    return InfeasibleError([Problem(source, path,
-        f"{endpoints:,} endpoint ports need more than {MAX_TIERS} tiers of {k}-port switches "
-        f"(limit {limit:,} at {r:g}:1); nearest changes: {', or '.join(hints)}")])
-
-
-def size_fabric(endpoints: int, switch_ports: int, oversubscription: float = 1.0, *,
-                leaves: int | None = None, max_tiers: int = MAX_TIERS,
-                source: str = "<memory>",
-                path: str = "cluster.fabric.technology") -> FabricSize:
-    """Size one fat-tree plane for ``endpoints`` ports on ``switch_ports``-port switches.
-
-    ``leaves`` forces the leaf count (rail-optimized callers size whole SUs); otherwise it is
-    ``ceil(endpoints / downlinks)`` and a build that fits one switch is a single tier.
-    Raises ScenarioError for oversubscription < 1 and InfeasibleError past ``max_tiers``.
-    """
-    k, r = int(switch_ports), float(oversubscription)
-    if r < 1.0:
-        raise ScenarioError([Problem(source, "cluster.fabric.oversubscription",
-            f"oversubscription {r:g} is below 1 (more uplinks than downlinks buys nothing); "
-            "use 1.0 for non-blocking")])
-    if k < 2:
-        raise ScenarioError([Problem(source, path, f"a switch needs at least 2 ports, got {k}")])
-    endpoints = int(endpoints)
-    if endpoints < 1:
-        raise ValueError("endpoints must be >= 1")
-    if leaves is None and endpoints <= k:
-        return FabricSize(endpoints, k, float(endpoints), 1, 1, 0, 0, k, 0, 1, 0, 0, (), ())
-    d, u = leaf_split(k, r)
-    if d < 1:
-        raise ScenarioError([Problem(source, "cluster.fabric.oversubscription",
-                                     f"{r:g}:1 leaves no downlinks on a {k}-port switch")])
-    n_leaf = math.ceil(endpoints / d) if leaves is None else int(leaves)
-    if n_leaf * d < endpoints:
-        raise ValueError(f"{n_leaf} leaves of {d} downlinks cannot hold {endpoints} ports")
-    actual = d / u
-    if n_leaf <= k and max_tiers >= 2:
-        s = _smallest_divisor_at_least(u, n_leaf * u / k)
-        return FabricSize(endpoints, k, actual, 2, n_leaf, s, 0, d, u, 1, n_leaf * u, 0,
-                          ((s, n_leaf * u // s),), ())
-    half = k // 2
-    pods = math.ceil(n_leaf / half)
-    if max_tiers < 3 or pods > k:
-        raise _infeasible(endpoints, k, r, source, path)
-    full, last = divmod(n_leaf, half)
-    groups = [(full * u, 2 * half)] if full else []
-    n_spine = full * u
-    if last:
-        s_last = _smallest_divisor_at_least(u, last * u / half)
-        groups.append((s_last, last * u // s_last + half))
-        n_spine += s_last
-    c = _smallest_divisor_at_least(half, pods * half / k)
-    n_core = u * c
-    return FabricSize(endpoints, k, actual, 3, n_leaf, n_spine, n_core, d, u, pods,
-                      n_leaf * u, n_spine * half, tuple(groups), ((n_core, pods * half // c),))
-
-
-# --------------------------------------------------------------------------------------------
-# the compute fabric of a design
-
-
-@dataclass(frozen=True)
-class ComputeFabric:
-    """The compute (east-west) fabric of a design: all planes together.
-
-    ``leaf``/``spine``/``core`` and link counts are totals over planes; ``plane`` is one plane.
-    Cable and transceiver counts follow the DGX SuperPOD RA: one cable per link, one module per
-    switch cage with a used optical port, ``compute_cages`` modules per node (multi-plane NICs
-    share their cages), one module per fabric-manager link.
-    """
-
-    technology: str
-    switch_id: str
-    topology: str
-    radix: int
-    endpoint_gbps: float
-    planes: int
-    rails: int                   #: node ports per plane
-    ports_per_node_per_leaf: int
-    su_nodes: int                #: node slots per scalable unit
-    leaves_per_su: int           #: per plane
-    scalable_units: int
-    nodes: int
-    reserved_slots: int
-    manager_links: int           #: fabric-manager (UFM) links on the leaves
-    managers_attached: bool
-    plane: FabricSize
-    node_links_optical: bool
-    switch_modules: int
-    node_modules: int
-    manager_modules: int
-    ports_per_cage: int
-    leaf_pair: bool = False      #: two leaves joined by ISLs, no spine (BasePOD)
-    node_cables_per_node: int = 0  #: 0 = one cable per node link
-    rail_su_nodes: int = 0       #: nodes of a rail-optimized SU on this switch (0 = su_nodes)
-    pod: PodLayer | None = None  #: pod / aggregation build (``design.pods``); None = one tree
-    spine_switch_id: str = ""    #: switch above the leaves ("" = switch_id)
-    dual_tor: bool = False       #: each NIC's two ports on two ToRs, one per plane
-    tier_modules: tuple[int, int, int] = (0, 0, 0)  #: switch-side modules: leaf, spine, core
-
-    @property
-    def tor(self) -> bool:
-        """Leaves are top-of-rack switches inside the compute racks (copper node links)."""
-        return self.topology != "rail-optimized-fat-tree" and not self.node_links_optical
-
-    @property
-    def equivalent_sus(self) -> int:
-        """Rail-optimized SUs this many nodes would fill: the unit management servers and the
-        storage fabric are sized in, whatever the compute topology."""
-        return max(1, math.ceil(self.nodes / (self.rail_su_nodes or self.su_nodes)))
-
-    @property
-    def tiers(self) -> int:
-        return self.plane.tiers
-
-    @property
-    def leaf(self) -> int:
-        return self.plane.leaf * self.planes
-
-    @property
-    def spine(self) -> int:
-        return self.plane.spine * self.planes
-
-    @property
-    def core(self) -> int:
-        return self.plane.core * self.planes
-
-    @property
-    def switches(self) -> int:
-        return self.leaf + self.spine + self.core
-
-    @property
-    def node_leaf_links(self) -> int:
-        """Node and fabric-manager links to leaves (the RA's 'node+UFM to leaf')."""
-        return self.nodes * self.rails * self.planes + self.manager_links
-
-    @property
-    def leaf_spine_links(self) -> int:
-        return self.plane.leaf_spine_links * self.planes
-
-    @property
-    def spine_core_links(self) -> int:
-        return self.plane.spine_core_links * self.planes
-
-    @property
-    def node_cables(self) -> int:
-        """Node cables: one per link, or one per node cage when both ports of a twin-port cage
-        land on the same leaf (BasePOD: 32 fibres for 64 NDR200 links, datacenter-anchors 1.6)."""
-        per = self.node_cables_per_node or self.rails * self.planes
-        return self.nodes * per
-
-    @property
-    def isl_cables(self) -> int:
-        """Leaf-pair ISL cables: twin-port DACs carry ``ports_per_cage`` links each."""
-        return math.ceil(self.leaf_spine_links / self.ports_per_cage) if self.leaf_pair else 0
-
-    @property
-    def cables(self) -> int:
-        """Contract ``design.fabric.cables``: node-leaf + leaf-spine + spine-core cables (one
-        per link, except node cages and leaf-pair ISLs that carry two links on one cable)."""
-        upper = self.isl_cables if self.leaf_pair else self.leaf_spine_links
-        return self.node_cables + self.manager_links + upper + self.spine_core_links
-
-    @property
-    def copper_cables(self) -> int:
-        node = 0 if self.node_links_optical else self.node_cables
-        return node + self.isl_cables
-
-    @property
-    def fiber_cables(self) -> int:
-        return self.cables - self.copper_cables
-
-    @property
-    def transceivers(self) -> int:
-        return self.switch_modules + self.node_modules + self.manager_modules
-
-    @property
-    def oversubscription(self) -> float:
-        return self.plane.oversubscription
-
-    @property
-    def pods(self) -> int:
-        """Pods joined by the aggregation layer (1 without a pod build)."""
-        return self.pod.pods if self.pod is not None else 1
-
-    @property
-    def upper_switch_id(self) -> str:
-        """Catalog id of the spine / aggregation (core) switches."""
-        return self.spine_switch_id or self.switch_id
-
-    @property
-    def cross_pod_ratio(self) -> float | None:
-        """Injection : cross-pod bandwidth of one full pod (7.0 = cross-pod is 1/7 of what the
-        pod's GPUs inject); None without a pod build."""
-        return None if self.pod is None else self.pod.cross_pod_ratio
-
-    def tier_table(self) -> list[dict]:
-        """Per-tier counts (all planes): switch, switches, links below the tier and their speed,
-        ports used down / up per switch."""
-        p, q = self.plane, self.planes
-        if self.pod is not None:
-            return self.pod.tier_table(self, q)
-        tm = self.tier_modules
-        rows = [{"tier": "leaf", "switch": self.switch_id, "switches": self.leaf,
-                 "per_plane": p.leaf, "links_below": self.node_leaf_links,
-                 "cables_below": self.node_cables + self.manager_links,
-                 "link_gbps": self.endpoint_gbps, "down_ports": p.leaf_down, "up_ports": p.leaf_up,
-                 "transceivers": tm[0]}]
-        if p.spine:
-            rows.append({"tier": "spine", "switch": self.switch_id, "switches": self.spine,
-                         "per_plane": p.spine, "links_below": self.leaf_spine_links,
-                         "cables_below": (self.isl_cables if self.leaf_pair
-                                          else self.leaf_spine_links),
-                         "link_gbps": self.endpoint_gbps, "transceivers": tm[1],
-                         "down_ports": max((u for _, u in p.spine_groups), default=0)
-                         - (self.radix // 2 if p.core else 0),
-                         "up_ports": self.radix // 2 if p.core else 0})
-        if p.core:
-            rows.append({"tier": "core", "switch": self.switch_id, "switches": self.core,
-                         "per_plane": p.core, "links_below": self.spine_core_links,
-                         "cables_below": self.spine_core_links,
-                         "link_gbps": self.endpoint_gbps, "transceivers": tm[2],
-                         "down_ports": max((u for _, u in p.core_groups), default=0),
-                         "up_ports": 0})
-        return rows
-
-    def leaf_ports_used(self) -> np.ndarray:
-        """Used leaf ports (down + up) of every leaf of one plane, manager links included."""
-        p = self.plane
-        su_count, l_su, g = self.scalable_units, self.leaves_per_su, self.ports_per_node_per_leaf
-        down = np.full((su_count, l_su), self.su_nodes * g, dtype=np.int64)
-        last_nodes = self.nodes - (su_count - 1) * self.su_nodes
-        down[-1, :] = last_nodes * g
-        if self.manager_links:
-            extra = np.full(l_su, self.manager_links // l_su, dtype=np.int64)
-            extra[: self.manager_links % l_su] += 1
-            down[-1, :] += extra
-        return down.ravel() + p.leaf_up
-
-    def port_map(self) -> np.ndarray:
-        """(leaf, leaf port) of every node port, rows ordered node, plane, rail.
-
-        Leaf indices are global over planes. Used by tests to check that every node port
-        lands on exactly one leaf port."""
-        n, r, q = self.nodes, self.rails, self.planes
-        node = np.repeat(np.arange(n), q * r)
-        plane = np.tile(np.repeat(np.arange(q), r), n)
-        rail = np.tile(np.arange(r), n * q)
-        g = self.ports_per_node_per_leaf
-        su, slot = np.divmod(node, self.su_nodes)
-        leaf = plane * self.plane.leaf + su * self.leaves_per_su + rail // g
-        port = slot * g + rail % g
-        return np.stack([leaf, port], axis=1)
-
-
-def _modules(used: np.ndarray | int, ppc: int) -> int:
-    return int(np.sum(-(-np.asarray(used) // ppc)))
+__all__ = ["FURTHER_TIERS", "MAX_TIERS", "ComputeFabric", "FabricSize", "PodLayer", "leaf_split",
+           "max_endpoints", "plan_compute_fabric", "size_fabric"]
 
 
 def plan_compute_fabric(*, node, fabric, switch, nodes: int, oversubscription: float,
@@ -421,6 +101,11 @@ def plan_compute_fabric(*, node, fabric, switch, nodes: int, oversubscription: f
     g_rail = int(rules.num("rack_scale_ports_per_tray")) if node.rack_scale else 1
     if rails % g_rail:
         g_rail = 1
+    groups, max_tiers, notes = 1, MAX_TIERS, ()
+    if pod_nodes is None and (spine_switch is None or spine_switch.id == switch.id) and d:
+        groups, max_tiers, notes = _scale_out(nodes, rails, g_rail, k, d, topology,
+                                              nodes_per_rack, planes, oversubscription)
+        planes, rails = planes * groups, rails // groups
     if topology == "rail-optimized-fat-tree":
         g = g_rail
         half = rails // 2
@@ -436,10 +121,9 @@ def plan_compute_fabric(*, node, fabric, switch, nodes: int, oversubscription: f
     if su_nodes < 1:
         raise InfeasibleError([Problem(source, "cluster.fabric.technology",
             f"a {k}-port leaf at {oversubscription:g}:1 has {d} downlinks, fewer than the "
-            f"{g} ports a {node.id} puts on one leaf; lower cluster.fabric.oversubscription")])
+            f"{g} ports a {node.id} puts on one leaf; raise cluster.fabric.oversubscription "
+            "(more downlinks per leaf) or pick a switch with more ports")])
     if pod_nodes is not None or (spine_switch is not None and spine_switch.id != switch.id):
-        from clustertwin.design.pods import plan_pod_fabric
-
         return plan_pod_fabric(
             node=node, fabric=fabric, leaf_switch=switch, spine_switch=spine_switch or switch,
             nodes=nodes, planes=planes, endpoint=endpoint, rails=rails,
@@ -458,7 +142,8 @@ def plan_compute_fabric(*, node, fabric, switch, nodes: int, oversubscription: f
     if pair:
         plane = _leaf_pair(nodes * g, mgr_links, k, oversubscription)
     else:
-        plane = size_fabric(ports, k, oversubscription, leaves=sus * l_su, source=source)
+        plane = size_fabric(ports, k, oversubscription, leaves=sus * l_su, source=source,
+                            max_tiers=max_tiers)
     optical_nodes = topology == "rail-optimized-fat-tree" or su_nodes > nodes_per_rack
     ppc = max(1, k // int(switch.cages))
     node_ppc = (rails * planes) // int(node.compute_cages) if node.compute_cages else 1
@@ -471,7 +156,8 @@ def plan_compute_fabric(*, node, fabric, switch, nodes: int, oversubscription: f
         reserved_slots=reserved if attached else 0, manager_links=mgr_links,
         managers_attached=attached, plane=plane, node_links_optical=optical_nodes,
         switch_modules=0, node_modules=0, manager_modules=0, ports_per_cage=ppc,
-        leaf_pair=pair, node_cables_per_node=per_node, rail_su_nodes=d // g_rail)
+        leaf_pair=pair, node_cables_per_node=per_node, rail_su_nodes=d // g_rail,
+        rail_groups=groups, notes=notes)
     down = cf.leaf_ports_used() - plane.leaf_up
     leaf_mod = 0 if pair else _modules(plane.leaf_up, ppc) * plane.leaf  # ISLs are copper
     if optical_nodes:
@@ -485,6 +171,49 @@ def plan_compute_fabric(*, node, fabric, switch, nodes: int, oversubscription: f
     return _replace(cf, switch_modules=per_plane * planes, node_modules=node_mod,
                     tier_modules=(leaf_mod * planes, spine_mod * planes, core_mod * planes),
                      manager_modules=mgr_links)
+
+
+def _plane_leaves(nodes: int, rails: int, g_rail: int, d: int, topology: str,
+                  nodes_per_rack: int) -> int:
+    """Leaves of one plane holding ``rails`` ports of every node (the SU arithmetic below)."""
+    if topology == "rail-optimized-fat-tree":
+        g, su = g_rail, d // g_rail
+    else:
+        g = min(rails, d)
+        su = max(1, min(d // g, int(nodes_per_rack)))
+    return math.ceil(nodes / max(1, su)) * math.ceil(rails / g)
+
+
+def _scale_out(nodes: int, rails: int, g_rail: int, k: int, d: int, topology: str,
+               nodes_per_rack: int, planes: int, r: float) -> tuple[int, int, tuple[str, ...]]:
+    """(rail groups, tiers allowed, notes) for a cluster past one 3-tier tree's reach.
+
+    Real clusters past one fabric's reach separate the rails: each rail (or group of rails)
+    is its own fat tree, a plane, and traffic between rails crosses NVLink inside the node
+    first (rail-only / multi-plane designs: Alibaba HPN, NVIDIA's multi-plane CX8 builds,
+    datacenter-anchors 3.5). The fewest groups that bring every plane within 3 tiers are used;
+    when even one rail per plane does not fit, each plane takes a fourth tier."""
+    reach = k * (k // 2)                  # leaves of a 3-tier tree (k pods of k/2 leaves)
+    if _plane_leaves(nodes, rails, g_rail, d, topology, nodes_per_rack) <= reach:
+        return 1, MAX_TIERS, ()
+    limit = max_endpoints(k, MAX_TIERS, r)
+    ports = nodes * rails * planes
+    for groups in range(2, rails // g_rail + 1):
+        if rails % groups or (rails // groups) % g_rail:
+            continue
+        if _plane_leaves(nodes, rails // groups, g_rail, d, topology, nodes_per_rack) <= reach:
+            return groups, MAX_TIERS, (
+                f"{ports:,} node ports exceed one {MAX_TIERS}-tier fat tree of {k}-port switches "
+                f"({limit:,} ports at {r:g}:1): the {rails} rails are split into {groups} "
+                f"rail-separated planes of {rails // groups} rail(s) each, {groups * planes} "
+                f"independent fat trees; traffic between rails crosses NVLink inside the node "
+                f"first (rail-only / multi-plane designs, datacenter-anchors 3.5)",)
+    groups = rails // g_rail
+    return groups, FURTHER_TIERS, (
+        f"{ports:,} node ports exceed one {MAX_TIERS}-tier fat tree of {k}-port switches even "
+        f"with every rail its own plane ({nodes * g_rail:,} ports per plane, limit {limit:,} at "
+        f"{r:g}:1): {groups * planes} rail-separated planes of {FURTHER_TIERS} tiers each "
+        f"(super-pods of {k // 2} pods joined by a fourth switch tier)",)
 
 
 def _leaf_pair(per_leaf_nodes: int, mgr_links: int, k: int, r: float) -> FabricSize:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from clustertwin.design.fabric import _smallest_divisor_at_least
+from clustertwin.design.fattree import smallest_divisor_at_least as _smallest_divisor_at_least
 
 
 @dataclass(frozen=True)

@@ -35,8 +35,12 @@ switch's radix is one pod whose spines use every port downward.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import replace
 
+from clustertwin.design.fabric_result import ComputeFabric, PodLayer
+from clustertwin.design.fattree import FabricSize
+from clustertwin.design.fattree import modules as _modules
+from clustertwin.design.fattree import smallest_divisor_at_least as _smallest_divisor_at_least
 from clustertwin.errors import InfeasibleError, Problem, ScenarioError
 
 #: ratios are honoured to 0.1 %: 128 x 200G at "1.0667:1" is 60 x 400G, not 61
@@ -45,92 +49,6 @@ RATIO_TOL = 1e-3
 
 def _ceil_tol(x: float) -> int:
     return max(0, math.ceil(x * (1.0 - RATIO_TOL) - 1e-9))
-
-
-def _smallest_divisor_at_least(n: int, need: float) -> int:
-    for s in range(max(1, math.ceil(need - 1e-9)), n + 1):
-        if n % s == 0:
-            return s
-    return n
-
-
-@dataclass(frozen=True)
-class PodLayer:
-    """The pod and aggregation layers of one plane (counts per plane unless named total)."""
-
-    leaf_switch_id: str
-    spine_switch_id: str
-    pods: int
-    segments_per_pod: int
-    pod_nodes: int              #: node slots of a full pod (segments x nodes per segment)
-    leaf_up: int                #: uplinks per leaf, at uplink_gbps
-    uplink_gbps: float          #: leaf-spine link speed
-    spine_gbps: float           #: spine-aggregation link speed
-    spines_per_pod: int
-    spine_down_max: int         #: leaf links a spine takes at the pod ratio
-    spine_down: int             #: leaf links per spine of a full pod (the only pod when pods == 1)
-    spine_up: int               #: uplink ports per spine of a full pod (reserved if pods == 1)
-    last_spine_down: int        #: of the last pod
-    last_spine_up: int
-    aggregation_per_group: int  #: c (0 with one pod)
-    aggregation_ports: int      #: ports used on one aggregation switch
-    endpoint_gbps: float
-    rails: int
-
-    @property
-    def spines(self) -> int:
-        return self.spines_per_pod * self.pods
-
-    @property
-    def aggregation(self) -> int:
-        return self.spines_per_pod * self.aggregation_per_group if self.pods > 1 else 0
-
-    @property
-    def spine_aggregation_links(self) -> int:
-        if self.pods == 1:
-            return 0
-        return self.spines_per_pod * ((self.pods - 1) * self.spine_up + self.last_spine_up)
-
-    @property
-    def pod_gpu_ports(self) -> int:
-        """Node ports (one per rail) of a full pod, this plane."""
-        return self.pod_nodes * self.rails
-
-    @property
-    def pod_oversubscription(self) -> float:
-        """Actual down:up bandwidth of a full pod's spines (inf when they keep no uplinks)."""
-        up = self.spine_up * self.spine_gbps
-        return self.spine_down * self.uplink_gbps / up if up else math.inf
-
-    @property
-    def cross_pod_ratio(self) -> float | None:
-        """Injection : cross-pod bandwidth of a full pod (its GPUs' ports vs its spines'
-        uplinks); None when the spines keep no uplinks."""
-        up = self.spines_per_pod * self.spine_up * self.spine_gbps
-        return self.pod_gpu_ports * self.endpoint_gbps / up if up else None
-
-    def tier_table(self, cf, planes: int) -> list[dict]:
-        tm = cf.tier_modules
-        rows = [{"tier": "leaf", "switch": self.leaf_switch_id, "switches": cf.leaf,
-                 "per_plane": cf.plane.leaf, "links_below": cf.node_leaf_links,
-                 "cables_below": cf.node_cables + cf.manager_links,
-                 "link_gbps": self.endpoint_gbps,
-                 "down_ports": cf.su_nodes * cf.ports_per_node_per_leaf,
-                 "up_ports": self.leaf_up, "transceivers": tm[0]},
-                {"tier": "spine", "switch": self.spine_switch_id, "switches": cf.spine,
-                 "per_plane": self.spines, "per_pod": self.spines_per_pod,
-                 "links_below": cf.leaf_spine_links, "cables_below": cf.leaf_spine_links,
-                 "link_gbps": self.uplink_gbps,
-                 "down_ports": self.spine_down, "up_ports": self.spine_up,
-                 "transceivers": tm[1]}]
-        if self.pods > 1:
-            rows.append({"tier": "aggregation", "switch": self.spine_switch_id,
-                         "switches": self.aggregation * planes, "per_plane": self.aggregation,
-                         "links_below": self.spine_aggregation_links * planes,
-                         "cables_below": self.spine_aggregation_links * planes,
-                         "link_gbps": self.spine_gbps, "down_ports": self.aggregation_ports,
-                         "up_ports": 0, "transceivers": tm[2]})
-        return rows
 
 
 def _spine_down_max(cap_gbps: float, s1: float, s2: float, p: float) -> int:
@@ -146,8 +64,6 @@ def plan_pod_fabric(*, node, fabric, leaf_switch, spine_switch, nodes: int, plan
                     topology: str, nodes_per_rack: int, pod_nodes: int | None,
                     pod_oversubscription: float, dual_tor: bool, rules, source: str):
     """A pod build of the compute fabric (see the module docstring); returns ComputeFabric."""
-    from clustertwin.design.fabric import ComputeFabric, FabricSize, _modules
-
     e, r, p = float(endpoint), float(oversubscription), float(pod_oversubscription)
     if spine_switch.technology != fabric.technology:
         raise ScenarioError([Problem(source, "cluster.fabric.spine_switch",
@@ -284,8 +200,6 @@ def plan_pod_fabric(*, node, fabric, leaf_switch, spine_switch, nodes: int, plan
     agg_mods = pod.aggregation * math.ceil(agg_ports / ppc_s2)
     mods = leaf_mods + spine_mods + agg_mods
     node_mod = nodes * int(node.compute_cages) if optical_nodes else 0
-    from dataclasses import replace
-
     return replace(cf, switch_modules=mods * planes, node_modules=node_mod,
                    manager_modules=mgr_links,
                    tier_modules=(leaf_mods * planes, spine_mods * planes, agg_mods * planes))

@@ -7,12 +7,13 @@ from typing import Any
 
 from clustertwin.design.bom import BomLine, totals
 from clustertwin.design.cooling import CoolingDesign
-from clustertwin.design.fabric import ComputeFabric
+from clustertwin.design.fabric_result import ComputeFabric
 from clustertwin.design.floor import FloorDesign, Racks
 from clustertwin.design.layout import Layout
 from clustertwin.design.networks import ManagementNetworks
 from clustertwin.design.power import PowerDesign
 from clustertwin.design.storage import StorageDesign
+from clustertwin.report.text import plural
 
 
 @dataclass(frozen=True)
@@ -32,6 +33,7 @@ class ClusterDesign:
     floor: FloorDesign
     bom: tuple[BomLine, ...]
     warnings: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()  #: design choices made for the user (scale-out, facility)
 
     # --- the contract's headline figures -------------------------------------------------
     @property
@@ -86,7 +88,7 @@ class ClusterDesign:
             "fabric": {
                 "technology": f.technology, "switch": f.switch_id, "topology": f.topology,
                 "radix": f.radix, "endpoint_gbps": f.endpoint_gbps, "planes": f.planes,
-                "rails": f.rails, "su_nodes": f.su_nodes,
+                "rails": f.rails, "su_nodes": f.su_nodes, "rail_groups": f.rail_groups,
                 "oversubscription": f.oversubscription,
                 "tiers": f.tiers, "leaf": f.leaf, "spine": f.spine, "core": f.core,
                 "switches": f.switches, "cables": f.cables,
@@ -149,6 +151,7 @@ class ClusterDesign:
             "bom": [ln.to_dict() for ln in self.bom],
             "bom_priced_usd": self.bom_priced_usd,
             "warnings": list(self.warnings),
+            "notes": list(self.notes),
         }
 
     def summary_rows(self) -> list[tuple[str, str]]:
@@ -162,7 +165,7 @@ class ClusterDesign:
                       f"{f.pod.pod_nodes * self.layout.gpus_per_node:,} GPUs"
                       + (f", cross-pod {ratio:.2f}:1" if ratio else ""))
         return [
-            ("nodes", f"{self.nodes:,} ({self.spare_nodes} spare), "
+            ("nodes", f"{plural(self.nodes, 'node')} ({self.spare_nodes} spare), "
                       f"{self.layout.nodes_per_rack} per rack"),
             ("racks", f"{self.racks:,} ({self.rack_counts.compute:,} compute), "
                       f"{self.floor.rows} rows, {self.floor.area_m2:,.0f} m2"),
