@@ -1,0 +1,349 @@
+"""The cabling map: every link of the design, port to port.
+
+``build_cabling(inventory, design) -> list[Link]``; ``cabling_columns`` is the same map as
+NumPy columns (what the CSV writer and the benchmarks use).
+
+``Link`` fields (a NamedTuple, so it is immutable and cheap at 10^5-10^6 links):
+
+============  =================================================================================
+a_device      the lower end: node, UFM appliance, storage system, PDU ... or the lower switch
+a_port        its port: ``mlx5_N`` compute NIC (N = plane x NICs-per-node + NIC, 0-based), ``storN`` /
+              ``inbN`` storage and in-band NIC ports (1-based), ``bmcN`` OOB ports, ``ibN`` on
+              a UFM appliance, ``pN`` on a storage system, a 1-based number on a switch
+b_device      the upper end (always a switch)
+b_port        its 1-based port number (leaf downlinks first, then uplinks)
+kind          node-leaf, manager-leaf, leaf-leaf (BasePOD ISL), leaf-spine, spine-core,
+              storage-node, storage-system, storage-leaf-spine, storage-spine-core, inband, oob
+fabric        compute, storage, inband, oob
+plane         1-based compute-fabric plane (0 off the compute fabric)
+media         copper | optical, from the design (``node_links_optical``, leaf-pair DACs)
+cable         DAC (copper), MMF (optical within a row, <= 50 m SR optics), SMF (optical
+              across rows), CAT6 (OOB RJ45)
+reach         in-rack | in-row | cross-row, from the two ends' racks in the inventory
+cable_id      links sharing one physical cable share the id (twin-port node cages, leaf-pair
+              DACs); distinct ids per fabric equal the design's cable counts
+gbps          link speed
+============  =================================================================================
+
+Counts equal the design's: node-leaf + manager links = ``fabric.node_leaf_links``,
+leaf-spine (or ISL) = ``fabric.leaf_spine_links``, spine-core = ``fabric.spine_core_links``,
+compute cable ids = ``fabric.cables``; storage fabric links = ``networks.storage.cables``;
+in-band = ``networks.inband_links``; OOB = ``networks.oob_devices``.
+
+Wiring rules: node ports land where ``ComputeFabric.port_map`` puts them; every leaf sends its
+uplinks round-robin over the spines of its pod (each leaf meets every spine of the pod, the
+SuperPOD rule); spine j of a pod feeds core (aggregation) group j, round-robin over the group's
+switches (a partial pod with fewer spines spreads each spine over several groups). Storage
+and in-band node ports fill switches evenly in node order; OOB ports likewise in device order.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from clustertwin.export.inventory import Inventory, _pod_of_leaf, spine_pods
+
+
+class Link(NamedTuple):
+    a_device: str
+    a_port: str
+    b_device: str
+    b_port: str
+    kind: str
+    fabric: str
+    plane: int
+    media: str
+    cable: str
+    reach: str
+    cable_id: int
+    gbps: float
+
+
+FIELDS = Link._fields
+
+
+class _Group(NamedTuple):
+    """Links of one kind as arrays: device indices into Inventory.devices and port numbers."""
+
+    kind: str
+    fabric: str
+    a: np.ndarray
+    a_port: np.ndarray
+    a_prefix: str
+    b: np.ndarray
+    b_port: np.ndarray
+    plane: np.ndarray | int
+    media: str
+    cable: np.ndarray | None    #: per-link cable number within the group (None = one each)
+    gbps: float
+
+
+def _rank(dev: np.ndarray) -> np.ndarray:
+    """For each entry, how many earlier entries name the same device (0-based port offset)."""
+    if dev.size == 0:
+        return dev.copy()
+    order = np.argsort(dev, kind="stable")
+    sd = dev[order]
+    start = np.r_[0, np.flatnonzero(sd[1:] != sd[:-1]) + 1]
+    counts = np.diff(np.r_[start, sd.size])
+    out = np.empty_like(dev)
+    out[order] = np.arange(sd.size) - np.repeat(start, counts)
+    return out
+
+
+def _i(x) -> np.ndarray:
+    return np.asarray(x, dtype=np.int64)
+
+
+def _node_links(inv: Inventory, cf) -> list[_Group]:
+    trays, q, rails = inv.trays_per_system, cf.planes, cf.rails
+    pm = cf.port_map()
+    n = cf.nodes
+    node = np.repeat(np.arange(n), q * rails)
+    plane = np.tile(np.repeat(np.arange(q), rails), n)
+    rail = np.tile(np.arange(rails), n * q)
+    per_tray = max(1, rails // trays)
+    tray = np.minimum(rail // per_tray, trays - 1)
+    a = inv.span("node")[0] + node * trays + tray
+    nic = plane * per_tray + rail % per_tray
+    leaf0 = inv.span("leaf")[0]
+    cable = None
+    if cf.node_cables_per_node and q == 1:
+        per_cable = max(1, rails // cf.node_cables_per_node)
+        cable = node * cf.node_cables_per_node + rail // per_cable
+    groups = [_Group("node-leaf", "compute", a, nic, "mlx5_", leaf0 + pm[:, 0], pm[:, 1] + 1,
+                     plane + 1, "optical" if cf.node_links_optical else "copper", cable,
+                     cf.endpoint_gbps)]
+    m = cf.manager_links
+    ufm0, n_ufm = inv.span("ufm")[0], inv.count("ufm")
+    if m and n_ufm:
+        i = np.arange(m)
+        l_su = cf.leaves_per_su
+        last_nodes = cf.nodes - (cf.scalable_units - 1) * cf.su_nodes
+        leaf = leaf0 + (cf.scalable_units - 1) * l_su + i % l_su
+        port = last_nodes * cf.ports_per_node_per_leaf + i // l_su + 1
+        groups.append(_Group("manager-leaf", "compute", ufm0 + i % n_ufm, i // n_ufm + 1, "ib ",
+                             leaf, port, 1, "optical", None, cf.endpoint_gbps))
+    return groups
+
+
+def _upper_links(inv: Inventory, cf) -> list[_Group]:
+    p, q = cf.plane, cf.planes
+    leaf0, spine0, core0 = (inv.span(r)[0] for r in ("leaf", "spine", "core"))
+    if p.leaf_spine_links == 0:
+        return []
+    if cf.leaf_pair or p.spine == 0:
+        isl = p.leaf_spine_links
+        i = np.tile(np.arange(isl), q)
+        pl = np.repeat(np.arange(q), isl)
+        port = p.leaf_down + i + 1
+        return [_Group("leaf-leaf", "compute", leaf0 + pl * p.leaf, port, "",
+                       leaf0 + pl * p.leaf + 1, port, pl + 1, "copper",
+                       pl * isl + i // max(1, cf.ports_per_cage) if cf.leaf_pair else None,
+                       cf.endpoint_gbps)]
+    u = p.leaf_spine_links // p.leaf
+    pods = spine_pods(cf)
+    ns = _i([c for c, _ in pods])
+    first = _i([s for _, s in pods])
+    local = np.arange(p.leaf)
+    pod = np.minimum(_pod_of_leaf(cf, local), len(pods) - 1)
+    i = np.tile(np.arange(u), p.leaf)
+    lf = np.repeat(local, u)
+    spine_local = first[pod[lf]] + i % ns[pod[lf]]
+    up_gbps = cf.pod.uplink_gbps if cf.pod is not None else cf.endpoint_gbps
+    groups = []
+    for pl in range(q):
+        b = spine0 + pl * p.spine + spine_local
+        groups.append(_Group("leaf-spine", "compute", leaf0 + pl * p.leaf + lf,
+                             p.leaf_down + i + 1, "", b, _rank(b) + 1, pl + 1, "optical", None,
+                             up_gbps))
+    if p.core:
+        down = np.bincount(spine_local, minlength=p.spine)
+        groups += _core_links(inv, cf, pods, down, spine0, core0)
+    return groups
+
+
+def _core_links(inv, cf, pods, down, spine0, core0) -> list[_Group]:
+    p, q = cf.plane, cf.planes
+    if cf.pod is not None:
+        n_groups, c = cf.pod.spines_per_pod, cf.pod.aggregation_per_group
+        ups = [cf.pod.spine_up] * (len(pods) - 1) + [cf.pod.last_spine_up]
+        gbps = cf.pod.spine_gbps
+    else:
+        n_groups, c = p.leaf_up, p.core // max(1, p.leaf_up)
+        ups = [cf.radix // 2] * len(pods)
+        gbps = cf.endpoint_gbps
+    spine_l, link_i, span_l = [], [], []
+    for (ns, start), up in zip(pods, ups, strict=True):
+        spine_l.append(np.repeat(np.arange(start, start + ns), up))
+        link_i.append(np.tile(np.arange(up), ns))
+        span_l.append(np.full(ns * up, max(1, n_groups // ns)))
+    s, i, span = np.concatenate(spine_l), np.concatenate(link_i), np.concatenate(span_l)
+    j = s - np.repeat(_i([st for _, st in pods]), [n * u for (n, _), u in zip(pods, ups,
+                                                                              strict=True)])
+    group = (j * span + i % span) % n_groups
+    core_local = group * c + (i // span) % c
+    out = []
+    for pl in range(q):
+        b = core0 + pl * p.core + core_local
+        out.append(_Group("spine-core", "compute", spine0 + pl * p.spine + s,
+                          down[s] + i + 1, "", b, _rank(b) + 1, pl + 1, "optical", None, gbps))
+    return out
+
+
+def _spread(count: int, bins: int) -> np.ndarray:
+    """Bin of each of ``count`` items spread evenly, in order, over ``bins`` bins."""
+    return (np.arange(count, dtype=np.int64) * bins) // max(1, count)
+
+
+def _node_port_devices(inv: Inventory, nics: int) -> tuple[np.ndarray, np.ndarray]:
+    """(node device, NIC number) of every storage/in-band port, in node order."""
+    systems = inv.count("node") // max(1, inv.trays_per_system)
+    t = inv.trays_per_system
+    sys_i = np.repeat(np.arange(systems), nics)
+    nic = np.tile(np.arange(nics), systems)
+    tray = (nic * t) // max(1, nics)
+    per = max(1, nics // t)
+    return inv.span("node")[0] + sys_i * t + tray, nic % per + 1
+
+
+def _storage_links(inv: Inventory, design) -> list[_Group]:
+    sf = design.networks.storage
+    gbps = inv.storage_nic_gbps
+    sys0, n_sys = inv.span("storage")[0], inv.count("storage")
+    out = []
+    if sf.converged or sf.leaf == 0:
+        sw0, n_sw = inv.span("inband")[0], inv.count("inband")
+        if sf.storage_links and n_sys and n_sw:
+            j = np.arange(sf.storage_links)
+            out.append(_Group("storage-system", "storage", sys0 + j % n_sys, j // n_sys + 1,
+                              "p ", sw0 + _spread(sf.storage_links, n_sw), None, 0, "optical",
+                              None, gbps))
+        return out
+    leaf0 = inv.span("storage-leaf")[0]
+    node_leaves = sf.leaf - sf.storage_leaves
+    a, nic = _node_port_devices(inv, inv.storage_nics)
+    a = a[: sf.node_links]
+    nl = leaf0 + _spread(a.size, max(1, node_leaves))
+    out.append(_Group("storage-node", "storage", a, nic[: a.size], "stor ", nl, None, 0,
+                      "optical", None, gbps))
+    if sf.storage_links and n_sys:
+        j = np.arange(sf.storage_links)
+        s_leaves = sf.storage_leaves or 1
+        first = node_leaves if sf.storage_leaves else 0
+        out.append(_Group("storage-system", "storage", sys0 + j % n_sys, j // n_sys + 1, "p ",
+                          leaf0 + first + _spread(sf.storage_links, s_leaves), None, 0,
+                          "optical", None, gbps))
+    if sf.spine:
+        used = np.bincount(np.concatenate([g.b - leaf0 for g in out]), minlength=sf.leaf)
+        up = np.zeros(sf.leaf, dtype=np.int64)
+        per_node_leaf = (sf.leaf_spine_links - sf.storage_links) // max(1, node_leaves)
+        up[:node_leaves] = per_node_leaf
+        up[node_leaves:] = used[node_leaves:]
+        up[-1] += sf.leaf_spine_links - int(up.sum())     # rounding lands on the last leaf
+        lf = np.repeat(np.arange(sf.leaf), up)
+        i = np.arange(lf.size)
+        sp = inv.span("storage-spine")[0] + i % sf.spine
+        out.append(_Group("storage-leaf-spine", "storage", leaf0 + lf,
+                          used[lf] + _rank(leaf0 + lf) + 1, "", sp, None, 0, "optical", None,
+                          gbps))
+        if sf.core and sf.spine_core_links:
+            per = sf.spine_core_links // sf.spine
+            s = np.repeat(np.arange(sf.spine), per)
+            k = np.arange(s.size)
+            sp_dev = inv.span("storage-spine")[0] + s
+            down = np.bincount(i % sf.spine, minlength=sf.spine)
+            out.append(_Group("storage-spine-core", "storage", sp_dev,
+                              down[s] + _rank(sp_dev) + 1,
+                              "", inv.span("storage-core")[0] + k % sf.core, None, 0,
+                              "optical", None, gbps))
+    return out
+
+
+def _inband_links(inv: Inventory, design) -> list[_Group]:
+    net = design.networks
+    n_sw = inv.count("inband")
+    if not net.inband_links or not n_sw:
+        return []
+    a, nic = _node_port_devices(inv, inv.storage_nics)
+    a, nic = a[: net.inband_links], nic[: net.inband_links]
+    b = inv.span("inband")[0] + _spread(a.size, n_sw)
+    return [_Group("inband", "inband", a, nic, "inb ", b, None, 0, "optical", None,
+                   inv.storage_nic_gbps)]
+
+
+def _oob_links(inv: Inventory, design) -> list[_Group]:
+    roles = ("node", "nvswitch", "leaf", "spine", "core", "storage-leaf", "storage-spine",
+             "storage-core", "inband", "management", "ufm", "pdu")
+    devs = [np.arange(*inv.span(r)) for r in roles]
+    ufm0, n_ufm = inv.span("ufm")[0], inv.count("ufm")
+    devs.append(ufm0 + 2 * np.arange(n_ufm // 2))      # second port of each UFM HA pair
+    a = np.concatenate(devs)
+    n_sw = inv.count("oob")
+    if not a.size or not n_sw:
+        return []
+    return [_Group("oob", "oob", a, _rank(a) + 1, "bmc ", inv.span("oob")[0]
+                   + _spread(a.size, n_sw), None, 0, "copper", None, 1.0)]
+
+
+def cabling_groups(inv: Inventory, design) -> list[_Group]:
+    cf = design.fabric
+    return (_node_links(inv, cf) + _upper_links(inv, cf) + _storage_links(inv, design)
+            + _inband_links(inv, design) + _oob_links(inv, design))
+
+
+def cabling_columns(inv: Inventory, design) -> dict[str, np.ndarray]:
+    """The cabling map as columns named like :class:`Link`'s fields (object arrays for
+    strings)."""
+    groups = cabling_groups(inv, design)
+    names = np.array([d.name for d in inv.devices], dtype=object)
+    rack = inv.rack_index
+    racks_row = np.array([r.row for r in inv.racks] + [0], dtype=np.int64)
+    cols: dict[str, list] = {f: [] for f in FIELDS}
+    next_cable = {"compute": 0, "storage": 0, "inband": 0, "oob": 0}
+    # upper ends without fixed ports are numbered together: two groups may share a switch
+    free = [g.b for g in groups if g.b_port is None]
+    ranks = np.split(_rank(np.concatenate(free)) + 1 if free else np.array([], np.int64),
+                     np.cumsum([x.size for x in free])[:-1]) if free else []
+    free_ports = iter(ranks)
+    for g in groups:
+        n = g.a.size
+        b_port = g.b_port if g.b_port is not None else next(free_ports)
+        if not n:
+            continue
+        ra, rb = rack[g.a], rack[g.b]
+        same_row = (racks_row[ra] == racks_row[rb]) & (ra >= 0) & (rb >= 0)
+        reach = np.where((ra == rb) & (ra >= 0), "in-rack",
+                         np.where(same_row, "in-row", "cross-row")).astype(object)
+        if g.fabric == "oob":
+            cable = np.full(n, "CAT6", dtype=object)
+        elif g.media == "copper":
+            cable = np.full(n, "DAC", dtype=object)
+        else:
+            cable = np.where(reach == "cross-row", "SMF", "MMF").astype(object)
+        local = g.cable if g.cable is not None else np.arange(n)
+        cid = next_cable[g.fabric] + local
+        next_cable[g.fabric] = int(cid.max()) + 1
+        a_port = np.char.add(g.a_prefix.replace(" ", ""), np.asarray(g.a_port).astype(str)) \
+            if g.a_prefix else np.asarray(g.a_port).astype(str)
+        cols["a_device"].append(names[g.a])
+        cols["a_port"].append(a_port.astype(object))
+        cols["b_device"].append(names[g.b])
+        cols["b_port"].append(np.asarray(b_port).astype(str).astype(object))
+        cols["kind"].append(np.full(n, g.kind, dtype=object))
+        cols["fabric"].append(np.full(n, g.fabric, dtype=object))
+        cols["plane"].append(np.broadcast_to(np.asarray(g.plane, dtype=np.int64), (n,)))
+        cols["media"].append(np.full(n, g.media, dtype=object))
+        cols["cable"].append(cable)
+        cols["reach"].append(reach)
+        cols["cable_id"].append(_i(cid))
+        cols["gbps"].append(np.full(n, float(g.gbps)))
+    return {k: (np.concatenate(v) if v else np.array([], dtype=object)) for k, v in cols.items()}
+
+
+def build_cabling(inventory: Inventory, design) -> list[Link]:
+    """Every link of ``design`` between the devices of ``inventory`` (see module docstring)."""
+    cols = cabling_columns(inventory, design)
+    return list(map(Link._make, zip(*(cols[f].tolist() for f in FIELDS), strict=True)))

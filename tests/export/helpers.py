@@ -1,0 +1,91 @@
+"""Helpers for export tests: designs of the examples and of generated scenarios."""
+
+from __future__ import annotations
+
+import copy
+from collections import Counter
+from functools import lru_cache
+from pathlib import Path
+
+import yaml
+
+from clustertwin.catalog import load_catalog
+from clustertwin.scenario import DEFAULT_SCENARIO, scenario_from_dict
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples"
+_BASE = yaml.safe_load(DEFAULT_SCENARIO.read_text())
+
+
+@lru_cache(maxsize=1)
+def catalog():
+    return load_catalog()
+
+
+def scenario(gpus: int, spare_nodes: int = 0, **cluster):
+    doc = copy.deepcopy(_BASE)
+    fabric = cluster.pop("fabric", {})
+    doc["cluster"].update(cluster)
+    doc["cluster"]["gpus"] = gpus
+    doc["cluster"]["spare_nodes"] = spare_nodes
+    doc["cluster"]["fabric"].update(fabric)
+    return scenario_from_dict(doc, "<test>", catalog())
+
+
+def design_of(scen):
+    from clustertwin.design import design
+
+    return design(scen, catalog(), None)
+
+
+@lru_cache(maxsize=8)
+def example(name: str):
+    """(scenario, design, inventory, links) of examples/NAME.yaml, designed as
+    ``clustertwin export`` does."""
+    from clustertwin.export.cabling import build_cabling
+    from clustertwin.export.inventory import build_inventory
+    from clustertwin.export.stage import export_design
+    from clustertwin.scenario import load_scenario
+
+    cat = catalog()
+    scen = load_scenario(EXAMPLES / f"{name}.yaml", cat)
+    d = export_design(scen, cat)
+    inv = build_inventory(scen, cat, d)
+    return scen, d, inv, build_cabling(inv, d)
+
+
+def count_check(d, inv, links) -> list[str]:
+    """Every disagreement between the design's counts and the inventory / cabling map."""
+    f, n = d.fabric, d.networks
+    kinds = Counter(lk.kind for lk in links)
+    fab = Counter(lk.fabric for lk in links)
+    compute_cables = len({lk.cable_id for lk in links if lk.fabric == "compute"})
+    want = {
+        "nodes": (inv.count("node"), d.nodes * inv.trays_per_system),
+        "gpus": (sum(x.gpus for x in inv.nodes), d.gpus),
+        "racks": (len(inv.racks), d.racks),
+        "leaf": (inv.count("leaf"), f.leaf), "spine": (inv.count("spine"), f.spine),
+        "core": (inv.count("core"), f.core),
+        "storage switches": (sum(inv.count(r) for r in ("storage-leaf", "storage-spine",
+                                                          "storage-core")), n.storage.switches),
+        "inband switches": (inv.count("inband"), n.inband_switches),
+        "oob switches": (inv.count("oob"), n.oob_switches),
+        "pdus": (inv.count("pdu"), d.power.pdus), "cdus": (inv.count("cdu"), d.cooling.cdu_units),
+        "node_leaf_links": (kinds["node-leaf"] + kinds["manager-leaf"], f.node_leaf_links),
+        "leaf_spine_links": (kinds["leaf-spine"] + kinds["leaf-leaf"], f.leaf_spine_links),
+        "spine_core_links": (kinds["spine-core"], f.spine_core_links),
+        "compute cables": (compute_cables, f.cables),
+        "storage cables": (fab["storage"], 0 if n.storage.converged else n.storage.cables),
+        "inband links": (fab["inband"], n.inband_links),
+        "oob links": (fab["oob"], n.oob_devices),
+    }
+    if n.storage.converged:
+        want["storage cables"] = (fab["storage"], n.storage.storage_links)
+    bad = [f"{k}: exported {got} != design {exp}" for k, (got, exp) in want.items()
+           if got != exp]
+    ends = Counter((lk.a_device, lk.a_port) for lk in links)
+    ends.update((lk.b_device, lk.b_port) for lk in links)
+    bad += [f"port used twice: {e}" for e, c in ends.items() if c > 1][:5]
+    names = Counter(x.name for x in inv.devices)
+    bad += [f"name used twice: {nm}" for nm, c in names.items() if c > 1][:5]
+    return bad
