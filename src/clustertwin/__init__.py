@@ -6,3 +6,8 @@ result objects; only the CLI and the report layer do I/O.
 """
 
 __version__ = "0.1.0"
+
+from clustertwin._lazy import lazy_exports  # noqa: E402
+
+# clustertwin.sweep(base, grid, executor=...) -> pyarrow.Table; the sweep package is callable too
+__getattr__ = lazy_exports(__name__, {"sweep": "clustertwin.sweep.api"})

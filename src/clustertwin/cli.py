@@ -164,6 +164,7 @@ _STAGE_CLIS = (
     "clustertwin.reliability.cli",
     "clustertwin.buildout.cli",
     "clustertwin.scheduling.cli",
+    "clustertwin.sweep.cli",
 )
 for _mod in _STAGE_CLIS:
     try:

@@ -1,0 +1,61 @@
+"""The Python entry point: ``clustertwin.sweep(base, grid, executor=...) -> pyarrow.Table``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from clustertwin.sweep.study import Sweep, build
+
+
+def prepare(sw: Sweep, catalog_dirs: Iterable[str | Path] = ()) -> dict[int, str]:
+    """Validate every point of ``sw`` before any work; return the points that are invalid only
+    in combination (``{index: error}``). Bad keys or values raise a UsageError."""
+    from clustertwin.sweep.run import _catalog
+    from clustertwin.sweep.validate import validate_points
+
+    cat = _catalog(tuple(str(d) for d in catalog_dirs))
+    return validate_points(sw.points, cat, sw.source)
+
+
+def run_sweep_table(sw: Sweep, executor: str = "local", workers: int | None = None,
+                    ray_address: str | None = None, catalog_dirs: Iterable[str | Path] = (),
+                    skip: dict[int, str] | None = None,
+                    on_progress: Callable[[int], None] | None = None) -> Any:
+    """Run a prepared sweep and build its table (rows in grid order)."""
+    from clustertwin.sweep.run import execute
+    from clustertwin.sweep.table import build_table
+
+    if skip is None:
+        skip = prepare(sw, catalog_dirs)
+    rows = execute([p.doc for p in sw.points], sw.source, [str(d) for d in catalog_dirs], executor,
+                   workers, ray_address, skip, on_progress)
+    return build_table(sw.keys, [p.assignments for p in sw.points], rows, [p.label for p in sw.points])
+
+
+def sweep(base: Any = None, grid: dict[str, list[Any]] | None = None, *,
+          cases: list[tuple[str, dict[str, Any]]] | None = None, executor: str = "local",
+          workers: int | None = None, ray_address: str | None = None,
+          catalog: Iterable[str | Path] = ()) -> Any:
+    """Plan every scenario of a grid and return one row per scenario as a ``pyarrow.Table``.
+
+    ``base``: a scenario file path, a scenario mapping, a ``Scenario`` or None (the built-in
+    default); a study file path brings its own cases and grid. ``grid``: ``{dotted key: [values]}``,
+    crossed with ``cases`` (``[(name, {key: value})]``). ``executor``: ``"local"`` (process pool,
+    ``workers`` processes, default one per core) or ``"ray"`` (``ray_address`` or a local Ray).
+    Columns: the swept keys, every plan key flattened with dots, ``point``, ``error``.
+    ``table.to_pandas()`` gives a DataFrame when pandas is installed."""
+    from clustertwin.sweep.study import is_study, load_study
+
+    if isinstance(base, str | Path) and not cases and _is_study_file(Path(base), is_study):
+        sw = load_study(Path(base), grid)
+    else:
+        sw = build(base, grid, cases)
+    return run_sweep_table(sw, executor, workers, ray_address, catalog)
+
+
+def _is_study_file(path: Path, is_study: Callable[[Any], bool]) -> bool:
+    from clustertwin.io import read_document
+
+    return is_study(read_document(path))
