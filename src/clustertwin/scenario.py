@@ -186,7 +186,8 @@ class Cluster(_Section):
 
 
 class Reliability(_Section):
-    failure_profile: str = Field("llama3-h100", description="failure-profile catalog id")
+    failure_profile: str = Field("auto", description="failure-profile catalog id; auto = the "
+                                 "profile the catalog names for the cluster's GPU generation")
     failures_per_1000_node_days: float | Auto = Field("auto", description="overrides the profile's total rate")
     checkpoint_interval_min: float | Auto = Field("auto", description="minutes between checkpoints; auto = optimum")
     checkpoint_blocking_s: float | Auto = Field("auto", description="training stall per checkpoint; auto = from size and storage")
@@ -336,9 +337,15 @@ def _resolve(doc: ScenarioFile, catalog: Catalog, source: str) -> Scenario:
             problems.append(Problem(source, f"cluster.fabric.{key}", catalog.unknown_message("switch", sw)))
     if not catalog.has("fabric", cl.fabric.technology):
         problems.append(Problem(source, "cluster.fabric.technology", catalog.unknown_message("fabric", cl.fabric.technology)))
-    if not catalog.has("failure_profile", doc.reliability.failure_profile):
+    reliability = doc.reliability
+    if reliability.failure_profile == "auto" and catalog.has("gpu", cl.gpu):
+        from clustertwin.reliability.profiles import default_profile_id
+
+        reliability = reliability.model_copy(
+            update={"failure_profile": default_profile_id(catalog, cl.gpu)})
+    if not catalog.has("failure_profile", reliability.failure_profile):
         problems.append(Problem(source, "reliability.failure_profile",
-                                catalog.unknown_message("failure_profile", doc.reliability.failure_profile)))
+                                catalog.unknown_message("failure_profile", reliability.failure_profile)))
     if not catalog.has("costs", doc.economics.costs):
         problems.append(Problem(source, "economics.costs", catalog.unknown_message("costs", doc.economics.costs)))
     if doc.training.global_batch_tokens is not None and doc.training.global_batch_tokens < doc.training.seq_len:
@@ -348,7 +355,7 @@ def _resolve(doc: ScenarioFile, catalog: Catalog, source: str) -> Scenario:
         raise ScenarioError(problems)
     assert model is not None
     return Scenario(name=doc.name, model=model, training=doc.training, cluster=doc.cluster,
-                    reliability=doc.reliability, economics=doc.economics, buildout=doc.buildout,
+                    reliability=reliability, economics=doc.economics, buildout=doc.buildout,
                     source=source)
 
 

@@ -95,6 +95,16 @@ def test_deadline_uses_estimate_gpus(catalog):
     assert design(s, catalog, est).gpus == 2048
 
 
+def test_design_holds_the_installed_gpus_not_only_the_jobs(catalog):
+    """A job on part of the cluster: the design counts every installed GPU (issue 11)."""
+    from clustertwin.perf import estimate
+
+    s = scenario(catalog, 1024)
+    est = estimate(s, catalog).model_copy(update={"gpus": 512, "installed_gpus": 1024})
+    d = design(s, catalog, est)
+    assert d.gpus == 1024 and d.job_nodes == 128
+
+
 def test_twin_plane_nic_becomes_two_planes(xcatalog):
     d = design(scenario(xcatalog, 512, gpu="b200", node="fixture-dgx-b300",
                         fabric={"technology": "roce-400g"}), xcatalog, None)

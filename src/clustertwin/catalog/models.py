@@ -168,6 +168,8 @@ class FailureProfile(Entry):
     causes: dict[str, FailureCause] = Field(default_factory=dict)
     planned_interruptions: float | None = Field(None, ge=0, description="planned interruptions in the basis run")
     repair_h: float = Field(8.0, ge=0, description="hours to diagnose, swap and return a failed node")
+    default_for: list[str] = Field(default_factory=list, description="GPU generations (gpus.yaml "
+                                   "`generation`) whose clusters get this profile under failure_profile: auto")
 
     @model_validator(mode="after")
     def _weights(self) -> FailureProfile:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import math
 
-from clustertwin.catalog.params import param_count
 from clustertwin.design import bom as B
 from clustertwin.design.cooling import plan_cooling
 from clustertwin.design.fabric import plan_compute_fabric
@@ -17,6 +16,7 @@ from clustertwin.design.result import ClusterDesign
 from clustertwin.design.rules import DesignRules, load_rules
 from clustertwin.design.storage import plan_storage
 from clustertwin.errors import Problem, ScenarioError
+from clustertwin.reliability.checkpoint import job_checkpoint_gb
 from clustertwin.reliability.spares import resolve_spare_nodes
 
 
@@ -37,7 +37,10 @@ def design(scenario, catalog, estimate=None, *, rules: DesignRules | None = None
     node = catalog.node(cl.node, source=src, path="cluster.node")
     fab = catalog.fabric(cl.fabric.technology, source=src, path="cluster.fabric.technology")
     switch = catalog.get("switch", fab.switch, source=src, path="cluster.fabric.technology")
-    gpus = estimate.gpus if estimate is not None else cl.gpus
+    # the design holds every installed GPU (cluster.gpus, or the count perf solved for), not
+    # only the job's: a run on part of a cluster leaves the rest idle, not uninstalled
+    gpus = (max(int(getattr(estimate, "installed_gpus", 0) or 0), int(estimate.gpus))
+            if estimate is not None else cl.gpus)
     if gpus is None:
         raise ScenarioError([Problem(src, "cluster.gpus", "the design needs a GPU count: "
                                      "give cluster.gpus or an estimate")])
@@ -61,9 +64,9 @@ def design(scenario, catalog, estimate=None, *, rules: DesignRules | None = None
         warnings.append("every leaf slot holds a node, so the fabric managers (UFM) attach "
                         "outside the counted compute-fabric ports")
 
-    params = estimate.params_total if estimate is not None else param_count(scenario.model).total
-    storage = plan_storage(params=params, tokens=scenario.training.tokens, gpus=gpus, node=node,
-                           nodes=nodes, systems=catalog.all("storage"), rules=rules)
+    storage = plan_storage(checkpoint_tb=job_checkpoint_gb(scenario, estimate) / 1000.0,
+                           tokens=_tokens(scenario), gpus=gpus, node=node, nodes=nodes,
+                           systems=catalog.all("storage"), rules=rules)
     if storage.tier("pfs") is None:
         warnings.append("no parallel-file-system entry in the catalog: storage bandwidth is 0")
     storage_links = math.ceil(max(storage.write_gbps, storage.read_gbps) * 8
@@ -148,6 +151,11 @@ def design(scenario, catalog, estimate=None, *, rules: DesignRules | None = None
     return ClusterDesign(node_id=node.id, gpu_id=cl.gpu, layout=layout, fabric=cf,
                          networks=mgmt, storage=storage, power=power, cooling=cooling,
                          rack_counts=racks, floor=floor, bom=lines, warnings=tuple(warnings))
+
+
+def _tokens(scenario) -> float:
+    training = getattr(scenario, "training", None)
+    return float(getattr(training, "tokens", 0.0) or 0.0)
 
 
 def _fabric_options(catalog, fs, fab, switch, node, src):

@@ -2,8 +2,9 @@
 
 Bandwidths here are gigaBYTES per second (GB/s, 1e9 B/s), capacities TB/PB (1e12/1e15 B).
 
-* Checkpoint size = params x ``checkpoint_bytes_per_param`` (16 B: bf16 weights 2 + fp32
-  master 4 + fp32 Adam moments 8, plus gradients/metadata - see design_rules.yaml).
+* Checkpoint size: :func:`clustertwin.reliability.checkpoint.checkpoint_size_gb` (the one
+  function every stage reads it from: 14 B per parameter, weights + fp32 master + Adam moments);
+  a design-only cluster (no model) sizes no checkpoint and no dataset, only the per-GPU floors.
 * PFS write = max(checkpoint / ``checkpoint_write_target_s``, GPUs x write floor per GPU);
   PFS read = GPUs x ``read_gbps_per_gpu`` (data loading; R1 Table 6 'better').
 * PFS capacity = (dataset + retained checkpoints) x headroom; object store = (dataset +
@@ -91,9 +92,9 @@ def _tier(name: str, picked) -> StorageTier | None:
                        n * s.read_gb_per_s, n * s.rack_units, n * s.power_kw)
 
 
-def plan_storage(*, params: float, tokens: float, gpus: int, node, nodes: int, systems: list,
-                 rules) -> StorageDesign:
-    ckpt_tb = params * rules.num("checkpoint_bytes_per_param") / 1e12
+def plan_storage(*, checkpoint_tb: float, tokens: float, gpus: int, node, nodes: int,
+                 systems: list, rules) -> StorageDesign:
+    ckpt_tb = float(checkpoint_tb)
     data_tb = tokens * rules.num("dataset_bytes_per_token") / 1e12
     write = max(ckpt_tb * 1000 / rules.num("checkpoint_write_target_s"),
                 gpus * rules.num("write_gbps_per_gpu_floor"))

@@ -38,7 +38,26 @@ class CheckpointTimes:
 
 
 def checkpoint_size_gb(params: float, precision: str) -> float:
+    """One full checkpoint, GB: the one rule every stage (design storage, reliability, the
+    report) reads the checkpoint size from."""
     return params * (WEIGHT_BYTES.get(precision, 2.0) + OPTIMIZER_BYTES) / 1e9
+
+
+def job_checkpoint_gb(scenario, estimate=None) -> float:
+    """Checkpoint of the scenario's job, GB (0 for a design-only scenario: no model).
+
+    Parameters from the estimate when there is one, else counted from the scenario's model."""
+    model = getattr(scenario, "model", None)
+    training = getattr(scenario, "training", None)
+    params = getattr(estimate, "params_total", None) if estimate is not None else None
+    if not params:
+        if model is None:
+            return 0.0
+        from clustertwin.catalog.params import param_count
+
+        params = param_count(model).total
+    precision = getattr(training, "precision", "bf16") if training is not None else "bf16"
+    return checkpoint_size_gb(float(params), precision)
 
 
 def checkpoint_times(params: float, precision: str, gpus: int, nodes: int,

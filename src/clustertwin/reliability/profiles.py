@@ -63,3 +63,26 @@ def job_rates(profile: FailureProfile, gpus: int, node_gpus: int,
         repair.append(cause.needs_repair if cause is not None else True)
     planned = profile.planned_per_day / HOURS_PER_DAY if include_planned else 0.0
     return JobRates(tuple(names), tuple(rates), tuple(repair), planned, profile.repair_h, total)
+
+
+#: the profile of last resort when no catalog profile names the GPU's generation
+FALLBACK_PROFILE = "llama3-h100"
+
+
+def default_profile_id(catalog, gpu_id: str) -> str:
+    """Failure profile for ``failure_profile: auto``: the catalog profile whose ``default_for``
+    names the GPU's generation (lowest id first), else :data:`FALLBACK_PROFILE`."""
+    generation = getattr(catalog.gpu(gpu_id), "generation", None)
+    for p in sorted(catalog.all("failure_profile"), key=lambda p: p.id):
+        if generation in getattr(p, "default_for", ()):
+            return p.id
+    return FALLBACK_PROFILE
+
+
+def profile_for(scenario, catalog) -> FailureProfile:
+    """The scenario's failure profile (``auto`` resolved by the cluster's GPU generation)."""
+    pid = scenario.reliability.failure_profile
+    if pid == "auto":
+        pid = default_profile_id(catalog, scenario.cluster.gpu)
+    return catalog.get("failure_profile", pid, source=scenario.source,
+                       path="reliability.failure_profile")

@@ -4,6 +4,12 @@ build-out and scheduling stages so that all of them count the same nodes.
 ``cluster.spare_nodes: auto`` resolves to the fewest spares for which at most 0.1% of
 repair-needing failures find no spare waiting: nodes in repair are Poisson with mean
 (repair-needing failure rate x repair time) for the job's failure profile.
+
+A spare is only kept while it pays for itself: the k-th spare saves the job's nodes the repair
+time of the failures that would otherwise find k - 1 spares busy (rate x P(k - 1 in repair) x
+repair time x job nodes, node-hours per hour); below one node-hour per hour it costs more than it
+saves. One DGX gets no spare (it would double the cluster to save minutes a year); 16,384 GPUs
+keep the 0.1% rule's count.
 """
 
 from __future__ import annotations
@@ -30,12 +36,24 @@ def spares_needed(mean_in_repair: float, wait_share: float = WAIT_SHARE) -> int:
     return k
 
 
+def spares_worth_keeping(mean_in_repair: float, repair_h: float, job_nodes: int) -> int:
+    """Most spares that each save at least one node-hour per hour (see the module doc)."""
+    if mean_in_repair <= 0 or repair_h <= 0:
+        return 0
+    rate_h = mean_in_repair / repair_h          # repair-needing failures per hour
+    k = 0
+    while True:
+        p_k = math.exp(-mean_in_repair + k * math.log(mean_in_repair) - math.lgamma(k + 1))
+        if rate_h * p_k * repair_h * job_nodes < 1.0 or k > 10_000:
+            return k
+        k += 1
+
+
 def mean_nodes_in_repair(scenario: Any, catalog: Any, gpus: int) -> float:
-    from clustertwin.reliability.profiles import job_rates
+    from clustertwin.reliability.profiles import job_rates, profile_for
 
     r = scenario.reliability
-    profile = catalog.get("failure_profile", r.failure_profile, source=scenario.source,
-                          path="reliability.failure_profile")
+    profile = profile_for(scenario, catalog)
     node = catalog.node(scenario.cluster.node)
     override = None if r.failures_per_1000_node_days == "auto" else float(r.failures_per_1000_node_days)
     rates = job_rates(profile, gpus, node.gpus, override)
@@ -44,9 +62,23 @@ def mean_nodes_in_repair(scenario: Any, catalog: Any, gpus: int) -> float:
     return rates.unexpected_per_h * rates.repair_share * repair_h
 
 
+def _repair_h(scenario: Any, catalog: Any) -> float:
+    from clustertwin.reliability.profiles import profile_for
+
+    repair = getattr(scenario.reliability, "repair_h", "auto")
+    if repair != "auto":
+        return float(repair)
+    return float(profile_for(scenario, catalog).repair_h)
+
+
 def resolve_spare_nodes(scenario: Any, catalog: Any, gpus: int) -> int:
-    """``cluster.spare_nodes`` as a number: the scenario's, or the advised count for ``auto``."""
+    """``cluster.spare_nodes`` as a number: the scenario's, or the advised count for ``auto``
+    (the 0.1% wait rule, capped by the spares worth keeping)."""
     given = scenario.cluster.spare_nodes
     if given != "auto":
         return int(given)
-    return spares_needed(mean_nodes_in_repair(scenario, catalog, gpus))
+    mean = mean_nodes_in_repair(scenario, catalog, gpus)
+    node = catalog.node(scenario.cluster.node)
+    job_nodes = max(1, math.ceil(gpus / node.gpus))
+    return min(spares_needed(mean), spares_worth_keeping(mean, _repair_h(scenario, catalog),
+                                                         job_nodes))

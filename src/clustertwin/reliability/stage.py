@@ -39,9 +39,14 @@ from clustertwin.reliability import interval as iv
 from clustertwin.reliability import tiersearch
 from clustertwin.reliability.checkpoint import checkpoint_times, local_tier_times
 from clustertwin.reliability.montecarlo import RunawayError, RunSpec, simulate
-from clustertwin.reliability.profiles import job_rates
+from clustertwin.reliability.profiles import job_rates, profile_for
 from clustertwin.reliability.result import CATEGORIES, ReliabilityResult
-from clustertwin.reliability.spares import poisson_cdf, resolve_spare_nodes, spares_needed
+from clustertwin.reliability.spares import (
+    poisson_cdf,
+    resolve_spare_nodes,
+    spares_needed,
+    spares_worth_keeping,
+)
 from clustertwin.reliability.tiers import TierSpec, simulate_tiers
 
 #: trials and horizon of the interval search (common random numbers keep it smooth)
@@ -118,8 +123,7 @@ def analyze(scenario: Any, catalog: Any, estimate: Any, design: Any = None) -> R
     """Reliability of the training run in ``estimate`` on the cluster of ``scenario``."""
     _check(scenario)
     r, src = scenario.reliability, scenario.source
-    profile: FailureProfile = catalog.get("failure_profile", r.failure_profile, source=src,
-                                          path="reliability.failure_profile")
+    profile: FailureProfile = profile_for(scenario, catalog)
     node = catalog.node(scenario.cluster.node, source=src, path="cluster.node")
     gpus = int(estimate.gpus)
     nodes = max(1, math.ceil(gpus / node.gpus))
@@ -209,7 +213,8 @@ def analyze(scenario: Any, catalog: Any, estimate: Any, design: Any = None) -> R
                        repair_h=rates.repair_h, spare_nodes=spares)
 
     in_repair = rates.unexpected_per_h * rates.repair_share * rates.repair_h
-    spares_advised = spares_needed(in_repair)
+    spares_advised = min(spares_needed(in_repair),
+                         spares_worth_keeping(in_repair, rates.repair_h, nodes))
     # share of time a job with this many spares is not blocked by repairs (time average)
     runnable = poisson_cdf(spares, in_repair)
     if spares < spares_advised:
