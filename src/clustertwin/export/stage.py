@@ -1,6 +1,12 @@
-"""The design an export is built from."""
+"""What every export reads: the scenario, its design, the inventory and the catalog node."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from clustertwin.export.inventory import Inventory, build_inventory
+from clustertwin.export.naming import Naming
 
 
 def export_design(scenario, catalog):
@@ -13,3 +19,33 @@ def export_design(scenario, catalog):
     from clustertwin.perf import estimate
 
     return design(scenario, catalog, estimate(scenario, catalog))
+
+
+@dataclass(frozen=True, eq=False)
+class ExportContext:
+    scenario: Any
+    design: Any
+    inventory: Inventory
+    node: Any          #: the catalog Node entry
+    gpu: Any           #: the catalog GPU entry
+
+    @property
+    def cluster_name(self) -> str:
+        """The scenario name as a lower-case identifier (Slurm ClusterName, k8s names)."""
+        out = "".join(c if c.isalnum() else "-" for c in self.scenario.name.lower()).strip("-")
+        while "--" in out:
+            out = out.replace("--", "-")
+        return out[:40].strip("-") or "clustertwin"
+
+    @property
+    def gpu_type(self) -> str:
+        """Short GPU type for GRES / labels: the catalog GPU id's first token (h100, gb200)."""
+        return self.gpu.id.split("-")[0].lower()
+
+
+def make_context(scenario, catalog, design=None, naming: Naming | None = None) -> ExportContext:
+    d = design if design is not None else export_design(scenario, catalog)
+    inv = build_inventory(scenario, catalog, d, naming or Naming())
+    node = catalog.node(d.node_id)
+    gpu = catalog.get("gpu", d.gpu_id)
+    return ExportContext(scenario, d, inv, node, gpu)
