@@ -37,6 +37,7 @@ def plan(
     out: Annotated[Optional[Path], typer.Option("--out", help="write plan.json and plan.html into this folder")] = None,  # noqa: UP045
     force: Annotated[bool, typer.Option("--force", help="overwrite files in --out that clustertwin did not write")] = False,
     catalog: CatalogOpt = None,
+    measured: Annotated[Optional[Path], typer.Option("--measured", help="check.json from 'clustertwin check': re-predict with the measured GEMM and fabric figures, drained nodes removed, beside the catalog plan")] = None,  # noqa: UP045
 ) -> None:
     """Plan a training run end to end: training time, design, reliability, economics, build-out."""
     from clustertwin.cli_common import OutputDir, load_inputs, to_json
@@ -46,6 +47,10 @@ def plan(
     # refuse before doing the work
     folder = OutputDir(out, ["plan.json", "plan.html"], force) if out is not None else None
     scen, cat = load_inputs(scenario, catalog)
+    if measured is not None:
+        from clustertwin.acceptance.cli import plan_measured
+
+        return plan_measured(scen, cat, measured, json_out, folder)
     if json_out:
         result = make_plan(scen, cat)
     else:
@@ -164,6 +169,7 @@ _STAGE_CLIS = (
     "clustertwin.reliability.cli",
     "clustertwin.buildout.cli",
     "clustertwin.scheduling.cli",
+    "clustertwin.acceptance.cli",
     "clustertwin.sweep.cli",
 )
 for _mod in _STAGE_CLIS:
