@@ -223,7 +223,7 @@ class Economics(_Section):
     electricity_usd_per_kwh: float = Field(0.08, ge=0, description="energy price")
     pue: float | Auto = Field("auto", description="power usage effectiveness; auto = from the cooling design")
     depreciation_years: float = Field(4.0, gt=0, description="straight-line life of IT equipment")
-    facility: Literal["build", "lease"] = Field("build", description="build the facility (capex) or lease colocation (opex)")
+    facility: Literal["auto", "build", "lease"] = Field("auto", description="build the facility (capex) or lease colocation (opex); auto = lease when the design fits an existing facility, else build")
     wasted_fraction: float | Auto = Field("auto", description="extra GPU-hours lost to failures and checkpoints over a failure-free run (0.3 = +30%); auto = from reliability")
     costs: str = Field("us-2025", description="cost-book catalog id (facility, colocation, staff, maintenance)")
 
@@ -243,7 +243,8 @@ class Economics(_Section):
 
 
 class Buildout(_Section):
-    profile: Literal["new-build", "existing-facility", "fast-track"] = Field("new-build")
+    profile: Literal["auto", "new-build", "existing-facility", "fast-track"] = Field(
+        "auto", description="auto = existing-facility when the design fits one, else new-build")
     start_date: _dt.date = Field(_dt.date(2027, 1, 5), description="day the program starts (ISO date)")
 
 

@@ -23,6 +23,7 @@ from clustertwin.buildout.quantities import (
     DEFAULT_RADIX,
     Quantities,
     derive_quantities,
+    design_for,
     fabric_counts,
 )
 from clustertwin.buildout.result import BuildoutPlan, StepSchedule, WhatIfShift
@@ -134,7 +135,11 @@ def plan_buildout(
     known = {s.number for s in book.steps}
     what_ifs = parse_what_ifs(what_if, known)
     profile, start, seed = _scenario_inputs(scenario)
+    if design is None:
+        design = design_for(scenario, catalog)
     q = derive_quantities(scenario, catalog, design)
+    if profile == "auto":   # the design says whether the cluster fits an existing facility
+        profile = str(getattr(design, "facility", None) or "new-build")
     u = uniforms(seed, len(book.steps), samples) if distribution == "triangular" else None
 
     base = _simulate(effective_steps(book, profiles, profile, q), u, samples, seed, distribution)

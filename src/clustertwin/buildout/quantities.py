@@ -79,7 +79,9 @@ def _get(obj: Any, dotted: str) -> Any:
     return obj
 
 
-def _job_gpus(scenario: Any, catalog: Any) -> int:
+def _job_gpus(scenario: Any, catalog: Any, design: Any = None) -> int:
+    if _get(design, "gpus") is not None:
+        return int(_get(design, "gpus"))
     gpus = _get(scenario, "cluster.gpus")
     if gpus is None:
         from clustertwin.perf import estimate
@@ -119,10 +121,32 @@ def _spares(scenario: Any, catalog: Any, gpus: int) -> int:
     return int(given or 0)
 
 
+def design_for(scenario: Any, catalog: Any) -> Any:
+    """The design stage's answer for a scenario (the one source of racks, power and links);
+    None when the design stage cannot run (the coarse rules below stand in then)."""
+    from clustertwin.errors import UserError
+
+    try:
+        from clustertwin.design import design
+
+        estimate = None
+        if _get(scenario, "cluster.gpus") is None:
+            from clustertwin.perf import estimate as perf_estimate
+
+            estimate = perf_estimate(scenario, catalog)
+        return design(scenario, catalog, estimate)
+    except UserError:
+        raise
+    except Exception:  # noqa: BLE001 - a partial scenario (tests, what-ifs) uses the rules
+        return None
+
+
 def derive_quantities(scenario: Any, catalog: Any, design: Any = None) -> Quantities:
     """Quantities for the crew-driven steps (see the module doc for the rules)."""
+    if design is None:
+        design = design_for(scenario, catalog)
     node = catalog.node(_get(scenario, "cluster.node"))
-    gpus = _job_gpus(scenario, catalog)
+    gpus = _job_gpus(scenario, catalog, design)
     per_node = int(getattr(node, "gpus", 8) or 8)
     spare = _spares(scenario, catalog, gpus)
     servers = math.ceil(gpus / per_node) + spare

@@ -60,7 +60,7 @@ def design(scenario, catalog, estimate=None, *, rules: DesignRules | None = None
     # the switch model of the spine / aggregation tiers (the leaf model in a plain tree)
     upper_sw = spine_sw if cf.pod is not None else leaf_sw
     layout = plan_layout(node, job_nodes, spares, cf.su_nodes, rules, src)
-    if fab.reserved_ports_per_su and not cf.managers_attached:
+    if fab.reserved_ports_per_su and not cf.managers_attached and cf.leaf:
         warnings.append("every leaf slot holds a node, so the fabric managers (UFM) attach "
                         "outside the counted compute-fabric ports")
 
@@ -100,6 +100,7 @@ def design(scenario, catalog, estimate=None, *, rules: DesignRules | None = None
     mgmt_racks, mgmt = 0, None
     # UFM appliances exist whether or not a free leaf slot takes their links
     ufm = int(fab.reserved_ports_per_su * rules.num("fabric_manager_links_per_slot"))
+    ufm = ufm if cf.leaf else 0            # no switch (one node): no subnet manager either
     for _ in range(8):
         mgmt = plan_management(node=node, nodes=nodes, scalable_units=cf.equivalent_sus,
                                compute_switches=cf.switches, manager_links=ufm,
@@ -146,11 +147,21 @@ def design(scenario, catalog, estimate=None, *, rules: DesignRules | None = None
         warnings.append(f"{rack_kw:.1f} kW air-cooled racks need a high-density site "
                         "(contained aisles or rear-door heat exchangers)")
     floor = plan_floor(racks, rules)
+    existing = power.facility_kw <= rules.num("existing_facility_max_kw")
+    notes = list(cf.notes)
+    if existing:
+        notes.append(f"{power.facility_kw:,.0f} kW of facility power fits an existing facility "
+                     f"(up to {rules.num('existing_facility_max_kw'):,.0f} kW, design rule "
+                     "existing_facility_max_kw): its UPS, generators and air handlers are not "
+                     "bought; the build-out and economics default to it")
     lines = _bom(catalog, node, fab, switch, inband_sw, oob_sw, cf, mgmt, storage, power,
-                 cooling, racks, floor, nodes, leaf_sw=leaf_sw, upper_sw=upper_sw)
+                 cooling, racks, floor, nodes, leaf_sw=leaf_sw, upper_sw=upper_sw,
+                 existing=existing)
     return ClusterDesign(node_id=node.id, gpu_id=cl.gpu, layout=layout, fabric=cf,
                          networks=mgmt, storage=storage, power=power, cooling=cooling,
-                         rack_counts=racks, floor=floor, bom=lines, warnings=tuple(warnings))
+                         rack_counts=racks, floor=floor, bom=lines, warnings=tuple(warnings),
+                         notes=tuple(notes),
+                         facility="existing-facility" if existing else "new-build")
 
 
 def _tokens(scenario) -> float:
@@ -206,7 +217,8 @@ def _entry(catalog, kind: str, entry_id: str):
 
 
 def _bom(catalog, node, fab, switch, inband_sw, oob_sw, cf, mgmt, storage, power, cooling,
-         racks, floor, nodes, *, leaf_sw, upper_sw) -> tuple[B.BomLine, ...]:
+         racks, floor, nodes, *, leaf_sw, upper_sw,
+         existing: bool = False) -> tuple[B.BomLine, ...]:
     L = B.line
     out = [L("compute", f"{node.name} (NICs included)", nodes, node)]
     sw_t = _entry(catalog, "transceiver", fab.switch_transceiver)
@@ -254,14 +266,16 @@ def _bom(catalog, node, fab, switch, inband_sw, oob_sw, cf, mgmt, storage, power
             out.append(L("storage", f"{t.tier} building block", t.blocks,
                          _entry(catalog, "storage", t.system_id), catalog_id=t.system_id))
     note = B.FACILITY_NOTE
-    out += [
-        L("power", f"UPS module {power.ups_module_kw:,.0f} kW ({power.ups_redundancy})",
-          power.ups_modules, note=note),
-        L("power", f"diesel generator {power.generator_kw:,.0f} kW (N+spare)", power.generators,
-          note=note),
-        L("power", "rack PDU (415 V 3-phase 60 A class) and branch circuit", power.pdus, note=note),
-        L("cooling", "CRAH / air handler (N+1)", cooling.crah_units, note=note),
-    ]
+    if not existing:   # an existing facility already has its UPS, generators and air handlers
+        out += [
+            L("power", f"UPS module {power.ups_module_kw:,.0f} kW ({power.ups_redundancy})",
+              power.ups_modules, note=note),
+            L("power", f"diesel generator {power.generator_kw:,.0f} kW (N+spare)",
+              power.generators, note=note)]
+    out.append(L("power", "rack PDU (415 V 3-phase 60 A class) and branch circuit", power.pdus,
+                 note=note))
+    if not existing:
+        out.append(L("cooling", "CRAH / air handler (N+1)", cooling.crah_units, note=note))
     if cooling.cdu_units:
         out.append(L("cooling", "coolant distribution unit (N+1)", cooling.cdu_units, note=note))
     out += [L("facility", "rack enclosure", racks.total, note=note),

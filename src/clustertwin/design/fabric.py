@@ -96,6 +96,8 @@ def plan_compute_fabric(*, node, fabric, switch, nodes: int, oversubscription: f
     d, _ = leaf_split(k, oversubscription) if oversubscription >= 1 else (0, 0)
     if oversubscription < 1:
         size_fabric(1, k, oversubscription, source=source)  # raises the user-facing error
+    if nodes == 1 and pod_nodes is None and not dual_tor:
+        return _single_node(node, fabric, switch, topology, k, endpoint)
     rails = int(node.compute_nics)
     pair = False
     g_rail = int(rules.num("rack_scale_ports_per_tray")) if node.rack_scale else 1
@@ -171,6 +173,23 @@ def plan_compute_fabric(*, node, fabric, switch, nodes: int, oversubscription: f
     return _replace(cf, switch_modules=per_plane * planes, node_modules=node_mod,
                     tier_modules=(leaf_mod * planes, spine_mod * planes, core_mod * planes),
                      manager_modules=mgr_links)
+
+
+def _single_node(node, fabric, switch, topology: str, k: int, endpoint: float) -> ComputeFabric:
+    """One node: its GPUs talk over NVLink inside the node; no compute-fabric switch, link or
+    transceiver is bought (a lone DGX needs no InfiniBand leaf)."""
+    plane = FabricSize(endpoints=0, radix=k, oversubscription=1.0, tiers=0, leaf=0, spine=0,
+                       core=0, leaf_down=0, leaf_up=0, pods=1, leaf_spine_links=0,
+                       spine_core_links=0, spine_groups=(), core_groups=())
+    return ComputeFabric(
+        technology=fabric.id, switch_id=switch.id, topology=topology, radix=k,
+        endpoint_gbps=endpoint, planes=1, rails=0, ports_per_node_per_leaf=1, su_nodes=1,
+        leaves_per_su=0, scalable_units=1, nodes=1, reserved_slots=0, manager_links=0,
+        managers_attached=False, plane=plane, node_links_optical=False, switch_modules=0,
+        node_modules=0, manager_modules=0, ports_per_cage=1, rail_su_nodes=1,
+        notes=(f"one {node.id}: its {node.gpus} GPUs talk over NVLink inside the node, so the "
+               "compute fabric has no switch (its NICs stay unconnected until a second node "
+               "comes)",))
 
 
 def _plane_leaves(nodes: int, rails: int, g_rail: int, d: int, topology: str,

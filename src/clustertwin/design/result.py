@@ -13,7 +13,7 @@ from clustertwin.design.layout import Layout
 from clustertwin.design.networks import ManagementNetworks
 from clustertwin.design.power import PowerDesign
 from clustertwin.design.storage import StorageDesign
-from clustertwin.report.text import plural
+from clustertwin.report.text import plural, usd
 
 
 @dataclass(frozen=True)
@@ -34,6 +34,7 @@ class ClusterDesign:
     bom: tuple[BomLine, ...]
     warnings: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()  #: design choices made for the user (scale-out, facility)
+    facility: str = "new-build"  #: "existing-facility" when it fits one (build-out, economics)
 
     # --- the contract's headline figures -------------------------------------------------
     @property
@@ -152,6 +153,7 @@ class ClusterDesign:
             "bom_priced_usd": self.bom_priced_usd,
             "warnings": list(self.warnings),
             "notes": list(self.notes),
+            "facility": self.facility,
         }
 
     def summary_rows(self) -> list[tuple[str, str]]:
@@ -179,12 +181,13 @@ class ClusterDesign:
                          f"{p.it_typical_kw / 1000:,.2f} MW typical; "
                          f"{p.rack_kw:.1f} kW per compute rack"),
             ("facility power", f"{p.facility_kw / 1000:,.2f} MW at PUE {p.pue:.2f}; "
-                               f"UPS {p.ups_modules} x {p.ups_module_kw:,.0f} kW "
-                               f"({p.ups_redundancy}), "
-                               f"{p.generators} generators"),
+                               + ("in an existing facility (its UPS and generators)"
+                                  if self.facility == "existing-facility" else
+                                  f"UPS {p.ups_modules} x {p.ups_module_kw:,.0f} kW "
+                                  f"({p.ups_redundancy}), {p.generators} generators")),
             ("cooling", f"{c.mode}, {c.crah_units} CRAH"
                         + (f", {c.cdu_units} CDU" if c.cdu_units else "")),
-            ("bill of materials", f"${self.bom_priced_usd / 1e6:,.1f} M priced "
+            ("bill of materials", f"{usd(self.bom_priced_usd)} priced "
                                   f"({sum(1 for b in self.bom if not b.priced)} lines unpriced)"),
         ]
 

@@ -42,12 +42,12 @@ class EconomicsResult(BaseModel):
     depreciation_usd_per_month: float
     owned_usd_per_gpu_hour: float
     cloud_usd_per_gpu_hour: float
-    run_cost_owned_usd: float
-    run_cost_cloud_usd: float
-    run_cost_cloud_ideal_usd: float
+    run_cost_owned_usd: float | None     #: None for a design-only plan (no run)
+    run_cost_cloud_usd: float | None
+    run_cost_cloud_ideal_usd: float | None
     wasted_compute_frac: float
     wasted_compute_source: str
-    run_days_wall_clock: float
+    run_days_wall_clock: float | None
     cluster_gpus: int
     it_kw: float
     pue: float
@@ -61,12 +61,19 @@ class EconomicsResult(BaseModel):
         return self.model_dump()
 
     def summary_rows(self) -> list[tuple[str, str]]:
-        return [
-            ("capex", f"${self.capex_usd / 1e6:,.0f}M"),
-            ("opex", f"${self.opex_usd_per_month / 1e6:,.2f}M / month"),
+        from clustertwin.report.text import usd
+
+        rows = [
+            ("capex", usd(self.capex_usd) + f" ({self.facility})"),
+            ("opex", f"{usd(self.opex_usd_per_month)} / month"),
             ("owned cost", f"${self.owned_usd_per_gpu_hour:.2f} / GPU-hour"),
-            ("run cost owned", f"${self.run_cost_owned_usd / 1e6:,.1f}M"),
-            ("run cost cloud", f"${self.run_cost_cloud_usd / 1e6:,.1f}M at ${self.cloud_usd_per_gpu_hour:.2f}/GPU-h"),
+        ]
+        if self.run_cost_owned_usd is None or self.run_cost_cloud_usd is None:
+            return rows + [("run cost", "no training run (design-only plan)")]
+        return rows + [
+            ("run cost owned", usd(self.run_cost_owned_usd)),
+            ("run cost cloud", f"{usd(self.run_cost_cloud_usd)} at "
+                               f"${self.cloud_usd_per_gpu_hour:.2f}/GPU-h"),
             ("wasted compute", f"{self.wasted_compute_frac:.0%} ({self.wasted_compute_source})"),
         ]
 
@@ -120,6 +127,13 @@ def _bom_lines(design: Any) -> list[tuple[str, float, str | None]]:
     return out
 
 
+def _facility(setting: str, design: Any) -> str:
+    """``economics.facility`` resolved: auto leases when the design fits an existing facility."""
+    if setting != "auto":
+        return setting
+    return "lease" if getattr(design, "facility", "") == "existing-facility" else "build"
+
+
 def economics(scenario: Scenario, catalog: Catalog, estimate: Any, design: Any = None,
               reliability: Any = None) -> EconomicsResult:
     """Costs of owning the designed cluster and of the run, owned vs rented."""
@@ -127,7 +141,9 @@ def economics(scenario: Scenario, catalog: Catalog, estimate: Any, design: Any =
     book = catalog.get("costs", eco.costs)
     node = catalog.node(scenario.cluster.node)
     notes: list[str] = []
-    gpus = int(estimate.gpus)
+    facility = _facility(eco.facility, design)
+    gpus = (int(estimate.gpus) if estimate is not None
+            else int(getattr(design, "gpus", None) or scenario.cluster.gpus or 0))
 
     if design is not None and getattr(design, "bom", None):
         lines = _bom_lines(design)
@@ -146,7 +162,7 @@ def economics(scenario: Scenario, catalog: Catalog, estimate: Any, design: Any =
     unpriced: list[str] = []
     for cat, total, missing in lines:
         cat = cat if cat in capex else "other"
-        if eco.facility == "build" and cat in ("power", "cooling", "facility"):
+        if facility == "build" and cat in ("power", "cooling", "facility"):
             continue  # covered by the $/MW facility figure
         capex[cat] += total
         if missing:
@@ -156,7 +172,7 @@ def economics(scenario: Scenario, catalog: Catalog, estimate: Any, design: Any =
                      + "; ".join(unpriced[:6]) + ("; ..." if len(unpriced) > 6 else ""))
     it_hw = capex["compute"] + capex["network"] + capex["storage"] + capex["other"]
     capex["integration"] = it_hw * book.value("integration_frac")
-    if eco.facility == "build":
+    if facility == "build":
         capex["facility"] = facility_capex_usd(it_kw, book.value("facility_build_usd_per_mw"))
 
     # PUE: the scenario's number, else the cooling design's, else the cost book's default by cooling type
@@ -173,7 +189,7 @@ def economics(scenario: Scenario, catalog: Catalog, estimate: Any, design: Any =
         book.value("avg_power_frac_default") if "avg_power_frac_default" in book.items else 0.75)
     opex = {
         "energy": energy_usd_per_month(it_kw * avg_frac, pue, eco.electricity_usd_per_kwh),
-        "facility": (capex["facility"] * book.value("facility_om_frac_per_year") / 12.0 if eco.facility == "build"
+        "facility": (capex["facility"] * book.value("facility_om_frac_per_year") / 12.0 if facility == "build"
                      else colocation_usd_per_month(it_kw, book.value("colo_usd_per_kw_month"))),
         "staff": max(book.value("staff_fte_min"), book.value("staff_fte_per_1000_gpus") * cluster_gpus / 1000.0)
         * book.value("staff_usd_per_fte_year") / 12.0,
@@ -191,19 +207,22 @@ def economics(scenario: Scenario, catalog: Catalog, estimate: Any, design: Any =
         waste, waste_src = 1.0 / float(reliability.ettr_mean) - 1.0, "reliability Monte Carlo (1/ETTR - 1)"
     else:
         waste, waste_src = DEFAULT_WASTE, "default: Llama 3 reported >90% effective training time"
-    ideal_days = float(estimate.days)
-    wall_days = ideal_days * (1.0 + waste)
-    # the owned cluster is paid for in full (spares included) for the wall-clock duration of the run
-    run_owned = monthly / HOURS_PER_MONTH * wall_days * 24.0
+    run_owned = run_cloud = run_ideal = wall_days = None
+    if estimate is not None:
+        ideal_days = float(estimate.days)
+        wall_days = ideal_days * (1.0 + waste)
+        # the owned cluster is paid for in full (spares included) for the run's wall-clock days
+        run_owned = monthly / HOURS_PER_MONTH * wall_days * 24.0
+        run_cloud = run_cost_cloud(gpus, eco.cloud_usd_per_gpu_hour, ideal_days, waste)
+        run_ideal = run_cost_cloud(gpus, eco.cloud_usd_per_gpu_hour, ideal_days, 0.0)
     return EconomicsResult(
         capex_usd=sum(capex.values()), capex_by_category_usd=capex,
         opex_usd_per_month=sum(opex.values()), opex_by_category_usd_per_month=opex,
         depreciation_usd_per_month=depreciation, owned_usd_per_gpu_hour=owned_gpu_hour,
         cloud_usd_per_gpu_hour=eco.cloud_usd_per_gpu_hour,
         run_cost_owned_usd=run_owned,
-        run_cost_cloud_usd=run_cost_cloud(gpus, eco.cloud_usd_per_gpu_hour, ideal_days, waste),
-        run_cost_cloud_ideal_usd=run_cost_cloud(gpus, eco.cloud_usd_per_gpu_hour, ideal_days, 0.0),
+        run_cost_cloud_usd=run_cloud, run_cost_cloud_ideal_usd=run_ideal,
         wasted_compute_frac=waste, wasted_compute_source=waste_src, run_days_wall_clock=wall_days,
         cluster_gpus=cluster_gpus, it_kw=it_kw, pue=pue, pue_source=pue_source,
-        facility=eco.facility, basis=basis, unpriced_bom_lines=unpriced, notes=notes,
+        facility=facility, basis=basis, unpriced_bom_lines=unpriced, notes=notes,
     )

@@ -120,7 +120,12 @@ def _search_grid(floor_min: float, daly_min: float) -> np.ndarray:
 
 
 def analyze(scenario: Any, catalog: Any, estimate: Any, design: Any = None) -> ReliabilityResult:
-    """Reliability of the training run in ``estimate`` on the cluster of ``scenario``."""
+    """Reliability of the training run in ``estimate`` on the cluster of ``scenario``; without
+    an estimate (design-only plan), node-level reliability of the shared cluster."""
+    if estimate is None:
+        from clustertwin.reliability.cluster import cluster_reliability
+
+        return cluster_reliability(scenario, catalog, design)
     _check(scenario)
     r, src = scenario.reliability, scenario.source
     profile: FailureProfile = profile_for(scenario, catalog)
