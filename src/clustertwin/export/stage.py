@@ -28,6 +28,7 @@ class ExportContext:
     inventory: Inventory
     node: Any          #: the catalog Node entry
     gpu: Any           #: the catalog GPU entry
+    catalog: Any = None
 
     @property
     def cluster_name(self) -> str:
@@ -48,4 +49,4 @@ def make_context(scenario, catalog, design=None, naming: Naming | None = None) -
     inv = build_inventory(scenario, catalog, d, naming or Naming())
     node = catalog.node(d.node_id)
     gpu = catalog.get("gpu", d.gpu_id)
-    return ExportContext(scenario, d, inv, node, gpu)
+    return ExportContext(scenario, d, inv, node, gpu, catalog)

@@ -1,0 +1,94 @@
+"""Kubernetes / Kueue topology-aware scheduling from the inventory (Kueue API v1beta2).
+
+* ``kueue.yaml``: a ``Topology`` whose levels run coarsest to finest - pod (spine group),
+  scalable unit (rail-leaf group), rack (the NVLink domain of an NVL72), then
+  ``kubernetes.io/hostname`` (Kueue allows the hostname level only last); a
+  ``ResourceFlavor`` selecting the GPU nodes by ``nvidia.com/gpu.product`` and naming the
+  topology; a ``ClusterQueue`` whose nominal quota is the job nodes' CPUs, memory and GPUs
+  (hot spares are outside the quota), and a ``LocalQueue`` in the ``default`` namespace.
+* ``node-labels.yaml``: node -> labels (the same keys), and ``label-nodes.sh`` with the
+  ``kubectl label node`` lines that apply them.
+
+Jobs then ask for ``kueue.x-k8s.io/podset-required-topology: clustertwin.io/su`` (or
+``podset-preferred-topology``) to stay within one scalable unit.
+"""
+
+from __future__ import annotations
+
+import yaml
+
+from clustertwin.export.slurm import has_blocks, node_hardware
+from clustertwin.export.stage import ExportContext
+
+API = "kueue.x-k8s.io/v1beta2"
+HOST = "kubernetes.io/hostname"
+PREFIX = "clustertwin.io"
+
+
+def levels(ctx: ExportContext) -> list[str]:
+    rack = f"{PREFIX}/nvlink-domain" if has_blocks(ctx) else f"{PREFIX}/rack"
+    return [f"{PREFIX}/pod", f"{PREFIX}/su", rack, HOST]
+
+
+def gpu_product(ctx: ExportContext) -> str:
+    """Value for ``nvidia.com/gpu.product`` (GPU feature discovery writes the marketing name
+    with hyphens; from the catalog name here - check it against one real node)."""
+    return "-".join(ctx.gpu.name.split())
+
+
+def node_labels(ctx: ExportContext) -> dict[str, dict[str, str]]:
+    out = {}
+    rack_key = levels(ctx)[2]
+    for n in ctx.inventory.nodes:
+        out[n.name] = {f"{PREFIX}/pod": f"pod{n.pod:02d}", f"{PREFIX}/su": f"su{n.su:03d}",
+                       rack_key: (f"nvl{n.nvlink_domain:03d}" if has_blocks(ctx) else n.rack),
+                       f"{PREFIX}/spare": "true" if n.spare else "false",
+                       "nvidia.com/gpu.product": gpu_product(ctx)}
+    return out
+
+
+def manifests(ctx: ExportContext) -> list[dict]:
+    name = ctx.cluster_name
+    topo = f"{name}-fabric"
+    hw = node_hardware(ctx)
+    job = [n for n in ctx.inventory.nodes if not n.spare]
+    flavor = ctx.gpu_type
+    quota = [{"name": "cpu", "nominalQuota": str(hw.cpus * len(job))},
+             {"name": "memory", "nominalQuota": f"{hw.real_memory_mib * len(job)}Mi"},
+             {"name": "nvidia.com/gpu", "nominalQuota": str(hw.gpus * len(job))}]
+    return [
+        {"apiVersion": API, "kind": "Topology", "metadata": {"name": topo},
+         "spec": {"levels": [{"nodeLabel": lv} for lv in levels(ctx)]}},
+        {"apiVersion": API, "kind": "ResourceFlavor", "metadata": {"name": flavor},
+         "spec": {"nodeLabels": {"nvidia.com/gpu.product": gpu_product(ctx),
+                                 f"{PREFIX}/spare": "false"},
+                  "topologyName": topo}},
+        {"apiVersion": API, "kind": "ClusterQueue", "metadata": {"name": "training"},
+         "spec": {"namespaceSelector": {},
+                  "resourceGroups": [{"coveredResources": [q["name"] for q in quota],
+                                      "flavors": [{"name": flavor, "resources": quota}]}]}},
+        {"apiVersion": API, "kind": "LocalQueue",
+         "metadata": {"name": "training", "namespace": "default"},
+         "spec": {"clusterQueue": "training"}},
+    ]
+
+
+def check_topology_rules(doc: dict) -> list[str]:
+    """Kueue's CEL rules on Topology levels, which JSON Schema cannot express."""
+    labels = [lv["nodeLabel"] for lv in doc["spec"]["levels"]]
+    bad = []
+    if len(set(labels)) != len(labels):
+        bad.append("Topology: levels must be unique")
+    if HOST in labels and labels[-1] != HOST:
+        bad.append(f"Topology: {HOST} can only be the lowest level")
+    return bad
+
+
+def kueue_files(ctx: ExportContext) -> dict[str, str]:
+    labels = node_labels(ctx)
+    script = ["#!/bin/sh", f"# label the nodes of {ctx.scenario.name} for Kueue TAS", "set -e"]
+    script += ["kubectl label node --overwrite " + name + " "
+               + " ".join(f"{k}={v}" for k, v in lab.items()) for name, lab in labels.items()]
+    return {"kueue.yaml": yaml.safe_dump_all(manifests(ctx), sort_keys=False),
+            "node-labels.yaml": yaml.safe_dump(labels, sort_keys=False),
+            "label-nodes.sh": "\n".join(script) + "\n"}

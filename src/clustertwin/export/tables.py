@@ -1,0 +1,47 @@
+"""inventory.csv / inventory.json / cabling.csv: the inventory and the cabling map as files."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import fields
+
+from clustertwin.export.cabling import FIELDS, cabling_columns
+from clustertwin.export.inventory import Device
+from clustertwin.export.stage import ExportContext
+
+DEVICE_FIELDS = [f.name for f in fields(Device)]
+
+
+def inventory_csv(ctx: ExportContext) -> str:
+    """One row per device (nodes, switches, PDUs, ...), columns as :class:`Device`."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(DEVICE_FIELDS)
+    w.writerows([getattr(d, f) for f in DEVICE_FIELDS] for d in ctx.inventory.devices)
+    return buf.getvalue()
+
+
+def inventory_json(ctx: ExportContext) -> str:
+    inv, d = ctx.inventory, ctx.design
+    doc = {
+        "name": inv.name, "node": inv.node_model, "gpu": inv.gpu_model,
+        "gpus_per_node": inv.gpus_per_node, "trays_per_system": inv.trays_per_system,
+        "counts": {role: b - a for role, a, b in inv.spans},
+        "design": {"nodes": d.nodes, "gpus": d.gpus, "racks": d.racks,
+                   "scalable_units": d.scalable_units},
+        "racks": [vars(r) for r in inv.racks],
+        "devices": [vars(x) for x in inv.devices],
+    }
+    return json.dumps(doc, separators=(",", ":")) + "\n"
+
+
+def cabling_csv(ctx: ExportContext) -> str:
+    """One row per link, columns as :class:`clustertwin.export.cabling.Link`."""
+    cols = cabling_columns(ctx.inventory, ctx.design)
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(FIELDS)
+    w.writerows(zip(*(cols[f].tolist() for f in FIELDS), strict=True))
+    return buf.getvalue()
