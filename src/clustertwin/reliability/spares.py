@@ -6,8 +6,8 @@ repair-needing failures find no spare waiting: nodes in repair are Poisson with 
 (repair-needing failure rate x repair time) for the job's failure profile.
 
 A spare is only kept while it pays for itself: the k-th spare saves the job's nodes the repair
-time of the failures that would otherwise find k - 1 spares busy (rate x P(k - 1 in repair) x
-repair time x job nodes, node-hours per hour); below one node-hour per hour it costs more than it
+time of the failures that would otherwise find k - 1 spares busy (rate x P(k or more in repair)
+x repair time x job nodes, node-hours per hour); below one node-hour per hour it costs more than it
 saves. One DGX gets no spare (it would double the cluster to save minutes a year); 16,384 GPUs
 keep the 0.1% rule's count.
 """
@@ -27,13 +27,19 @@ def poisson_cdf(k: int, mean: float) -> float:
     return min(1.0, sum(math.exp(-mean + i * math.log(mean) - math.lgamma(i + 1)) for i in range(k + 1)))
 
 
-def spares_needed(mean_in_repair: float, wait_share: float = WAIT_SHARE) -> int:
+def spares_needed(mean_in_repair: float, wait_share: float = WAIT_SHARE, limit: int = 10_002) -> int:
     """Fewest spare nodes for which at most ``wait_share`` of repair-needing failures find no
-    spare (nodes in repair ~ Poisson(rate x repair time); arrivals see time averages)."""
-    k = 0
-    while 1.0 - poisson_cdf(k, mean_in_repair) > wait_share:
-        k += 1
-    return k
+    spare (nodes in repair ~ Poisson(rate x repair time); arrivals see time averages).
+    The CDF is summed once (it was re-summed per k: quadratic, hours for a mean of 1e6) and the
+    search stops at ``limit``, past the cap of :func:`spares_worth_keeping`."""
+    if mean_in_repair <= 0:
+        return 0
+    log_mean, cdf = math.log(mean_in_repair), 0.0
+    for k in range(limit):
+        cdf += math.exp(-mean_in_repair + k * log_mean - math.lgamma(k + 1))
+        if 1.0 - min(1.0, cdf) <= wait_share:
+            return k
+    return limit
 
 
 def spares_worth_keeping(mean_in_repair: float, repair_h: float, job_nodes: int) -> int:
@@ -42,11 +48,10 @@ def spares_worth_keeping(mean_in_repair: float, repair_h: float, job_nodes: int)
         return 0
     rate_h = mean_in_repair / repair_h          # repair-needing failures per hour
     k = 0
-    while True:
-        p_k = math.exp(-mean_in_repair + k * math.log(mean_in_repair) - math.lgamma(k + 1))
-        if rate_h * p_k * repair_h * job_nodes < 1.0 or k > 10_000:
-            return k
+    # the (k+1)-th spare spares the failures that find k nodes already in repair: P(N >= k+1)
+    while k < 10_000 and rate_h * (1.0 - poisson_cdf(k, mean_in_repair)) * repair_h * job_nodes >= 1.0:
         k += 1
+    return k
 
 
 def mean_nodes_in_repair(scenario: Any, catalog: Any, gpus: int) -> float:

@@ -1,0 +1,96 @@
+"""One answer per quantity (issue 11): every examples/*.yaml file and the scaling ladder
+(8, 64, 1,024, 16,384, 100,000 GPUs with models that fit them) run through the functions behind
+``plan``, ``validate``, ``design``, ``reliability`` and ``buildout``; all of them must agree on
+racks, power and checkpoint size."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import pytest
+import yaml
+
+from clustertwin.catalog import load_catalog
+from clustertwin.scenario import DEFAULT_SCENARIO, load_scenario, scenario_from_dict
+
+EXAMPLES = sorted(p for p in (Path(__file__).parents[2] / "examples").glob("*.yaml")
+                  if "cluster" in (yaml.safe_load(p.read_text()) or {}))  # not sweep/compare files
+LADDER = [(8, "llama3-8b"), (64, "llama3-8b"), (1024, "llama3-70b"), (16384, "llama3-405b"),
+          (100_000, "llama3-405b")]
+
+
+@pytest.fixture(scope="module")
+def cat():
+    return load_catalog([])
+
+
+def _fast(sc):
+    """Fewer Monte Carlo trials: the quantities compared here do not depend on them."""
+    return sc.model_copy(update={"reliability": sc.reliability.model_copy(update={"trials": 50})})
+
+
+def _ladder(cat, gpus: int, model: str):
+    doc = yaml.safe_load(DEFAULT_SCENARIO.read_text())
+    doc["model"] = {"preset": model}
+    doc["cluster"]["gpus"] = gpus
+    doc["training"]["tokens"] = 1e12 if gpus < 1000 else 15e12
+    doc["training"]["global_batch_tokens"] = 2**20 * (1 if gpus < 1000 else 16)
+    for key in ("buildout", "economics"):
+        doc.pop(key, None)
+    doc["reliability"] = {"trials": 50}
+    return scenario_from_dict(copy.deepcopy(doc), f"<ladder {gpus}>", cat)
+
+
+def _check_one(sc, cat):
+    from clustertwin.buildout import plan_buildout
+    from clustertwin.design import design
+    from clustertwin.perf import estimate
+    from clustertwin.plan import make_plan
+    from clustertwin.reliability import analyze
+    from clustertwin.reliability.checkpoint import job_checkpoint_gb
+
+    plan = make_plan(sc, cat)
+    out = plan.to_dict()
+    assert plan.design is not None and plan.buildout is not None, out["warnings"]
+    # `design` and `reliability` commands: the stage functions on the same estimate (a plain
+    # count is estimated again; a deadline's solved estimate is reused, it is the slow one)
+    est = estimate(sc, cat) if sc.cluster.gpus is not None else plan.training
+    d = design(sc, cat, est)
+    assert d.racks == out["design"]["racks"]
+    assert d.power.it_kw == pytest.approx(out["design"]["power"]["it_kw"])
+    assert d.gpus >= out["training"]["gpus"]            # the design holds every installed GPU
+    # `buildout` command: plan_buildout without a design reads the design stage itself
+    b = plan_buildout(sc, cat, None, samples=50)
+    q = b.quantities
+    assert q["racks"] == out["design"]["racks"] == out["buildout"]["quantities"]["racks"]
+    assert q["it_mw"] * 1000 == pytest.approx(out["design"]["power"]["it_kw"])
+    assert q["servers"] == out["design"]["nodes"]
+    # checkpoint: one rule for design storage and reliability
+    ck_gb = job_checkpoint_gb(sc, est)
+    assert out["design"]["storage"]["checkpoint_tb"] * 1000 == pytest.approx(ck_gb)
+    if plan.reliability is not None and "checkpoint_size_gb" in out["reliability"]:
+        assert out["reliability"]["checkpoint_size_gb"] == pytest.approx(ck_gb)
+        r = analyze(sc, cat, est, d)
+        assert r.spare_nodes == d.spare_nodes == out["design"]["spare_nodes"]
+    return out
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=[p.name for p in EXAMPLES])
+def test_examples_agree_across_commands(path, cat):
+    sc = _fast(load_scenario(path, cat))        # what `validate` runs
+    _check_one(sc, cat)
+
+
+@pytest.mark.parametrize("gpus,model", LADDER, ids=[f"{g}-{m}" for g, m in LADDER])
+def test_scaling_ladder_agrees_across_commands(gpus, model, cat):
+    out = _check_one(_ladder(cat, gpus, model), cat)
+    assert out["design"]["gpus"] >= gpus
+    if gpus == 8:      # one DGX: no compute-fabric switch, an existing facility
+        assert out["design"]["fabric"]["switches"] == 0
+        assert out["design"]["facility"] == "existing-facility"
+        assert out["buildout"]["profile"] == "existing-facility"
+    if gpus == 100_000:   # past one NDR 3-tier tree: rail-separated planes, explained
+        f = out["design"]["fabric"]
+        assert f["rail_groups"] > 1 and f["tiers"] <= 3
+        assert any("rail-separated" in n for n in out["design"]["notes"])
