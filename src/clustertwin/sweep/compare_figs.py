@@ -39,7 +39,7 @@ def grouped_bars(plans: list[Any]) -> list[tuple[str, Any]]:
             fig.add_trace(go.Bar(x=[b[0] for b in bars], y=[_scaled(p.doc, b[1], b[2]) for b in bars],
                                  name=p.name, legendgroup=p.name, showlegend=n == 0,
                                  marker_color=color), row=r + 1, col=c + 1)
-    fig.update_layout(barmode="group", height=620, margin={"t": 50})
+    fig.update_layout(barmode="group", height=620, margin={"t": 80}, title_text="Headline figures per scenario")
     return [("Headline figures per scenario", fig)]
 
 
@@ -60,7 +60,7 @@ def _stack(plans: list[Any], block: str, title: str, scale: float, unit: str,
         ys = [_scaled(p.doc, f"{block}.{part}", scale) for p in plans]
         label = part.removesuffix("_s").replace("_", " ")
         fig.add_trace(go.Bar(x=names, y=ys, name=label))
-    fig.update_layout(barmode="stack", yaxis_title=unit, height=420, margin={"t": 30})
+    fig.update_layout(barmode="stack", yaxis_title=unit, height=420, margin={"t": 50}, title_text=title)
     return title, fig
 
 

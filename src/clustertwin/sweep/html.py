@@ -47,7 +47,8 @@ def pareto_figure(cols: dict[str, list[Any]], choice: Choice) -> Any:
         fig.add_trace(go.Scatter(x=[days[b]], y=[cost[b]], mode="markers", name=f"best: {label[b]}",
                                  marker={"symbol": "star", "size": 20, "color": "#2ca02c"}))
     fig.update_layout(xaxis_title="wall-clock days (reliability.effective_days)",
-                      yaxis_title=choice.cost_column, height=480, margin={"t": 30})
+                      yaxis_title=choice.cost_column, height=480, margin={"t": 50},
+                      title_text="Pareto front: cost of the run against wall-clock days")
     return fig
 
 

@@ -1,0 +1,82 @@
+"""The sweep and compare commands end to end (small scenarios)."""
+
+from __future__ import annotations
+
+import csv
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from clustertwin.cli import app
+from tests.conftest import EXAMPLES
+
+
+def run(*args):
+    return CliRunner().invoke(app, list(args))
+
+
+def test_sweep_writes_the_three_files_and_names_the_best(small_file, tmp_path):
+    out = tmp_path / "out"
+    r = run("sweep", str(small_file), "--set", "cluster.gpus=64,128", "--range", "training.tokens=1e11:2e11:1e11",
+            "--require", "reliability.effective_days<=40", "--out", str(out), "--workers", "1")
+    assert r.exit_code == 0, r.output
+    assert "best:" in r.output and "Pareto set" in r.output
+    with (out / "sweep.csv").open() as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == 4 and list(rows[0])[:2] == ["cluster.gpus", "training.tokens"]
+    assert all(r["error"] == "" for r in rows) and float(rows[0]["training.days"]) > 0
+    import pyarrow.parquet as pq
+
+    assert pq.read_table(out / "sweep.parquet").num_rows == 4
+    page = (out / "sweep.html").read_text()
+    assert "Pareto front" in page and "metrics against cluster.gpus" in page
+
+
+def test_failing_scenario_is_a_row(small_file, tmp_path):
+    doc = yaml.safe_load(small_file.read_text())
+    study = {"study": "mixed", "base": doc, "grid": {"cluster.gpus": [64, 72]},
+             "cases": [{"name": "H100", "set": {}},
+                       {"name": "GB200", "set": {"cluster.gpu": "gb200", "cluster.node": "gb200-nvl72"}}]}
+    path = tmp_path / "study.yaml"
+    path.write_text(yaml.safe_dump(study))
+    r = run("sweep", str(path), "--out", str(tmp_path / "o"), "--workers", "1")
+    assert r.exit_code == 0, r.output
+    with (tmp_path / "o" / "sweep.csv").open() as f:
+        errors = [row["error"] for row in csv.DictReader(f)]
+    assert errors[:2] == ["", ""] and "multiple of the 72" in errors[2] and errors[3] == ""
+
+
+@pytest.mark.parametrize("args, key", [
+    (["--set", "cluster.gpuz=8"], "cluster.gpuz"),
+    (["--set", "cluster.gpus=64,abc"], "cluster.gpus"),
+    (["--set", "cluster.fabric.technology=ib-ndr,ib-nope"], "cluster.fabric.technology"),
+    (["--range", "cluster.gpus=8:x:8"], "cluster.gpus"),
+    (["--objective", "cheap"], "cheap"),
+    (["--require", "days<<3"], "days<<3"),
+])
+def test_bad_request_is_one_line_exit_2_before_work(small_file, tmp_path, args, key):
+    out = tmp_path / "never"
+    r = run("sweep", str(small_file), "--set", "economics.pue=1.2,1.3", *args, "--out", str(out))
+    assert r.exit_code == 2
+    lines = [ln for ln in r.output.splitlines() if ln.startswith("error:")]
+    assert len(lines) == 1 and key in lines[0], r.output
+    assert not out.exists()  # nothing was run or written
+
+
+def test_compare_side_by_side(tmp_path):
+    out = tmp_path / "cmp"
+    r = run("compare", str(EXAMPLES / "llama3-70b-gb200-nvl72.yaml"), str(EXAMPLES / "gpt3-175b-1024-a100.yaml"),
+            "--out", str(out))
+    assert r.exit_code == 0, r.output
+    assert "wall-clock days" in r.output and "llama3-70b-gb200-nvl72" in r.output
+    page = (out / "compare.html").read_text()
+    assert "Step time, stacked by component" in page and "Capital cost by category" in page
+
+
+def test_compare_needs_two_valid_files(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("model: {preset: nope}\n")
+    r = run("compare", str(EXAMPLES / "default.yaml"), str(bad))
+    assert r.exit_code == 2 and "bad.yaml: cluster" in r.output
+    assert run("compare", str(EXAMPLES / "default.yaml")).exit_code == 2
