@@ -227,6 +227,38 @@ class PerfCalibration(Entry):
     fitted_to: list[str] = Field(default_factory=list, description="calibration-CSV row ids the constants were fitted to")
 
 
+class Stack(Entry):
+    """A training software stack (Megatron-core, torchtitan, PyTorch FSDP, DeepSpeed, ...): which
+    kernels and behaviours it has, as the perf stage prices them. Scenario key
+    ``training.stack``. Owned by the perf stage."""
+
+    aliases: list[str] = Field(default_factory=list, description="other names that select this stack (lower case)")
+    flash_attention: bool = Field(description="fused (flash) attention kernel; False: scores materialised, Megatron's fused softmax")
+    attention_efficiency: dict[str, float] = Field(
+        description="achievable fraction of the 16-bit peak of the stack's attention kernel per GPU generation ('default' = fallback)")
+    fused_glu: bool = Field(description="gated-MLP kernel keeps only the two first-GEMM outputs (recomputes the product in backward)")
+    elementwise_passes: float = Field(ge=1, description="HBM traffic of norms, rotary, activations and residual adds relative to fully fused kernels")
+    cross_entropy_bytes: float = Field(gt=0, description="HBM bytes per logit of the loss forward + backward")
+    optimizer_bytes: float = Field(gt=0, description="HBM bytes per parameter of one Adam step (master weights, moments, gradient, clip)")
+    kernel_gap_us: float = Field(ge=0, description="idle time between consecutive kernels (launch latency not hidden)")
+    kernels_per_layer: float = Field(ge=0, description="kernels one transformer layer launches in forward (backward: twice as many)")
+    fp8_gemms: list[Literal["qkv", "proj", "mlp", "experts", "router", "head"]] = Field(
+        description="GEMMs the FP8 recipe runs in FP8 (others stay 16-bit)")
+    fp8_cast_bytes: float = Field(ge=0, description="extra HBM bytes per operand element of an FP8 GEMM: amax, scale and cast of activations and weights")
+    ep_overlap: float | None = Field(None, ge=0, le=1, description="share of MoE all-to-all hidden behind compute; None = the GPU generation's")
+    tp_overlap: float | None = Field(None, ge=0, le=1, description="share of tensor-parallel communication hidden behind GEMMs; None = the GPU generation's")
+    param_gather_overlap: float = Field(0.0, ge=0, le=1, description="share of the next step's first forward that the ZeRO-1 weight all-gather can hide behind (Megatron overlap_param_gather)")
+    pp_overlap: float = Field(0.0, ge=0, le=1, description="share of pipeline sends hidden behind compute under the interleaved schedule (Megatron overlap_p2p_comm)")
+    zero3_prefetch: int = Field(1, ge=0, description="FSDP/ZeRO-3 layers whose all-gather is issued ahead of compute (0: none)")
+    zero3_overlap: float = Field(1.0, ge=0, le=1, description="share of a prefetched FSDP/ZeRO-3 collective that can hide behind compute")
+    grouped_gemm_efficiency: float = Field(1.0, gt=0, le=1, description="MoE grouped-GEMM efficiency relative to a dense GEMM of the same dimensions")
+    moe_dispatch_efficiency: float = Field(1.0, gt=0, le=1, description="achieved share of the fabric's all-to-all efficiency by the stack's token dispatcher")
+    pipeline_schedules: list[Literal["1f1b", "interleaved"]] = Field(description="pipeline schedules the stack runs")
+    selective_activation_factor: float = Field(1.0, gt=0, le=1, description="share of a layer's no-recompute activations that selective checkpointing keeps (Megatron: 1, only the attention core is recomputed)")
+    fp8_activation_factor: float = Field(0.6, gt=0, le=1, description="stored activations under FP8 relative to 16-bit (Transformer Engine keeps FP8 copies of GEMM inputs: 0.6; recipes that keep the 16-bit inputs: 1)")
+    selective_gemm_recompute: float = Field(0.0, ge=0, le=1, description="share of the forward GEMMs (and all element-wise work when > 0) that selective checkpointing recomputes")
+
+
 KINDS: dict[str, type[Entry]] = {
     "gpu": GPU,
     "node": Node,
@@ -240,6 +272,7 @@ KINDS: dict[str, type[Entry]] = {
     "failure_profile": FailureProfile,
     "costs": CostBook,
     "perf_calibration": PerfCalibration,
+    "stack": Stack,
 }
 
 

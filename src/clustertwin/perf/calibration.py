@@ -19,7 +19,7 @@ from __future__ import annotations
 import csv
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +29,7 @@ from clustertwin.errors import Problem, UsageError
 from clustertwin.perf.costmodel import Job
 from clustertwin.perf.flops import Shape, model_flops_per_token
 from clustertwin.perf.search import SearchResult, search
+from clustertwin.perf.stacks import profile_of
 from clustertwin.perf.system import System, default_node, system_from_catalog
 
 CSV_NAME = "training-runs-calibration.csv"
@@ -69,6 +70,7 @@ class CalRow:
     tokens: float = 0.0
     loose: bool = False
     notes: str = ""
+    stack: str = "megatron"  #: software stack id or alias (catalog kind ``stack``)
 
 
 @dataclass
@@ -158,6 +160,7 @@ def make_row(r: dict[str, str]) -> CalRow:
     else:
         raise ValueError(f"row {r['id']}: unknown measured_unit {unit!r}")
     return CalRow(
+        stack=row_stack(r),
         id=r["id"],
         source=r["source"],
         shape=shape,
@@ -173,6 +176,34 @@ def make_row(r: dict[str, str]) -> CalRow:
         loose=loose,
         notes=r.get("notes", ""),
     )
+
+
+#: software stack of the rows of the shared calibration CSV, which has no ``stack`` column, by
+#: row-id prefix, as each source describes its run: Megatron-LM 2021 (arXiv 2104.04473) and
+#: Korthikanti et al. 2022 ran Megatron-LM without flash attention; BLOOM-176B ran
+#: Megatron-DeepSpeed (2022, no flash attention); Llama 3 and DeepSeek-V3 ran in-house stacks
+#: with fused attention and FP8/BF16 kernels comparable to Megatron-core's; Llama 2 (2023) ran
+#: Meta's FSDP-based stack with memory-efficient attention (closest catalog stack: fsdp).
+ROW_STACKS = {
+    "megatron21": "megatron-lm-2021",
+    "korthikanti22": "megatron-lm-2021",
+    "bloom": "megatron-lm-2021",
+    "mtnlg": "megatron-lm-2021",
+    "llama3": "megatron",
+    "deepseek": "deepseek-hai",
+    "llama2": "fsdp",
+}
+
+
+def row_stack(r: dict[str, str]) -> str:
+    """The row's ``stack`` column, else :data:`ROW_STACKS` by id prefix, else megatron."""
+    given = (r.get("stack") or "").strip()
+    if given:
+        return given
+    for prefix, stack in ROW_STACKS.items():
+        if r["id"].startswith(prefix):
+            return stack
+    return "megatron"
 
 
 def load_rows(path: Path | None = None) -> list[CalRow]:
@@ -218,7 +249,8 @@ def run_row(
 ) -> tuple[CalResult, SearchResult]:
     """Best plan for the row under ``pinned`` (default: the published parallelism)."""
     sys = system or row_system(catalog, row)
-    res = search(row.job, sys, row.gpus, row.pinned if pinned is None else pinned)
+    job = replace(row.job, stack=profile_of(catalog, row.stack, sys.generation))
+    res = search(job, sys, row.gpus, row.pinned if pinned is None else pinned)
     ranked = res.ranked()
     fits = ranked.size > 0
     if fits:
@@ -270,8 +302,6 @@ def fit(
 
     Returns (constants, objective). Used offline to refresh perf_calibration.yaml; the fitted
     values and the rows are recorded there."""
-    from dataclasses import replace
-
     systems = {r.id: row_system(catalog, r) for r in rows}
     base = dict(next(iter(systems.values())).gen)
 

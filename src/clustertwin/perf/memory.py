@@ -55,6 +55,8 @@ is in :mod:`clustertwin.perf.pipeline`; the last stage also holds fp32 logits.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from clustertwin.perf.flops import Shape
@@ -167,3 +169,71 @@ def working_bytes(
         m, tokens, seq_local, tp, sp, np.zeros_like(recompute), flash, fused_glu
     )
     return np.where(recompute == 2, one, 0.0)
+
+
+#: stored activations under fp8 training relative to 16-bit: GEMM inputs are cached in fp8
+#: (Transformer Engine; DeepSeek-V3 section 3.3), the rest stays 16-bit. The default of
+#: StackProfile.fp8_activation_factor (stacks that keep 16-bit inputs set 1).
+FP8_ACTIVATION_FACTOR = 0.6
+
+
+def plan_memory(job: Any, sys: Any, p: Any, busy: np.ndarray, last: np.ndarray) -> dict[str, Any]:
+    """Peak bytes per GPU of every plan (first and last pipeline stage, the larger) and the
+    parameter counts the data-parallel model needs. ``job``: costmodel.Job; ``p``: its plan."""
+    from clustertwin.perf.pipeline import held_layer_batches, inflight_chunks
+
+    m, g, st = job.shape, sys.gen, job.stack
+    h = float(m.hidden)
+    tp, pp, ep, zero = p.tp, p.pp, p.ep, p.zero
+    s_loc = job.seq / p.cp
+    T = p.b * s_loc
+    single = pp == 1
+    p_dense, p_exp = stage_params(m, busy, tp, ep)
+    p_dense_last, p_exp_last = stage_params(m, last, tp, ep)
+    emb = m.vocab * h / tp
+    shard_d = p.dp * p.cp
+    shard_e = np.maximum(1.0, p.dp * p.cp / ep)
+    pd_first = p_dense + emb
+    pd_last = p_dense_last + np.where(m.tied, 0.0, emb)
+    per_layer = m.layers / np.maximum(busy, 1)
+    pd_first = np.where(single, per_layer * p_dense + emb + np.where(m.tied, 0.0, emb), pd_first)
+    pe_first = np.where(single, per_layer * p_exp, p_exp)
+    gb = job.grad_bytes if job.grad_bytes is not None else grad_bytes(job.precision)
+    st_first = state_bytes(pd_first, pe_first, zero, shard_d, shard_e, gb)
+    st_last = state_bytes(pd_last, p_exp_last, zero, shard_d, shard_e, gb)
+    act_scale = st.fp8_activation_factor if job.precision == "fp8" else 1.0
+    args = (m, T, s_loc, tp, p.sp, p.rc, st.flash_attention, st.fused_glu)
+    act_layer = layer_activation_bytes(*args) * act_scale
+    act_layer = np.where(p.rc == 1, act_layer * st.selective_activation_factor, act_layer)
+    work = working_bytes(*args) * act_scale
+    logits = T * m.vocab / tp * LOGIT_BYTES
+    one_layer = (p_dense + p_exp) / np.maximum(busy, 1)
+    # ZeRO-3 keeps the gathered layer and the prefetched ones in 16-bit
+    bufs = np.where(zero >= 3, (1 + max(st.zero3_prefetch, 0)) * one_layer * WEIGHT_BYTES, 0.0)
+    # ZeRO-2 (FSDP) computes one unit's (layer's) gradient unsharded in 16-bit and casts it to
+    # the reduce dtype for its reduce-scatter, which overlaps the next unit's backward
+    bufs = bufs + np.where(zero == 2, one_layer * (WEIGHT_BYTES + gb), 0.0)
+    held = held_layer_batches(m.layers, pp, p.n_micro, p.v)
+    held_last = last * inflight_chunks(pp, p.n_micro, p.v, pp - 1) / p.v
+    act_first = np.where(single, act_layer * m.layers + work + logits, act_layer * held + work)
+    act_last = act_layer * held_last + work + logits
+    # the caching allocator's fragmentation falls on the activations, allocated and freed every
+    # micro-batch; weights, gradients and optimizer states live in buffers allocated once
+    frag = 1 + g["fragmentation"]
+    tot_first = st_first + act_first * frag + bufs
+    tot_last = st_last + act_last * frag + bufs
+    reserve = g["reserve_gib"] * 2**30
+    use_last = (tot_last > tot_first) & ~single
+    return {
+        "total": np.maximum(tot_first, tot_last) + reserve,
+        "states": np.where(use_last, st_last, st_first),
+        "acts": np.where(use_last, act_last, act_first),
+        "reserve": reserve,
+        "shard_d": shard_d,
+        "shard_e": shard_e,
+        "pd_first": pd_first,
+        "pe_first": pe_first,
+        "pd_max": np.maximum(pd_first, pd_last),
+        "pe_max": np.maximum(pe_first, p_exp_last),
+        "grad_bytes": gb,
+    }

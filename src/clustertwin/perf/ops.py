@@ -1,0 +1,200 @@
+"""Per-operator compute costs of one transformer layer, one micro-batch, on one GPU.
+
+Every function takes a :class:`Ctx` (the plan arrays and what follows from them) and returns
+seconds as arrays over plans, forward and backward separately where they differ:
+
+* :func:`gemm`: roofline per matrix product, ``max(FLOPs / (peak x eff), bytes / HBM)`` plus a
+  per-kernel overhead. The achievable fraction falls when any of the three dimensions is small
+  (fewer tiles than SMs, short K loops): ``eff = e x sat(m) sat(n) sat(k)``, ``sat(x) = x / (x +
+  gemm_half_dim)``. FP8 only for the GEMMs the stack's recipe quantizes (``fp8_gemms``), at the
+  FP8 peak, plus the recipe's cast/scale traffic (``fp8_cast_bytes`` per operand element:
+  activation in forward, gradient and transposed activation in backward, weight once per
+  micro-batch). Backward = two GEMMs of the same dimensions (data and weight gradients).
+* :func:`attention`: fused (flash) kernels at the stack's efficiency for the generation, scaled
+  by head dimension and by keys per query block (``sat(d)/sat(128)``, ``sat(L)/sat(4096)``);
+  causal half; backward 2.5 x forward. Without flash: two batched GEMMs on the full s x s matrix
+  and the softmax traffic.
+* :func:`elementwise_bytes`: norms, residual adds, rotary embedding and activation functions by
+  HBM bytes moved, times the stack's ``elementwise_passes`` (1 = fused kernels).
+* :func:`moe_compute`: grouped GEMMs per local expert with the tokens each expert receives
+  (times the imbalance factor: the busiest rank paces the layer), router GEMM and top-k, and the
+  token permutation before and after the experts.
+* :func:`head_and_loss`: LM-head GEMM (16-bit unless the recipe quantizes it) and the
+  cross-entropy over the vocabulary by bytes per logit.
+* :func:`kernel_gaps`: the launch floor, kernels x gap per layer (backward launches twice as
+  many).
+* :func:`optimizer`: Adam over the parameters a GPU updates, by bytes per parameter.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from clustertwin.perf.flops import Shape
+from clustertwin.perf.stacks import StackProfile
+from clustertwin.perf.system import System
+
+ACT_BYTES = 2.0  # bf16/fp16 activations
+#: HBM elements read+written per token x hidden by a layer's replicated element-wise work: two
+#: norms (read, write: 2 each) and two fused bias-dropout-residual adds (read 2, write 1, mask 0.5).
+REPLICATED_ELEMS = 11.0
+#: backward element-wise traffic over forward (norm, activation, softmax backward read the input
+#: and the incoming gradient and write one gradient: 3 elements against 2).
+ELEM_BWD = 1.5
+#: attention efficiencies are quoted at head dimension 128 and 4,096 keys per query block
+ATT_REF_DIM, ATT_REF_KEYS = 128.0, 4096.0
+#: busiest expert-parallel rank's tokens over the mean (load imbalance left after balancing)
+MOE_IMBALANCE = 1.05
+
+
+@dataclass
+class Ctx:
+    """A plan array set and the quantities the operators share (arrays over plans)."""
+
+    sys: System
+    st: StackProfile
+    m: Shape
+    precision: str
+    seq: float
+    tp: np.ndarray
+    cp: np.ndarray
+    ep: np.ndarray
+    T: np.ndarray  #: tokens per GPU per micro-batch
+    seq_div: np.ndarray  #: tp where sequence parallelism splits replicated work, else 1
+
+    @property
+    def g(self) -> dict[str, float]:
+        return self.sys.gen
+
+    @property
+    def hbm(self) -> float:
+        return self.sys.hbm_bw * self.g["hbm_efficiency"]
+
+    def fp8(self, name: str) -> bool:
+        return self.precision == "fp8" and self.st.fp8(name)
+
+
+def _sat(x: Any, half: float) -> Any:
+    return x / (x + half) if half > 0 else 1.0
+
+
+def gemm(
+    c: Ctx,
+    name: str,
+    m: Any,
+    k: Any,
+    n: Any,
+    count: Any = 1.0,
+    kernels: Any = None,
+    scale: float = 1.0,
+) -> tuple[Any, Any]:
+    """(forward, backward) seconds of ``count`` GEMMs (m x k) @ (k x n) run as ``kernels``
+    kernels (default ``count``; a grouped GEMM is one) at ``scale`` x the dense efficiency."""
+    g = c.g
+    q = c.fp8(name)
+    if q:
+        peak, eff = c.sys.peak("fp8"), g["fp8_gemm_efficiency"]
+    else:
+        prec = "bf16" if c.precision == "fp8" else c.precision
+        peak, eff = c.sys.peak(prec), g["gemm_efficiency"]
+    half = g.get("gemm_half_dim", 0.0)
+    eff = scale * eff * _sat(m, half) * _sat(n, half) * _sat(k, half)
+    flops = 2.0 * m * k * n
+    ob = 1.0 if q else ACT_BYTES
+    nbytes = ob * (m * k + k * n) + ACT_BYTES * m * n
+    t = np.maximum(flops / (peak * eff), nbytes / c.hbm) * count
+    over = (count if kernels is None else kernels) * g["gemm_overhead_us"] * 1e-6
+    fwd, bwd = t + over, 2 * t + 2 * over
+    if q:
+        cb = c.st.fp8_cast_bytes / c.hbm * count
+        fwd = fwd + cb * (m * k + k * n)
+        bwd = bwd + cb * (m * n + m * k)
+    return fwd, bwd
+
+
+def attention(c: Ctx, cp_eff: Any) -> tuple[Any, Any, Any]:
+    """(forward, backward, softmax bytes) of the attention core per layer."""
+    m = c.m
+    h, s = float(m.hidden), c.seq
+    if c.st.flash_attention:
+        eff = c.st.attention_efficiency or c.g["attention_efficiency"]
+        hd_half = c.g.get("attention_half_dim", 0.0)
+        key_half = c.g.get("attention_half_keys", 0.0)
+        keys = s / (2.0 * c.cp)  # keys a query block sees on average (causal), per ring block
+        eff = eff * _sat(float(m.head_dim), hd_half) / _sat(ATT_REF_DIM, hd_half)
+        eff = eff * _sat(keys, key_half) / _sat(ATT_REF_KEYS, key_half)
+        core = 4.0 * c.T * s * h / c.tp * 0.5
+        fwd = core / (c.sys.peak("bf16") * eff * cp_eff)
+        return fwd, 2.5 * fwd, 0.0
+    b = c.T * c.cp / s
+    s_loc = s / c.cp
+    heads = b * m.heads / c.tp
+    one, _ = gemm(c, "attn-core", s_loc, float(m.head_dim), s)
+    fwd = 2 * one * heads / cp_eff
+    return fwd, 2 * fwd, c.T * s * m.heads / c.tp * 9.0
+
+
+def elementwise_bytes(c: Ctx, inner_width: Any) -> Any:
+    """HBM bytes of one layer's forward element-wise work for an MLP of ``inner_width`` per GPU
+    (gated: read gate and up, write product; else read and write)."""
+    m = c.m
+    h = float(m.hidden)
+    rep = c.T * h * REPLICATED_ELEMS * ACT_BYTES / c.seq_div
+    act = c.T * inner_width * (3.0 if m.swiglu else 2.0) * ACT_BYTES
+    # rotary embedding on queries and keys (read + write) in the swiglu (Llama-style) family
+    rope = c.T * 2.0 * (h + m.kv_dim) / c.tp * ACT_BYTES if m.swiglu else 0.0
+    return (rep + act + rope) * c.st.elementwise_passes
+
+
+def dense_mlp(c: Ctx) -> tuple[Any, Any]:
+    m = c.m
+    up_f, up_b = gemm(c, "mlp", c.T, float(m.hidden), (m.mlp_mats - 1) * m.ffn / c.tp)
+    dn_f, dn_b = gemm(c, "mlp", c.T, m.ffn / c.tp, float(m.hidden))
+    return up_f + dn_f, up_b + dn_b
+
+
+def moe_compute(c: Ctx) -> tuple[Any, Any, Any]:
+    """(forward, backward, element-wise bytes) of an MoE layer's MLP part."""
+    m = c.m
+    h = float(m.hidden)
+    k_act = float(m.active_experts)
+    local = m.experts / c.ep
+    te = c.T * k_act * c.ep / m.experts * MOE_IMBALANCE  # tokens per local expert
+    fe = float(m.expert_ffn)
+    ge = c.st.grouped_gemm_efficiency
+    up_f, up_b = gemm(c, "experts", te, h, (m.mlp_mats - 1) * fe / c.tp, local, 1.0, ge)
+    dn_f, dn_b = gemm(c, "experts", te, fe / c.tp, h, local, 1.0, ge)
+    fwd, bwd = up_f + dn_f, up_b + dn_b
+    if m.shared_experts:
+        w = fe * m.shared_experts
+        sf, sb = gemm(c, "mlp", c.T, h, (m.mlp_mats - 1) * w / c.tp)
+        df, db = gemm(c, "mlp", c.T, w / c.tp, h)
+        fwd, bwd = fwd + sf + df, bwd + sb + db
+    rf, rb = gemm(c, "router", c.T, h, float(m.experts))
+    fwd, bwd = fwd + rf, bwd + rb
+    # router softmax/top-k over E logits (fp32) and the permutation of k copies of every token
+    # into expert order and back (read + write each)
+    perm = c.T / c.seq_div * (m.experts * 4.0 * 2 + k_act * h * ACT_BYTES * 4)
+    width = (te / np.maximum(c.T, 1.0) * local * fe + m.shared_experts * fe) / c.tp
+    return fwd, bwd, elementwise_bytes(c, width) + perm
+
+
+def head_and_loss(c: Ctx) -> Any:
+    """LM head forward + backward and the cross-entropy over the (tensor-split) vocabulary."""
+    m = c.m
+    f, b = gemm(c, "head", c.T, float(m.hidden), m.vocab / c.tp)
+    loss = c.T * m.vocab / c.tp * c.st.cross_entropy_bytes / c.hbm
+    return f + b + loss
+
+
+def kernel_gaps(c: Ctx) -> float:
+    """Seconds of launch gaps of one layer's forward."""
+    return c.st.kernels_per_layer * c.st.kernel_gap_us * 1e-6
+
+
+def optimizer(c: Ctx, params: Any) -> Any:
+    """Adam step over ``params`` parameters per GPU."""
+    return params * c.st.optimizer_bytes / c.hbm

@@ -1,0 +1,127 @@
+"""Software stacks as the time/memory model sees them (scenario key ``training.stack``).
+
+A stack (Megatron-core with Transformer Engine, torchtitan, PyTorch FSDP, DeepSpeed, ...) is
+catalog data (kind ``stack``, ``catalog/data/stacks.yaml``): which attention kernel it has and
+how efficient it is per GPU generation, whether its gated MLP and element-wise work are fused,
+what its loss and optimizer step move through HBM, the gaps between its kernels, which GEMMs its
+FP8 recipe quantizes and at what cast cost, how its FSDP/ZeRO-3 prefetches, and which pipeline
+schedules it runs. :func:`profile_of` reduces an entry to the numbers
+:mod:`clustertwin.perf.costmodel` reads, for one GPU generation.
+
+:data:`NEUTRAL` is the profile used where no catalog is at hand (a ``Job`` built directly in a
+test): Megatron-core's fused kernels, the same figures as the catalog's ``megatron`` entry.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from clustertwin.errors import Problem, ScenarioError
+
+DEFAULT_STACK = "megatron"
+#: GEMM names an FP8 recipe may quantize (catalog ``fp8_gemms``)
+FP8_GEMMS = ("qkv", "proj", "mlp", "experts", "router", "head")
+
+
+@dataclass(frozen=True)
+class StackProfile:
+    """The numbers of one stack on one GPU generation (see catalog.models.Stack)."""
+
+    id: str = DEFAULT_STACK
+    flash_attention: bool = True
+    attention_efficiency: float | None = None  #: None: the generation's constant
+    fused_glu: bool = True
+    elementwise_passes: float = 1.0
+    cross_entropy_bytes: float = 24.0
+    optimizer_bytes: float = 30.0
+    kernel_gap_us: float = 1.0
+    kernels_per_layer: float = 20.0
+    fp8_gemms: frozenset[str] = frozenset({"qkv", "proj", "mlp", "experts"})
+    fp8_cast_bytes: float = 3.0
+    tp_overlap: float | None = None  #: None: the generation's constant
+    ep_overlap: float | None = None  #: None: the generation's constant
+    pp_overlap: float = 0.0
+    param_gather_overlap: float = 1.0
+    zero3_prefetch: int = 1
+    zero3_overlap: float = 1.0
+    moe_dispatch_efficiency: float = 1.0
+    grouped_gemm_efficiency: float = 1.0
+    interleaved: bool = True  #: runs the interleaved (virtual-stage) pipeline schedule
+    selective_activation_factor: float = 1.0
+    selective_gemm_recompute: float = 0.0
+    fp8_activation_factor: float = 0.6
+
+    def fp8(self, gemm: str) -> bool:
+        return gemm in self.fp8_gemms
+
+
+NEUTRAL = StackProfile()
+
+
+def find_stack(catalog: Any, stack_id: str) -> Any | None:
+    """The catalog entry whose id or alias is ``stack_id`` (case-insensitive), else None."""
+    if "stack" not in catalog.kinds():
+        return None
+    want = stack_id.strip().lower()
+    for e in catalog.all("stack"):
+        if e.id == want or want in (a.lower() for a in e.aliases):
+            return e
+    return None
+
+
+def stack_ids(catalog: Any) -> list[str]:
+    """Every id and alias a scenario may name."""
+    if "stack" not in catalog.kinds():
+        return []
+    out: list[str] = []
+    for e in catalog.all("stack"):
+        out += [e.id, *e.aliases]
+    return out
+
+
+def unknown_stack(catalog: Any, stack_id: str, source: str, key: str) -> Problem:
+    import difflib
+
+    known = stack_ids(catalog)
+    close = difflib.get_close_matches(str(stack_id).lower(), known, n=3, cutoff=0.4)
+    hint = f"did you mean {', '.join(close)}?" if close else f"known: {', '.join(known)}"
+    return Problem(source, key, f"unknown software stack {stack_id!r}; {hint}")
+
+
+def profile_of(catalog: Any, stack_id: str | None, generation: str) -> StackProfile:
+    """The profile of ``stack_id`` (default :data:`DEFAULT_STACK`) on a GPU generation; raises
+    ScenarioError for an unknown id. Without stack entries in the catalog: :data:`NEUTRAL`."""
+    sid = stack_id or DEFAULT_STACK
+    e = find_stack(catalog, sid)
+    if e is None:
+        if "stack" not in catalog.kinds() and sid == DEFAULT_STACK:
+            return NEUTRAL
+        raise ScenarioError([unknown_stack(catalog, sid, "scenario", "training.stack")])
+    att = e.attention_efficiency
+    eff = att.get(generation, att.get("default"))
+    return StackProfile(
+        id=e.id,
+        flash_attention=e.flash_attention,
+        attention_efficiency=eff,
+        fused_glu=e.fused_glu,
+        elementwise_passes=e.elementwise_passes,
+        cross_entropy_bytes=e.cross_entropy_bytes,
+        optimizer_bytes=e.optimizer_bytes,
+        kernel_gap_us=e.kernel_gap_us,
+        kernels_per_layer=e.kernels_per_layer,
+        fp8_gemms=frozenset(e.fp8_gemms),
+        fp8_cast_bytes=e.fp8_cast_bytes,
+        tp_overlap=e.tp_overlap,
+        ep_overlap=e.ep_overlap,
+        pp_overlap=e.pp_overlap,
+        param_gather_overlap=e.param_gather_overlap,
+        zero3_prefetch=e.zero3_prefetch,
+        zero3_overlap=e.zero3_overlap,
+        moe_dispatch_efficiency=e.moe_dispatch_efficiency,
+        grouped_gemm_efficiency=e.grouped_gemm_efficiency,
+        interleaved="interleaved" in e.pipeline_schedules,
+        selective_activation_factor=e.selective_activation_factor,
+        selective_gemm_recompute=e.selective_gemm_recompute,
+        fp8_activation_factor=e.fp8_activation_factor,
+    )
