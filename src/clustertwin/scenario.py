@@ -17,14 +17,24 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from clustertwin.catalog import Catalog, load_catalog
 from clustertwin.catalog.models import MoESpec
 from clustertwin.errors import Problem, ScenarioError
-from clustertwin.io import pydantic_problems, read_document
+from clustertwin.io import no_bool_for_number, pydantic_problems, read_document
 
 Auto = Literal["auto"]
-PosInt = Annotated[int, Field(gt=0, strict=False)]
+PosInt = Annotated[int, Field(gt=0, le=2**40, strict=False)]
+#: Most GPUs a scenario may install or use: 4x the largest cluster announced (xAI Colossus 2,
+#: ~1M GPUs planned, 2025), and where every stage still answers in about a second.
+MAX_GPUS = 4_194_304
+GpuCount = Annotated[int, Field(gt=0, le=MAX_GPUS, strict=False)]
 
 
 class _Section(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _no_bool_for_number(cls, v: Any, info: Any) -> Any:
+        """``true`` where a number is expected is a mistake, not 1 (issue 15)."""
+        return no_bool_for_number(cls.model_fields[info.field_name].annotation, v)
 
 
 class ModelSection(_Section):
@@ -80,12 +90,18 @@ class Parallelism(_Section):
 
 
 class Training(_Section):
-    tokens: float = Field(gt=0, description="tokens to train on")
+    tokens: float = Field(gt=0, le=1e18, description="tokens to train on")
     seq_len: PosInt = Field(description="sequence length, tokens")
     global_batch_tokens: PosInt | None = Field(None, description="tokens per optimizer step")
     global_batch_seqs: PosInt | None = Field(None, description="sequences per optimizer step")
     precision: Literal["bf16", "fp16", "fp8"] = Field("bf16", description="training math precision")
+    stack: str = Field("megatron", description="software stack id from the catalog (kind 'stack': megatron, torchtitan, fsdp, deepspeed, ...)")
     parallelism: Parallelism = Field(default_factory=Parallelism, description="'auto' or a mapping of pinned keys")
+    gpus: GpuCount | Auto = Field("auto", description="GPUs the run uses, at most cluster.gpus; auto = the fastest "
+                                "plan on at most the installed GPUs, in whole nodes")
+    batch_rounding: Literal["nearest", "exact"] = Field(
+        "nearest", description="nearest = the global batch may move (at most perf.jobsize.BATCH_TOLERANCE) to a "
+        "size the plan divides; exact = only plans that divide the batch as given")
 
     @field_validator("parallelism", mode="before")
     @classmethod
@@ -127,10 +143,10 @@ class Training(_Section):
 class FabricSection(_Section):
     technology: str = Field("ib-ndr", description="compute-fabric family catalog id")
     topology: Literal["rail-optimized-fat-tree", "fat-tree"] = Field("rail-optimized-fat-tree")
-    oversubscription: float = Field(1.0, ge=1.0, description="leaf downlink:uplink ratio (1.0 = non-blocking)")
+    oversubscription: float = Field(1.0, ge=1.0, le=64.0, description="leaf downlink:uplink ratio (1.0 = non-blocking)")
     pod_gpus: int | None = Field(None, description="GPUs under one pod (leaves + spines at the leaf ratio); "
                                  "pods are joined by an aggregation layer. None = one tree as sized by the radix")
-    pod_oversubscription: float = Field(1.0, description="down:up ratio of a pod's spines toward the aggregation "
+    pod_oversubscription: float = Field(1.0, le=64.0, description="down:up ratio of a pod's spines toward the aggregation "
                                         "layer (7.0 = cross-pod bandwidth is 1/7 of injection); needs pod_gpus")
     leaf_switch: str | None = Field(None, description="switch catalog id of the leaves / ToRs; None = the fabric's switch")
     spine_switch: str | None = Field(None, description="switch catalog id above the leaves (spine and aggregation); "
@@ -165,9 +181,12 @@ class FabricSection(_Section):
 class Cluster(_Section):
     gpu: str = Field(description="GPU catalog id")
     node: str = Field(description="node/system catalog id")
-    gpus: PosInt | None = Field(None, description="GPUs in the training job")
-    deadline_days: float | None = Field(None, gt=0, description="solve for the GPU count that trains within this many days")
-    spare_nodes: int | Auto = Field("auto", description="hot spares beyond the job's nodes; auto = enough that "
+    gpus: GpuCount | None = Field(None, description="GPUs installed (spares excluded); the job uses training.gpus of them")
+    deadline_days: float | None = Field(None, ge=1 / 24, le=36500, description="solve for the GPU count that trains within this many days")
+    deadline_basis: Literal["wall-clock", "failure-free"] = Field(
+        "wall-clock", description="wall-clock = the deadline includes failures, checkpoints and restarts "
+        "(reliability.effective_days); failure-free = training.days")
+    spare_nodes: Annotated[int, Field(le=MAX_GPUS)] | Auto = Field("auto", description="hot spares beyond the job's nodes; auto = enough that "
                                     "at most 0.1% of repair-needing failures wait for a spare")
 
     @field_validator("spare_nodes")
@@ -185,14 +204,26 @@ class Cluster(_Section):
         return self
 
 
+#: Upper bounds of the reliability numbers: past them the models stop meaning anything and the
+#: spare and interval searches grow without end (issue 15).
+_RELIABILITY_MAX = {
+    "failures_per_1000_node_days": (100_000.0, "100 failures per node-day"),
+    "checkpoint_interval_min": (525_600.0, "a year"),
+    "checkpoint_blocking_s": (86_400.0, "a day"),
+    "local_checkpoint_blocking_s": (86_400.0, "a day"),
+    "local_checkpoint_write_s": (86_400.0, "a day"),
+    "repair_h": (8_760.0, "a year"),
+}
+
+
 class Reliability(_Section):
     failure_profile: str = Field("auto", description="failure-profile catalog id; auto = the "
                                  "profile the catalog names for the cluster's GPU generation")
     failures_per_1000_node_days: float | Auto = Field("auto", description="overrides the profile's total rate")
     checkpoint_interval_min: float | Auto = Field("auto", description="minutes between checkpoints; auto = optimum")
     checkpoint_blocking_s: float | Auto = Field("auto", description="training stall per checkpoint; auto = from size and storage")
-    restart_min: float = Field(10.0, ge=0, description="detect + reschedule + init + reload per interruption")
-    trials: PosInt = Field(1000, description="Monte Carlo trials")
+    restart_min: float = Field(10.0, ge=0, le=10080, description="detect + reschedule + init + reload per interruption")
+    trials: PosInt = Field(1000, le=1_000_000, description="Monte Carlo trials")
     seed: int = Field(0, ge=0, description="random seed")
     local_checkpoint_interval_min: float | Literal["none", "auto"] = Field(
         "none", description="minutes between checkpoints to the local tier (node NVMe / host memory); none = file system only, auto = optimum")
@@ -205,24 +236,27 @@ class Reliability(_Section):
     @field_validator("failures_per_1000_node_days", "checkpoint_interval_min", "checkpoint_blocking_s",
                      "local_checkpoint_blocking_s", "local_checkpoint_write_s", "repair_h")
     @classmethod
-    def _positive(cls, v: Any) -> Any:
+    def _positive(cls, v: Any, info: Any) -> Any:
         if v != "auto" and v < 0:
             raise ValueError("must be 'auto' or a number >= 0")
+        top = _RELIABILITY_MAX[info.field_name]
+        if v != "auto" and v > top[0]:
+            raise ValueError(f"at most {top[0]:g} ({top[1]}); got {v:g}")
         return v
 
     @field_validator("local_checkpoint_interval_min")
     @classmethod
     def _local_interval(cls, v: Any) -> Any:
-        if v not in ("none", "auto") and v <= 0:
-            raise ValueError("must be 'none', 'auto' or a number of minutes > 0")
+        if v not in ("none", "auto") and not 0 < v <= 525_600:
+            raise ValueError("must be 'none', 'auto' or a number of minutes > 0 and at most a year (525600)")
         return v
 
 
 class Economics(_Section):
-    cloud_usd_per_gpu_hour: float = Field(3.0, gt=0, description="rental price to compare against")
-    electricity_usd_per_kwh: float = Field(0.08, ge=0, description="energy price")
+    cloud_usd_per_gpu_hour: float = Field(3.0, gt=0, le=1000, description="rental price to compare against")
+    electricity_usd_per_kwh: float = Field(0.08, ge=0, le=10, description="energy price")
     pue: float | Auto = Field("auto", description="power usage effectiveness; auto = from the cooling design")
-    depreciation_years: float = Field(4.0, gt=0, description="straight-line life of IT equipment")
+    depreciation_years: float = Field(4.0, gt=0, le=100, description="straight-line life of IT equipment")
     facility: Literal["auto", "build", "lease"] = Field("auto", description="build the facility (capex) or lease colocation (opex); auto = lease when the design fits an existing facility, else build")
     wasted_fraction: float | Auto = Field("auto", description="extra GPU-hours lost to failures and checkpoints over a failure-free run (0.3 = +30%); auto = from reliability")
     costs: str = Field("us-2025", description="cost-book catalog id (facility, colocation, staff, maintenance)")
@@ -230,22 +264,23 @@ class Economics(_Section):
     @field_validator("pue")
     @classmethod
     def _pue(cls, v: Any) -> Any:
-        if v != "auto" and v < 1.0:
-            raise ValueError("PUE is at least 1.0")
+        if v != "auto" and not 1.0 <= v <= 5.0:
+            raise ValueError(f"PUE is between 1.0 and 5.0 (got {v:g})")
         return v
 
     @field_validator("wasted_fraction")
     @classmethod
     def _wasted(cls, v: Any) -> Any:
-        if v != "auto" and v < 0:
-            raise ValueError("must be 'auto' or a number >= 0 (0.3 = 30% extra GPU-hours)")
+        if v != "auto" and not 0 <= v <= 100:
+            raise ValueError("must be 'auto' or a number from 0 to 100 (0.3 = 30% extra GPU-hours)")
         return v
 
 
 class Buildout(_Section):
-    profile: Literal["auto", "new-build", "existing-facility", "fast-track"] = Field(
+    profile: Literal["auto", "new-build", "existing-facility", "small-order", "fast-track"] = Field(
         "auto", description="auto = existing-facility when the design fits one, else new-build")
-    start_date: _dt.date = Field(_dt.date(2027, 1, 5), description="day the program starts (ISO date)")
+    start_date: _dt.date = Field(_dt.date(2027, 1, 5), ge=_dt.date(1970, 1, 1), le=_dt.date(2200, 12, 31),
+                                 description="day the program starts (ISO date, 1970 to 2200)")
 
 
 class ScenarioFile(_Section):
@@ -253,8 +288,8 @@ class ScenarioFile(_Section):
 
     schema_version: Literal[1] = Field(1, description="scenario schema version")
     name: str = Field("scenario", description="free text, used in report titles")
-    model: ModelSection
-    training: Training
+    model: ModelSection | None = Field(None, description="absent (with training) = a design-only plan")
+    training: Training | None = Field(None, description="absent (with model) = a design-only plan")
     cluster: Cluster
     reliability: Reliability = Field(default_factory=Reliability)
     economics: Economics = Field(default_factory=Economics)
@@ -266,8 +301,8 @@ class Scenario(_Section):
 
     schema_version: Literal[1] = 1
     name: str
-    model: ResolvedModel
-    training: Training
+    model: ResolvedModel | None  #: None (with training) = a design-only scenario
+    training: Training | None
     cluster: Cluster
     reliability: Reliability
     economics: Economics
@@ -278,12 +313,18 @@ class Scenario(_Section):
     def gpus(self) -> int | None:
         return self.cluster.gpus
 
+    @property
+    def design_only(self) -> bool:
+        """No model or training: plan designs, prices and schedules a shared cluster."""
+        return self.training is None
+
 
 _MODEL_FIELDS = ("layers", "hidden", "ffn_hidden", "heads", "kv_heads", "vocab", "mlp", "moe", "tied_embeddings")
 
 
-def _resolve(doc: ScenarioFile, catalog: Catalog, source: str) -> Scenario:
-    problems: list[Problem] = []
+def _resolve_model(doc: ScenarioFile, catalog: Catalog, source: str, problems: list[Problem]) -> ResolvedModel | None:
+    """The preset merged with explicit fields; problems appended (None when there are any)."""
+    assert doc.model is not None
     merged: dict[str, Any] = {}
     name = doc.model.preset or "custom"
     if doc.model.preset is not None:
@@ -306,7 +347,51 @@ def _resolve(doc: ScenarioFile, catalog: Catalog, source: str) -> Scenario:
         if not missing:
             model = ResolvedModel(name=name, **merged)
             problems.extend(_check_model(model, source))
+    return model
 
+
+#: GPUs in one host of a rack-scale system: a GB200 NVL72 compute tray holds 2 Grace + 4 Blackwell
+#: (NVIDIA DGX GB200 user guide, as cited in catalog/data/nodes.yaml); a job takes whole trays
+RACK_SCALE_HOST_GPUS = 4
+
+
+def job_unit_gpus(node: Any) -> int:
+    """Granularity of a training job's GPU count: whole nodes, or whole compute trays of a
+    rack-scale system (a job may use part of an NVL72 rack; the rest idles)."""
+    if getattr(node, "rack_scale", False) and node.gpus % RACK_SCALE_HOST_GPUS == 0:
+        return RACK_SCALE_HOST_GPUS
+    return int(node.gpus)
+
+
+def _check_sizes(doc: ScenarioFile, node: Any, source: str) -> list[Problem]:
+    """training.gpus against the installed count and the node; deadline mode needs a job."""
+    cl, t, out = doc.cluster, doc.training, []
+    if (doc.model is None) != (t is None):
+        have, miss = ("model", "training") if t is None else ("training", "model")
+        out.append(Problem(source, miss, f"required with {have} (omit both for a design-only plan)"))
+    if t is None:
+        if cl.deadline_days is not None:
+            out.append(Problem(source, "cluster.deadline_days",
+                               "a deadline needs a model and training section; give cluster.gpus for a design-only plan"))
+        return out
+    if t.gpus != "auto":
+        if cl.gpus is not None and t.gpus > cl.gpus:
+            out.append(Problem(source, "training.gpus",
+                               f"{t.gpus} is more than the {cl.gpus} GPUs installed (cluster.gpus); use auto or at most {cl.gpus}"))
+        unit = job_unit_gpus(node)
+        if t.gpus % unit:
+            lo = t.gpus // unit * unit
+            what = "compute trays" if unit != node.gpus else f"{node.id} nodes"
+            out.append(Problem(source, "training.gpus", f"{t.gpus} is not a whole number of "
+                               f"{unit}-GPU {what}; try {lo or unit} or auto"))
+    if t.global_batch_tokens is not None and t.global_batch_tokens < t.seq_len:
+        out.append(Problem(source, "training.global_batch_tokens", f"smaller than one sequence ({t.seq_len} tokens)"))
+    return out
+
+
+def _resolve(doc: ScenarioFile, catalog: Catalog, source: str) -> Scenario:
+    problems: list[Problem] = []
+    model = _resolve_model(doc, catalog, source, problems) if doc.model is not None else None
     cl = doc.cluster
     gpu_ok = catalog.has("gpu", cl.gpu)
     if not gpu_ok:
@@ -326,7 +411,8 @@ def _resolve(doc: ScenarioFile, catalog: Catalog, source: str) -> Scenario:
             hint = f"{lo} or {lo + node.gpus}" if lo else f"{node.gpus}"
             problems.append(Problem(source, "cluster.gpus",
                                     f"{cl.gpus} is not a multiple of the {node.gpus} GPUs per {cl.node}; try {hint}"))
-    if gpu_ok:
+        problems.extend(_check_sizes(doc, node, source))
+    if gpu_ok and doc.training is not None:
         gpu = catalog.get("gpu", cl.gpu)
         if doc.training.precision not in gpu.peak_tflops:
             have = ", ".join(p for p in ("fp8", "bf16", "fp16") if p in gpu.peak_tflops)
@@ -336,6 +422,11 @@ def _resolve(doc: ScenarioFile, catalog: Catalog, source: str) -> Scenario:
         sw = getattr(cl.fabric, key, None)
         if sw is not None and not catalog.has("switch", sw):
             problems.append(Problem(source, f"cluster.fabric.{key}", catalog.unknown_message("switch", sw)))
+    if doc.training is not None:
+        from clustertwin.perf.stacks import find_stack, unknown_stack
+
+        if find_stack(catalog, doc.training.stack) is None:
+            problems.append(unknown_stack(catalog, doc.training.stack, source, "training.stack"))
     if not catalog.has("fabric", cl.fabric.technology):
         problems.append(Problem(source, "cluster.fabric.technology", catalog.unknown_message("fabric", cl.fabric.technology)))
     reliability = doc.reliability
@@ -349,12 +440,8 @@ def _resolve(doc: ScenarioFile, catalog: Catalog, source: str) -> Scenario:
                                 catalog.unknown_message("failure_profile", reliability.failure_profile)))
     if not catalog.has("costs", doc.economics.costs):
         problems.append(Problem(source, "economics.costs", catalog.unknown_message("costs", doc.economics.costs)))
-    if doc.training.global_batch_tokens is not None and doc.training.global_batch_tokens < doc.training.seq_len:
-        problems.append(Problem(source, "training.global_batch_tokens",
-                                f"smaller than one sequence ({doc.training.seq_len} tokens)"))
     if problems:
         raise ScenarioError(problems)
-    assert model is not None
     return Scenario(name=doc.name, model=model, training=doc.training, cluster=doc.cluster,
                     reliability=reliability, economics=doc.economics, buildout=doc.buildout,
                     source=source)
@@ -399,13 +486,15 @@ def with_updates(s: Scenario, **section_updates: dict[str, Any]) -> Scenario:
     """A copy of ``s`` with some section fields replaced and re-validated (used by sweeps,
     what-ifs and the deadline solver). ``with_updates(s, cluster={"gpus": 8192})``."""
     data = s.model_dump(mode="python")
-    data["model"] = {k: v for k, v in data["model"].items() if k != "name"}
-    data["model"]["preset"] = None
+    if data["model"] is not None:
+        data["model"] = {k: v for k, v in data["model"].items() if k != "name"}
+        data["model"]["preset"] = None
     for section, upd in section_updates.items():
-        data[section] = {**data[section], **upd}
+        data[section] = {**(data[section] or {}), **upd}
     if "cluster" in section_updates and "gpus" in section_updates["cluster"]:
         data["cluster"]["deadline_days"] = None
-    if data["training"]["global_batch_tokens"] is not None and data["training"]["global_batch_seqs"] is not None:
+    t = data["training"]
+    if t is not None and t["global_batch_tokens"] is not None and t["global_batch_seqs"] is not None:
         data["training"]["global_batch_tokens"] = None
     out = scenario_from_dict(data, s.source)
     return out.model_copy(update={"model": s.model})

@@ -90,10 +90,12 @@ def test_search_best_is_fastest_feasible(catalog):
     s = scen(catalog)
     _, _, res = run_search(s, catalog, 64)
     ranked = res.ranked()
-    t = res.metrics["step_time_s"]
+    tps = res.metrics["tokens_per_s"]
     assert res.metrics["fits"][ranked].all()
-    assert t[ranked[0]] == pytest.approx(t[res.metrics["fits"]].min())
-    assert np.all(np.diff(t[ranked]) >= 0)
+    assert tps[ranked[0]] == pytest.approx(tps[res.metrics["fits"]].max())
+    assert np.all(np.diff(tps[ranked]) <= 0)
+    # tokens per second is the batch over the step time, whatever batch each plan trains
+    np.testing.assert_allclose(tps, res.metrics["batch_seqs"] * 2048 / res.metrics["step_time_s"])
 
 
 def test_impossible_pins_are_named_one_per_line(catalog):
@@ -103,8 +105,13 @@ def test_impossible_pins_are_named_one_per_line(catalog):
     lines = ei.value.lines()
     assert any("training.parallelism.tp" in x and "heads" in x for x in lines)
     assert any("training.parallelism.pp" in x and "layers" in x for x in lines)
-    assert any("training.parallelism.dp" in x and "64 GPUs" in x for x in lines)
+    assert any("training.parallelism:" in x and "840 GPUs but 64 are installed" in x for x in lines)
     assert len(lines) == 3
+    # with the job size fixed (training.gpus) dp must divide it
+    s = scen(catalog, training={"gpus": 64, "parallelism": {"tp": 2, "dp": 7}})
+    with pytest.raises(ScenarioError) as ei:
+        estimate(s, catalog)
+    assert [x for x in ei.value.lines() if "training.parallelism.dp" in x and "64 GPUs" in x]
 
 
 def test_model_that_fits_nowhere_names_memory_and_fixes(catalog):

@@ -59,9 +59,13 @@ class SearchResult:
         return np.flatnonzero(self.metrics["fits"])
 
     def ranked(self) -> np.ndarray:
-        """Indices of feasible plans, fastest first."""
+        """Indices of feasible plans, fastest first: most tokens per second (plans of a job-size
+        search differ in batch and GPUs), then shortest step."""
         idx = self.feasible()
-        return idx[np.argsort(self.metrics["step_time_s"][idx], kind="stable")]
+        met = self.metrics
+        if "tokens_per_s" not in met:
+            return idx[np.argsort(met["step_time_s"][idx], kind="stable")]
+        return idx[np.lexsort((met["step_time_s"][idx], -met["tokens_per_s"][idx]))]
 
     def plan(self, i: int) -> dict[str, Any]:
         p = {k: int(self.plans[k][i]) for k in PLAN_KEYS}
@@ -84,8 +88,16 @@ def _pin(pinned: dict[str, Any], key: str, default: list[int]) -> list[int]:
     return [int(val)]
 
 
-def check_pinned(job: Job, gpus: int, pinned: dict[str, Any], source: str) -> None:
-    """Raise ScenarioError naming every impossible pinned value (one problem per key)."""
+def check_pinned(job: Job, gpus: int | None, pinned: dict[str, Any], source: str,
+                 installed: int | None = None, exact_batch: bool = True) -> None:
+    """Raise ScenarioError naming every impossible pinned value (one problem per key).
+
+    ``gpus`` is the job's fixed GPU count, or None when the job size is searched (then the
+    pinned degrees must fit in ``installed``); ``exact_batch`` False when the batch may be
+    rounded to what dp divides."""
+    if gpus is None:
+        _check_pinned_auto(job, pinned, source, installed or 0, exact_batch)
+        return
     m = job.shape
     probs: list[Problem] = []
     key = "training.parallelism."
@@ -118,7 +130,7 @@ def check_pinned(job: Job, gpus: int, pinned: dict[str, Any], source: str) -> No
     if dp is not None:
         if gpus % dp:
             probs.append(Problem(source, key + "dp", f"{dp} does not divide the {gpus} GPUs"))
-        elif job.batch_seqs % dp:
+        elif job.batch_seqs % dp and exact_batch:
             probs.append(
                 Problem(
                     source,
@@ -148,7 +160,7 @@ def check_pinned(job: Job, gpus: int, pinned: dict[str, Any], source: str) -> No
             )
         )
     mb, v = pinned.get("micro_batch"), pinned.get("virtual_stages")
-    if mb is not None and dp is not None and not probs and (job.batch_seqs // dp) % mb:
+    if mb is not None and dp is not None and not probs and exact_batch and (job.batch_seqs // dp) % mb:
         probs.append(
             Problem(
                 source,
@@ -159,6 +171,28 @@ def check_pinned(job: Job, gpus: int, pinned: dict[str, Any], source: str) -> No
         )
     if v is not None and v > 1 and pp is not None and pp == 1:
         probs.append(Problem(source, key + "virtual_stages", "interleaving needs pp > 1"))
+    if probs:
+        raise ScenarioError(probs)
+
+
+def _check_pinned_auto(job: Job, pinned: dict[str, Any], source: str, installed: int, exact_batch: bool) -> None:
+    """Pinned keys when the job size is searched: the per-key rules with no GPU count, and the
+    pinned degrees must fit in the installed GPUs."""
+    probs: list[Problem] = []
+    try:
+        check_pinned(job, math.prod(pinned.get(k, 1) for k in ("tp", "pp", "cp", "dp")),
+                     {k: v for k, v in pinned.items() if k not in ("dp", "micro_batch")}, source)
+    except ScenarioError as exc:
+        probs.extend(exc.problems)
+    dp = pinned.get("dp")
+    if dp is not None and exact_batch and job.batch_seqs % dp:
+        probs.append(Problem(source, "training.parallelism.dp",
+                             f"{dp} does not divide the global batch of {job.batch_seqs} sequences "
+                             "(training.batch_rounding: exact)"))
+    size = math.prod(pinned.get(k, 1) for k in ("tp", "pp", "cp", "dp"))
+    if size > installed:
+        probs.append(Problem(source, "training.parallelism",
+                             f"the pinned degrees need {size:,} GPUs but {installed:,} are installed"))
     if probs:
         raise ScenarioError(probs)
 
@@ -181,16 +215,11 @@ def enumerate_plans(
             if c == 1 or (job.seq % (2 * c) == 0 and job.seq // c >= MIN_CP_CHUNK)
         ],
     )
-    rc_opts = _pin(pinned, "recompute", [0, 1, 2])
-    z_opts = _pin(pinned, "zero", [0, 1, 2, 3])
     blocks: list[dict[str, np.ndarray]] = []
     for tp in tp_opts:
         if m.heads % tp or (m.kv_heads % tp and tp % m.kv_heads):
             pruned["tp does not divide the attention heads"] += 1
             continue
-        sp_opts = _pin(pinned, "sequence_parallel", [0, 1] if tp > 1 else [0])
-        if tp == 1:
-            sp_opts = [0]
         for cp in cp_opts:
             if gpus % (tp * cp):
                 pruned["tp*cp does not divide the GPUs"] += 1
@@ -210,61 +239,80 @@ def enumerate_plans(
                     pruned["dp does not divide the global batch"] += 1
                     continue
                 per_rep = job.batch_seqs // dp
-                if m.moe:
-                    ep_opts = _pin(pinned, "ep", [e for e in divisors(m.experts) if dp % e == 0])
-                    ep_opts = [e for e in ep_opts if m.experts % e == 0 and dp % e == 0]
-                else:
-                    ep_opts = [1]
-                if not ep_opts:
-                    pruned["ep does not divide dp"] += 1
-                    continue
-                mb_opts = _pin(
-                    pinned, "micro_batch", [d for d in divisors(per_rep) if d <= MAX_MICRO_BATCH]
-                )
-                for ep in ep_opts:
-                    for mb in mb_opts:
-                        if per_rep % mb:
-                            pruned["micro_batch does not divide the per-replica batch"] += 1
-                            continue
-                        n_micro = per_rep // mb
-                        if pp == 1:
-                            v_opts = [1]
-                        else:
-                            v_all = [
-                                x
-                                for x in range(1, MAX_VIRTUAL + 1)
-                                if x * pp <= m.layers and (x == 1 or n_micro % pp == 0)
-                            ]
-                            v_opts = _pin(pinned, "virtual_stages", v_all)
-                        if not v_opts:
-                            pruned["virtual_stages impossible"] += 1
-                            continue
-                        zs = z_opts if pp == 1 else [z for z in z_opts if z <= 2]
-                        if not zs:
-                            pruned["ZeRO-3 cannot run with pipeline parallelism"] += 1
-                            continue
-                        grid = np.array(
-                            np.meshgrid(v_opts, rc_opts, sp_opts, zs, indexing="ij")
-                        ).reshape(4, -1)
-                        n = grid.shape[1]
-                        blocks.append(
-                            {
-                                "tp": np.full(n, tp),
-                                "pp": np.full(n, pp),
-                                "cp": np.full(n, cp),
-                                "ep": np.full(n, ep),
-                                "dp": np.full(n, dp),
-                                "micro_batch": np.full(n, mb),
-                                "virtual_stages": grid[0],
-                                "recompute": grid[1],
-                                "sequence_parallel": grid[2],
-                                "zero": grid[3],
-                            }
-                        )
+                blocks.extend(inner_plans(m, (tp, cp, pp, dp), per_rep, pinned, pruned))
     if not blocks:
         return {k: np.zeros(0, dtype=np.int64) for k in PLAN_KEYS}, pruned
     plans = {k: np.concatenate([b[k] for b in blocks]).astype(np.int64) for k in PLAN_KEYS}
     return plans, pruned
+
+
+def inner_plans(
+    m: Any,
+    outer: tuple[int, int, int, int],
+    per_rep: int,
+    pinned: dict[str, Any],
+    pruned: Counter,
+    coarse: bool = False,
+) -> list[dict[str, np.ndarray]]:
+    """Plans (one array block per expert degree and micro-batch) for one (tp, cp, pp, dp) with
+    ``per_rep`` sequences per replica. ``coarse`` keeps a few options per key (first pass of the
+    job-size search): micro-batches 1 and 2, plain or the deepest interleaving, sequence
+    parallelism on, ZeRO-1 and the deepest ZeRO stage allowed."""
+    tp, cp, pp, dp = outer
+    rc_opts = _pin(pinned, "recompute", [0, 1, 2])
+    z_all = [0, 1, 2, 3] if not coarse else ([1, 3] if pp == 1 else [1, 2])
+    z_opts = _pin(pinned, "zero", z_all)
+    sp_opts = [0] if tp == 1 else _pin(pinned, "sequence_parallel", [1] if coarse else [0, 1])
+    if m.moe:
+        ep_opts = _pin(pinned, "ep", [e for e in divisors(m.experts) if dp % e == 0])
+        ep_opts = [e for e in ep_opts if m.experts % e == 0 and dp % e == 0]
+    else:
+        ep_opts = [1]
+    if not ep_opts:
+        pruned["ep does not divide dp"] += 1
+        return []
+    mb_all = [d for d in divisors(per_rep) if d <= MAX_MICRO_BATCH]
+    mb_opts = _pin(pinned, "micro_batch", mb_all[:2] if coarse else mb_all)
+    blocks = []
+    for ep in ep_opts:
+        for mb in mb_opts:
+            if per_rep % mb:
+                pruned["micro_batch does not divide the per-replica batch"] += 1
+                continue
+            n_micro = per_rep // mb
+            if pp == 1:
+                v_opts = [1]
+            else:
+                v_all = [
+                    x
+                    for x in range(1, MAX_VIRTUAL + 1)
+                    if x * pp <= m.layers and (x == 1 or n_micro % pp == 0)
+                ]
+                v_opts = _pin(pinned, "virtual_stages", sorted({v_all[0], v_all[-1]}) if coarse and v_all else v_all)
+            if not v_opts:
+                pruned["virtual_stages impossible"] += 1
+                continue
+            zs = z_opts if pp == 1 else [z for z in z_opts if z <= 2]
+            if not zs:
+                pruned["ZeRO-3 cannot run with pipeline parallelism"] += 1
+                continue
+            grid = np.array(np.meshgrid(v_opts, rc_opts, sp_opts, zs, indexing="ij")).reshape(4, -1)
+            n = grid.shape[1]
+            blocks.append(
+                {
+                    "tp": np.full(n, tp),
+                    "pp": np.full(n, pp),
+                    "cp": np.full(n, cp),
+                    "ep": np.full(n, ep),
+                    "dp": np.full(n, dp),
+                    "micro_batch": np.full(n, mb),
+                    "virtual_stages": grid[0],
+                    "recompute": grid[1],
+                    "sequence_parallel": grid[2],
+                    "zero": grid[3],
+                }
+            )
+    return blocks
 
 
 def search(job: Job, sys: System, gpus: int, pinned: dict[str, Any] | None = None) -> SearchResult:

@@ -1,31 +1,36 @@
 """The perf stage: best parallelism plan, step time, throughput, MFU and memory per GPU.
 
-``estimate(scenario, catalog)`` searches every parallelism plan the cluster can run (pinned
-keys held fixed; see :mod:`clustertwin.perf.search`), rejects those that do not fit in HBM and
-returns the fastest as a frozen :class:`TrainingEstimate`. With ``cluster.deadline_days``
-instead of ``cluster.gpus`` it solves for the smallest GPU count (a whole number of nodes, on a
-ladder of 2^a 3^b 5^c nodes so that batches still factor) whose best plan trains the tokens
-within the deadline.
+``estimate(scenario, catalog)`` searches every parallelism plan on at most the installed GPUs
+(``training.gpus: auto``) or on exactly ``training.gpus``, with the global batch rounded as
+``training.batch_rounding`` allows (see :mod:`clustertwin.perf.jobsize`; pinned keys held fixed),
+rejects those that do not fit in HBM and returns the fastest (most tokens per second) as a
+frozen :class:`TrainingEstimate`: ``gpus`` the job uses, ``installed_gpus``, ``idle_gpus`` and
+the batch used. With ``cluster.deadline_days`` instead of ``cluster.gpus`` it solves for the
+smallest installed count that trains within the deadline (:mod:`clustertwin.perf.deadline`).
+MFU is model FLOPs per second over the dense tensor-core peak of the precision trained in.
 """
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from clustertwin.catalog import Catalog
 from clustertwin.catalog.params import param_count
-from clustertwin.errors import InfeasibleError, Problem
+from clustertwin.errors import Problem, ScenarioError
 from clustertwin.perf.costmodel import RANK_ORDERS, Job
 from clustertwin.perf.flops import model_flops_per_token, shape_of
-from clustertwin.perf.search import SearchResult, check_pinned, fmt_plan, infeasible, search
+from clustertwin.perf.jobsize import BATCH_TOLERANCE, search_job
+from clustertwin.perf.search import SearchResult, check_pinned, fmt_plan, infeasible
 from clustertwin.perf.system import System, system_from_catalog
-from clustertwin.scenario import Scenario
+from clustertwin.scenario import Scenario, job_unit_gpus
 
 METHOD = "analytical roofline + collectives model, vectorized parallelism search"
 GIB = 2**30
+#: bubble share of a step above which the batch is called small for the cluster (our threshold,
+#: not a published one: a quarter of every step spent idle in the pipeline)
+SMALL_BATCH_BUBBLE = 0.25
 _TIME_KEYS = (
     "bubble_s",
     "tp_comm_s",
@@ -121,9 +126,17 @@ class TrainingEstimate(BaseModel):
         return [("step time breakdown", fig), ("memory per GPU", fig2)]
 
 
-def job_of(scenario: Scenario) -> Job:
+def job_of(scenario: Scenario, catalog: Catalog | None = None) -> Job:
+    """The Job of a scenario; its software stack (training.stack) resolved for the cluster's
+    GPU generation from ``catalog`` (default: the built-in catalog)."""
+    from clustertwin.catalog import load_catalog
+    from clustertwin.perf.stacks import profile_of
+
     t = scenario.training
-    return Job(shape_of(scenario.model), t.seq_len, t.batch_seqs, t.precision)
+    cat = catalog if catalog is not None else load_catalog()
+    gen = cat.gpu(scenario.cluster.gpu).generation
+    stack = profile_of(cat, getattr(t, "stack", None), gen)
+    return Job(shape_of(scenario.model), t.seq_len, t.batch_seqs, t.precision, stack=stack)
 
 
 def system_of(scenario: Scenario, catalog: Catalog) -> System:
@@ -141,13 +154,17 @@ def system_of(scenario: Scenario, catalog: Catalog) -> System:
 
 
 def _result(
-    scenario: Scenario, job: Job, sys: System, res: SearchResult, gpus: int, notes: list[str]
+    scenario: Scenario, job: Job, sys: System, res: SearchResult, installed: int, notes: list[str]
 ) -> TrainingEstimate:
     ranked = res.ranked()
     i = int(ranked[0])
     r = res.row(i)
+    gpus = int(r.get("gpus", installed))
+    batch = int(r.get("batch_seqs", job.batch_seqs))
     pc = param_count(scenario.model)
-    peak = sys.peak(job.precision if job.precision != "fp8" else "bf16")
+    # MFU against the dense tensor-core peak of the precision trained in (fp8 against fp8);
+    # the cost model's hfu is against the 16-bit peak, rescaled here to the same base
+    peak = sys.peak(job.precision)
     tps = r["tokens_per_s"]
     mtf = model_flops_per_token(job.shape, job.seq) * tps / gpus
     breakdown = {"step_s": r["step_time_s"], "compute_s": r["compute_s"]}
@@ -160,12 +177,13 @@ def _result(
     return TrainingEstimate(
         method=METHOD,
         gpus=gpus,
+        installed_gpus=installed,
         parallelism=res.plan(i),
         step_time_s=r["step_time_s"],
         tokens_per_s=tps,
         model_tflops_per_gpu=mtf / 1e12,
         mfu=mtf / peak,
-        hfu=r["hfu"],
+        hfu=r["hfu"] * sys.peak(job.precision if job.precision != "fp8" else "bf16") / peak,
         memory_gib_per_gpu=r["memory_bytes"] / GIB,
         days=scenario.training.tokens / tps / 86400,
         params_total=pc.total,
@@ -177,93 +195,68 @@ def _result(
         plans_evaluated=res.size,
         plans_feasible=int(ranked.size),
         calibration=list(sys.calibration_ids),
-        global_batch_seqs=job.batch_seqs,
+        global_batch_seqs=batch,
     )
 
 
-def run_search(scenario: Scenario, catalog: Catalog, gpus: int) -> tuple[Job, System, SearchResult]:
-    """Validate pinned keys for ``gpus`` and evaluate every plan (used by the CLI too)."""
-    job = job_of(scenario)
+def run_search(scenario: Scenario, catalog: Catalog, installed: int) -> tuple[Job, System, SearchResult]:
+    """Validate pinned keys and evaluate every plan on at most ``installed`` GPUs (exactly
+    ``training.gpus`` when it is a number), the batch rounded per ``training.batch_rounding``
+    (used by the CLI and the deadline solver too)."""
+    job = job_of(scenario, catalog)
     sys = system_of(scenario, catalog)
-    check_pinned(job, gpus, scenario.training.pinned, scenario.source)
-    return job, sys, search(job, sys, gpus, scenario.training.pinned)
+    t = scenario.training
+    fixed = None if t.gpus == "auto" else int(t.gpus)
+    check_pinned(job, fixed, t.pinned, scenario.source, installed=installed,
+                 exact_batch=t.batch_rounding == "exact")
+    unit = job_unit_gpus(catalog.node(scenario.cluster.node))
+    return job, sys, search_job(job, sys, installed, unit, fixed, t.batch_rounding, t.pinned)
 
 
-def smooth_counts(lo: int, hi: int) -> list[int]:
-    """Numbers 2^a 3^b 5^c in [lo, hi], sorted."""
-    out = set()
-    a = 1
-    while a <= hi:
-        b = a
-        while b <= hi:
-            c = b
-            while c <= hi:
-                if c >= lo:
-                    out.add(c)
-                c *= 5
-            b *= 3
-        a *= 2
-    return sorted(out)
+def _notes(scenario: Scenario, job: Job, est: TrainingEstimate) -> list[str]:
+    """What the user should know about the chosen job: idle GPUs, a moved batch, a batch too
+    small for the cluster, recompute."""
+    out = []
+    t, p = scenario.training, est.parallelism
+    if est.global_batch_seqs != job.batch_seqs:
+        moved = est.global_batch_seqs / job.batch_seqs - 1
+        out.append(f"global batch rounded from {job.batch_seqs:,} to {est.global_batch_seqs:,} sequences "
+                   f"({moved:+.1%}) so the {p['dp']:,} data-parallel replicas divide it "
+                   f"(training.batch_rounding: nearest, at most {BATCH_TOLERANCE:.0%}; 'exact' keeps it)")
+    if est.idle_gpus:
+        why = "" if t.gpus != "auto" else " (the fastest plan found on at most the installed GPUs)"
+        out.append(f"the run uses {est.gpus:,} of the {est.installed_gpus:,} installed GPUs; "
+                   f"{est.idle_gpus:,} idle{why}")
+    bubble = est.time_breakdown_s.get("bubble_s", 0.0) / est.step_time_s if est.step_time_s else 0.0
+    per_gpu = est.global_batch_seqs * job.seq / est.gpus
+    if est.gpus >= 64 and (bubble > SMALL_BATCH_BUBBLE or est.gpus < 0.9 * est.installed_gpus):
+        out.append(f"the global batch ({est.global_batch_seqs:,} sequences, {per_gpu:,.0f} tokens per GPU) is "
+                   f"small for {est.installed_gpus:,} GPUs: the pipeline bubble is {bubble:.0%} of each step"
+                   + (f" and {est.idle_gpus:,} GPUs idle" if est.gpus < 0.9 * est.installed_gpus else "")
+                   + "; a larger batch would use the cluster better")
+    if p["recompute"] == "full":
+        out.append("full activation recompute was needed to fit memory or was fastest")
+    return out
 
 
-def _solve_gpus(scenario: Scenario, catalog: Catalog) -> tuple[int, list[str]]:
-    job = job_of(scenario)
-    sys = system_of(scenario, catalog)
-    node_gpus = catalog.node(scenario.cluster.node).gpus
-    deadline_s = scenario.cluster.deadline_days * 86400
-    need_tps = scenario.training.tokens / deadline_s
-    flops = model_flops_per_token(job.shape, job.seq)
-    guess = need_tps * flops / (0.4 * sys.peak(job.precision))
-    guess_nodes = max(1, math.ceil(guess / node_gpus))
-    max_nodes = max(guess_nodes * 16, 64)
-    ladder = smooth_counts(1, max_nodes)
-    pinned = scenario.training.pinned
-
-    def ok(nodes: int) -> bool:
-        res = search(job, sys, nodes * node_gpus, pinned)
-        ranked = res.ranked()
-        return bool(ranked.size) and float(res.metrics["tokens_per_s"][ranked[0]]) >= need_tps
-
-    # walk the ladder upward from a third of the 40%-MFU guess; the first count whose best
-    # plan meets the deadline wins (very large counts may have no plan at all: dp must divide
-    # the global batch, so the walk does not bisect)
-    start = next((i for i, n in enumerate(ladder) if n * 3 >= guess_nodes), 0)
-    found = next((i for i in range(start, min(len(ladder), start + 60)) if ok(ladder[i])), None)
-    if found is None:
-        raise InfeasibleError(
-            [
-                Problem(
-                    scenario.source,
-                    "cluster.deadline_days",
-                    f"no GPU count up to {ladder[min(len(ladder), start + 60) - 1] * node_gpus:,} "
-                    f"trains {scenario.training.tokens:.3g} tokens in "
-                    f"{scenario.cluster.deadline_days:g} days with a global batch of "
-                    f"{job.batch_seqs} sequences; extend the deadline or enlarge the batch",
-                )
-            ]
-        )
-    lo = found
-    gpus = ladder[lo] * node_gpus
-    return gpus, [
-        f"GPU count solved for a {scenario.cluster.deadline_days:g}-day deadline: "
-        f"{gpus:,} GPUs ({ladder[lo]} nodes)"
-    ]
-
-
-def estimate(scenario: Scenario, catalog: Catalog) -> TrainingEstimate:
-    """Best plan for the scenario's GPU count (or the GPU count its deadline needs)."""
+def estimate(scenario: Scenario, catalog: Catalog, *, ettr_scale: float = 1.0) -> TrainingEstimate:
+    """Best plan for the installed GPUs (``cluster.gpus``, or the count the deadline needs).
+    ``ettr_scale`` corrects the deadline solver's analytic ETTR (see :mod:`.deadline`)."""
+    if scenario.training is None or scenario.model is None:
+        raise ScenarioError([Problem(scenario.source, "training",
+                                     "the training estimate needs model and training sections")])
     notes: list[str] = []
     if scenario.cluster.gpus is not None:
-        gpus = scenario.cluster.gpus
+        installed = scenario.cluster.gpus
     else:
-        gpus, notes = _solve_gpus(scenario, catalog)
-    job, sys, res = run_search(scenario, catalog, gpus)
+        from clustertwin.perf.deadline import solve_gpus
+
+        installed, notes = solve_gpus(scenario, catalog, ettr_scale)
+    job, sys, res = run_search(scenario, catalog, installed)
     if res.ranked().size == 0:
-        raise infeasible(job, sys, res, gpus, scenario.source)
-    est = _result(scenario, job, sys, res, gpus, notes)
-    if est.parallelism["recompute"] == "full":
-        notes.append("full activation recompute was needed to fit memory or was fastest")
-    return est
+        raise infeasible(job, sys, res, installed, scenario.source)
+    est = _result(scenario, job, sys, res, installed, notes)
+    return est.model_copy(update={"notes": notes + _notes(scenario, job, est)})
 
 
 __all__ = ["TrainingEstimate", "estimate", "run_search", "fmt_plan"]

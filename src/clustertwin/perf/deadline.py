@@ -1,0 +1,135 @@
+"""Deadline mode: the smallest installed cluster whose best plan trains within the deadline.
+
+``cluster.deadline_basis: wall-clock`` (the default) counts failures, checkpoints and restarts:
+the solver needs ``tokens / tokens_per_s / ETTR <= deadline``. ETTR comes from a cheap closed
+form per candidate (never the Monte Carlo): the failure profile's job MTBF at that size, the
+blocking checkpoint time with default storage, the restart time, and Daly's complete model at
+Daly's optimal interval (:mod:`clustertwin.reliability.interval`). ``plan`` then confirms with
+the full reliability stage and, if the run still misses, solves again with the analytic ETTR
+scaled by what the full stage found (``ettr_scale``). ``failure-free`` compares ``training.days``.
+
+The walk doubles the node count until the deadline is met (or the batch stops the throughput
+growing), then bisects on whole nodes. Each step is one job-size search (~0.1 s).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from clustertwin.errors import InfeasibleError, Problem
+from clustertwin.perf.flops import model_flops_per_token
+
+#: largest cluster the solver will consider, GPUs (the seeds' largest scale is 1,000,000)
+MAX_GPUS = 2_000_000
+
+
+@dataclass(frozen=True)
+class Trial:
+    installed: int  #: GPUs installed (whole nodes)
+    tokens_per_s: float
+    step_time_s: float
+    ettr: float
+
+    def days(self, tokens: float) -> float:
+        if self.tokens_per_s <= 0:
+            return math.inf
+        return tokens / self.tokens_per_s / self.ettr / 86400.0
+
+
+def analytic_ettr(scenario: Any, catalog: Any, gpus: int, step_s: float) -> float:
+    """Effective training time ratio of a ``gpus``-GPU job in closed form (Daly's complete
+    model at Daly's interval; the checkpoint blocks for its write to default storage)."""
+    from clustertwin.catalog.params import param_count
+    from clustertwin.reliability import interval as iv
+    from clustertwin.reliability.checkpoint import checkpoint_times
+    from clustertwin.reliability.profiles import job_rates
+
+    r = scenario.reliability
+    node = catalog.node(scenario.cluster.node)
+    nodes = max(1, math.ceil(gpus / node.gpus))
+    profile = catalog.get("failure_profile", r.failure_profile)
+    override = None if r.failures_per_1000_node_days == "auto" else float(r.failures_per_1000_node_days)
+    mtbf_min = job_rates(profile, gpus, node.gpus, override, include_planned=r.include_planned).mtbf_h * 60.0
+    if not math.isfinite(mtbf_min) or mtbf_min <= 0:
+        return 1.0
+    node_bw = node.storage_nics * node.storage_nic_gbps / 8.0 if node.storage_nics else None
+    ck = checkpoint_times(param_count(scenario.model).total, scenario.training.precision, gpus, nodes,
+                          node_storage_gbps=node_bw)
+    delta = (ck.write_s if r.checkpoint_blocking_s == "auto" else float(r.checkpoint_blocking_s)) / 60.0
+    tau = iv.daly(delta, mtbf_min) if r.checkpoint_interval_min == "auto" else float(r.checkpoint_interval_min)
+    tau = max(tau, step_s / 60.0, 1e-3)
+    return max(iv.ettr_daly(tau, delta, mtbf_min, r.restart_min), 1e-6)
+
+
+def _trial(scenario: Any, catalog: Any, installed: int, wall: bool, ettr_scale: float) -> Trial:
+    from clustertwin.perf.stage import run_search
+
+    _, _, res = run_search(scenario, catalog, installed)
+    ranked = res.ranked()
+    if ranked.size == 0:
+        return Trial(installed, 0.0, math.inf, 1.0)
+    i = int(ranked[0])
+    tps, step = float(res.metrics["tokens_per_s"][i]), float(res.metrics["step_time_s"][i])
+    used = int(res.metrics["gpus"][i])
+    ettr = analytic_ettr(scenario, catalog, used, step) * ettr_scale if wall else 1.0
+    return Trial(installed, tps, step, min(ettr, 1.0))
+
+
+def solve_gpus(scenario: Any, catalog: Any, ettr_scale: float = 1.0) -> tuple[int, list[str]]:
+    """Installed GPUs (whole nodes) for the deadline, and a note saying how it was solved."""
+    from clustertwin.perf.stage import job_of, system_of
+
+    c, t = scenario.cluster, scenario.training
+    wall = c.deadline_basis == "wall-clock"
+    unit = catalog.node(c.node).gpus
+    job, sys = job_of(scenario, catalog), system_of(scenario, catalog)
+    need_tps = t.tokens / (c.deadline_days * 86400.0)
+    guess = need_tps * model_flops_per_token(job.shape, job.seq) / (0.4 * sys.peak(job.precision))
+    nodes = max(1, math.ceil(guess / unit / 4))
+    trials: dict[int, Trial] = {}
+
+    def ok(n: int) -> bool:
+        if n not in trials:
+            trials[n] = _trial(scenario, catalog, n * unit, wall, ettr_scale)
+        return trials[n].days(t.tokens) <= c.deadline_days
+
+    lo, hi = 0, None
+    best_tps = 0.0
+    while nodes * unit <= MAX_GPUS:
+        if ok(nodes):
+            hi = nodes
+            break
+        tps = trials[nodes].tokens_per_s
+        if best_tps > 0 and tps < best_tps * 1.02 and nodes * unit >= 64 * unit:
+            break  # the batch no longer lets more GPUs help
+        best_tps, lo = max(best_tps, tps), nodes
+        nodes *= 2
+    if hi is None:
+        raise _cannot(scenario, trials, wall)
+    while hi - lo > max(1, hi // 200):  # whole nodes; within 0.5% on very large clusters
+        mid = (lo + hi) // 2
+        if ok(mid):
+            hi = mid
+        else:
+            lo = mid
+    tr = trials[hi]
+    basis = (f"{c.deadline_basis} days (failures, checkpoints, restarts: analytic ETTR {tr.ettr:.1%})"
+             if wall else "failure-free days")
+    return hi * unit, [f"GPU count solved for a {c.deadline_days:g}-day deadline in {basis}: "
+                       f"{hi * unit:,} GPUs ({hi:,} nodes), {tr.days(t.tokens):.1f} days expected"]
+
+
+def _cannot(scenario: Any, trials: dict[int, Trial], wall: bool) -> InfeasibleError:
+    c, t = scenario.cluster, scenario.training
+    best = min(trials.values(), key=lambda tr: tr.days(t.tokens))
+    days = best.days(t.tokens)
+    what = "wall-clock days" if wall else "failure-free days"
+    return InfeasibleError([Problem(
+        scenario.source, "cluster.deadline_days",
+        f"a {c.deadline_days:g}-day deadline cannot be met: with a global batch of "
+        f"{t.batch_seqs:,} sequences no cluster up to {max(tr.installed for tr in trials.values()):,} GPUs trains "
+        f"{t.tokens:.3g} tokens in time; the nearest deadline that can be met is "
+        f"{math.ceil(days * 10) / 10:g} {what} ({best.installed:,} GPUs); or enlarge the batch")])
+
