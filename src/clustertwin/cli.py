@@ -171,6 +171,7 @@ _STAGE_CLIS = (
     "clustertwin.scheduling.cli",
     "clustertwin.acceptance.cli",
     "clustertwin.sweep.cli",
+    "clustertwin.export.cli",
 )
 for _mod in _STAGE_CLIS:
     try:

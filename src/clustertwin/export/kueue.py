@@ -15,10 +15,8 @@ Jobs then ask for ``kueue.x-k8s.io/podset-required-topology: clustertwin.io/su``
 
 from __future__ import annotations
 
-import yaml
-
 from clustertwin.export.slurm import has_blocks, node_hardware
-from clustertwin.export.stage import ExportContext
+from clustertwin.export.stage import ExportContext, yaml_text
 
 API = "kueue.x-k8s.io/v1beta2"
 HOST = "kubernetes.io/hostname"
@@ -89,6 +87,6 @@ def kueue_files(ctx: ExportContext) -> dict[str, str]:
     script = ["#!/bin/sh", f"# label the nodes of {ctx.scenario.name} for Kueue TAS", "set -e"]
     script += ["kubectl label node --overwrite " + name + " "
                + " ".join(f"{k}={v}" for k, v in lab.items()) for name, lab in labels.items()]
-    return {"kueue.yaml": yaml.safe_dump_all(manifests(ctx), sort_keys=False),
-            "node-labels.yaml": yaml.safe_dump(labels, sort_keys=False),
+    return {"kueue.yaml": yaml_text(manifests(ctx), all_docs=True),
+            "node-labels.yaml": yaml_text(labels),
             "label-nodes.sh": "\n".join(script) + "\n"}

@@ -26,9 +26,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-import yaml
-
-from clustertwin.export.stage import ExportContext
+from clustertwin.export.stage import ExportContext, yaml_text
 
 RULES_FILE = "clustertwin.rules.yml"
 TEST_FILE = "clustertwin.rules.test.yml"
@@ -181,7 +179,7 @@ def rules_yaml(ctx: ExportContext, al: list[Alert], host_label: str) -> str:
              "annotations": {"summary": _template(a.summary)}} for a in al]}]}
     head = (f"# Prometheus rules for {ctx.scenario.name}, written by clustertwin export "
             f"prometheus (host label: {host_label}).\n")
-    return head + yaml.safe_dump(doc, sort_keys=False, width=200)
+    return head + yaml_text(doc)
 
 
 def _fmt(values: list[float]) -> str:
@@ -221,7 +219,7 @@ def tests_yaml(ctx: ExportContext, al: list[Alert], host_label: str) -> str:
                 "alert_rule_test": [{"eval_time": f"{len(values) - 1}m", "alertname": a.name,
                                      "exp_alerts": exp if fires else []}]})
     doc = {"rule_files": [RULES_FILE], "evaluation_interval": "1m", "tests": tests}
-    return yaml.safe_dump(doc, sort_keys=False, width=200)
+    return yaml_text(doc)
 
 
 def _selector(metric: str, labels: dict[str, str]) -> str:

@@ -255,7 +255,7 @@ def topology_block(ctx: ExportContext) -> str:
 def topology_yaml(ctx: ExportContext) -> str:
     """topology.yaml (Slurm >= 25.05): the fabric tree as the default topology, plus the
     NVLink blocks as topology ``nvl`` for NVLink-domain systems."""
-    import yaml
+    from clustertwin.export.stage import yaml_text
 
     switches = []
     for s, kind, members in tree_switches(ctx):
@@ -265,7 +265,7 @@ def topology_yaml(ctx: ExportContext) -> str:
         doc.append({"topology": "nvl", "cluster_default": False,
                     "block": {"block_sizes": block_sizes(ctx),
                               "blocks": [{"block": b, "nodes": n} for b, n in blocks(ctx)]}})
-    return yaml.safe_dump(doc, sort_keys=False)
+    return yaml_text(doc)
 
 
 def lint_topology(ctx: ExportContext) -> list[str]:

@@ -50,3 +50,13 @@ def make_context(scenario, catalog, design=None, naming: Naming | None = None) -
     node = catalog.node(d.node_id)
     gpu = catalog.get("gpu", d.gpu_id)
     return ExportContext(scenario, d, inv, node, gpu, catalog)
+
+
+def yaml_text(obj: Any, *, all_docs: bool = False) -> str:
+    """YAML through libyaml when PyYAML has it (10x faster on big inventories)."""
+    import yaml
+
+    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+    if all_docs:
+        return yaml.dump_all(obj, Dumper=dumper, sort_keys=False, width=200)
+    return yaml.dump(obj, Dumper=dumper, sort_keys=False, width=200)

@@ -1,0 +1,137 @@
+"""``clustertwin export KIND SCENARIO --out DIR``: the files the real cluster's tools read.
+
+KIND: inventory, cabling, slurm, kueue, prometheus, grafana, ansible, or all.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from clustertwin.cli_common import CatalogOpt, ScenarioArg
+
+KINDS = ("inventory", "cabling", "slurm", "kueue", "prometheus", "grafana", "ansible", "all")
+
+
+def build_files(kind: str, ctx, *, policy: str = "multifactor+backfill",
+                host_label: str = "Hostname") -> tuple[dict[str, str], list[str]]:
+    """(file name -> text, warnings) for one kind (or all) of export. Pure: writes nothing."""
+    from clustertwin.export import svg, tables
+
+    files: dict[str, str] = {}
+    warnings: list[str] = []
+    kinds = KINDS[:-1] if kind == "all" else (kind,)
+    hfu = None
+    if "prometheus" in kinds or "grafana" in kinds:
+        from clustertwin.export.prometheus import expected_hfu
+
+        hfu, why = expected_hfu(ctx)
+        if why:
+            warnings.append(why)
+    for k in kinds:
+        if k == "inventory":
+            files |= {"inventory.csv": tables.inventory_csv(ctx),
+                      "inventory.json": tables.inventory_json(ctx),
+                      "floor-plan.svg": svg.floor_plan_svg(ctx),
+                      "rack-elevations.svg": svg.rack_elevations_svg(ctx)}
+        elif k == "cabling":
+            files["cabling.csv"] = tables.cabling_csv(ctx)
+        elif k == "slurm":
+            from clustertwin.export.slurm import slurm_files
+
+            files |= slurm_files(ctx, policy)
+        elif k == "kueue":
+            from clustertwin.export.kueue import kueue_files
+
+            files |= kueue_files(ctx)
+        elif k == "prometheus":
+            from clustertwin.export.prometheus import prometheus_files
+
+            files |= prometheus_files(ctx, host_label, hfu)
+        elif k == "grafana":
+            files |= _grafana(ctx, host_label, hfu, kind == "all", warnings)
+        elif k == "ansible":
+            from clustertwin.export.ansible import ansible_files
+
+            files |= ansible_files(ctx)
+    return files, warnings
+
+
+def _grafana(ctx, host_label, hfu, optional: bool, warnings: list[str]) -> dict[str, str]:
+    from clustertwin.errors import UsageError
+    from clustertwin.export.grafana import INSTALL, grafana_files
+
+    try:
+        return grafana_files(ctx, host_label, hfu)
+    except UsageError:
+        if not optional:
+            raise
+        warnings.append(f"Grafana dashboards skipped: {INSTALL}")
+        return {}
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``export`` command to ``app``."""
+    from clustertwin.cli_common import handle_user_errors
+
+    @app.command("export")
+    @handle_user_errors
+    def export_cmd(
+        kind: Annotated[str, typer.Argument(help="inventory | cabling | slurm | kueue | "
+                                            "prometheus | grafana | ansible | all")],
+        scenario: ScenarioArg = None,
+        out: Annotated[Path, typer.Option("--out", help="folder to write the files into")] = Path("export"),
+        naming: Annotated[Optional[list[str]], typer.Option(  # noqa: UP045
+            "--naming", help="KEY=VALUE naming option, repeatable: node=gpu, rack=r, "
+            "compute=fab, storage=stor, pad=4, ... (see README)")] = None,
+        policy: Annotated[str, typer.Option(
+            "--policy", help="scheduling policy for slurm.conf, as in 'clustertwin schedule' "
+            "(e.g. multifactor+backfill, fifo+backfill+preempt)")] = "multifactor+backfill",
+        host_label: Annotated[str, typer.Option(
+            "--host-label", help="dcgm-exporter's host label: Hostname (releases before PR "
+            "#655) or hostname")] = "Hostname",
+        force: Annotated[bool, typer.Option("--force", help="overwrite files in --out that "
+                                            "clustertwin did not write")] = False,
+        catalog: CatalogOpt = None,
+    ) -> None:
+        """Write the design as files for the real cluster: inventory, cabling map, Slurm,
+        Kueue, Prometheus, Grafana and Ansible."""
+        import time
+
+        from clustertwin.cli_common import load_inputs
+        from clustertwin.errors import Problem, UsageError
+        from clustertwin.export.naming import parse_naming
+        from clustertwin.export.stage import make_context
+        from clustertwin.outputs import write_outputs
+
+        t0 = time.perf_counter()
+        problems = []
+        if kind not in KINDS:
+            problems.append(Problem("command line", "KIND",
+                                    f"{kind!r} is not one of {', '.join(KINDS)}"))
+        if host_label not in ("Hostname", "hostname"):
+            problems.append(Problem("command line", "--host-label",
+                                    f"{host_label!r}: expected Hostname or hostname"))
+        from clustertwin.errors import UserError
+        from clustertwin.scheduling.policies import parse_policy
+
+        try:
+            parse_policy(policy)
+        except UserError as exc:
+            problems.extend(exc.problems)
+        try:
+            names = parse_naming(naming)
+        except UserError as exc:
+            problems.extend(exc.problems)
+        if problems:
+            raise UsageError(problems)
+        scen, cat = load_inputs(scenario, catalog)
+        ctx = make_context(scen, cat, naming=names)
+        files, warnings = build_files(kind, ctx, policy=policy, host_label=host_label)
+        write_outputs(out, files, force)
+        for w in warnings:
+            typer.echo(f"warning: {w}", err=True)
+        typer.echo(f"wrote {len(files)} files to {out}: {', '.join(sorted(files))}")
+        typer.echo(f"({time.perf_counter() - t0:.2f} s)", err=True)

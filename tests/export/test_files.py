@@ -1,0 +1,160 @@
+"""The export command and its files: every kind writes what the contract names, --out safety,
+bad input is one line per problem with exit 2; CSV/JSON/SVG agree with the inventory; the
+Ansible inventory is read by the real ansible-inventory; Grafana dashboards are structurally
+sound and their PromQL passes promtool."""
+
+from __future__ import annotations
+
+import copy
+import csv
+import io
+import json
+import re
+import shutil
+import subprocess
+import xml.etree.ElementTree as ET
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from clustertwin.cli import app
+from clustertwin.export.cli import KINDS, build_files
+from clustertwin.export.stage import make_context
+
+from .helpers import _BASE, catalog, count_check, example
+
+runner = CliRunner()
+EXPECT = {"inventory": {"inventory.csv", "inventory.json", "floor-plan.svg",
+                        "rack-elevations.svg"},
+          "cabling": {"cabling.csv"},
+          "slurm": {"slurm.conf", "gres.conf", "topology.conf", "topology.yaml"},
+          "kueue": {"kueue.yaml", "node-labels.yaml", "label-nodes.sh"},
+          "prometheus": {"clustertwin.rules.yml", "clustertwin.rules.test.yml",
+                         "dcgm-exporter-counters.csv"},
+          "grafana": {"grafana-cluster.json", "grafana-rack.json", "grafana-node.json",
+                      "grafana-fabric.json"},
+          "ansible": {"ansible-inventory.yml"}}
+
+
+def _two_node_file(tmp_path):
+    doc = copy.deepcopy(_BASE)
+    doc["cluster"].update({"gpus": 16, "spare_nodes": 0})
+    path = tmp_path / "two.yaml"
+    path.write_text(yaml.safe_dump(doc))
+    return path
+
+
+def _has_grafana() -> bool:
+    try:
+        import grafana_foundation_sdk  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_export_command_writes_each_kind(kind, tmp_path):
+    if kind == "grafana" and not _has_grafana():
+        pytest.skip("grafana-foundation-sdk not installed (optional extra 'grafana')")
+    scen = _two_node_file(tmp_path)
+    out = tmp_path / "out"
+    res = runner.invoke(app, ["export", kind, str(scen), "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    written = {p.name for p in out.iterdir() if not p.name.startswith(".")}
+    want = set().union(*EXPECT.values()) if kind == "all" else EXPECT[kind]
+    if kind == "all" and not _has_grafana():
+        want -= EXPECT["grafana"]
+    assert want <= written
+
+
+def test_out_safety_and_bad_input(tmp_path):
+    scen = _two_node_file(tmp_path)
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "slurm.conf").write_text("mine\n")
+    res = runner.invoke(app, ["export", "slurm", str(scen), "--out", str(out)])
+    assert res.exit_code == 2 and "slurm.conf" in res.output and "Traceback" not in res.output
+    assert (out / "slurm.conf").read_text() == "mine\n"
+    res = runner.invoke(app, ["export", "slurm", str(scen), "--out", str(out), "--force"])
+    assert res.exit_code == 0 and "NodeName=" in (out / "slurm.conf").read_text()
+    res = runner.invoke(app, ["export", "nope", str(scen), "--out", str(out),
+                              "--naming", "pad=x", "--host-label", "HOST"])
+    assert res.exit_code == 2
+    assert len([ln for ln in res.output.splitlines() if ln.startswith("error:")]) == 3
+
+
+def test_tables_and_svg_agree_with_the_inventory():
+    scen, d, inv, links = example("llama3-70b-gb200-nvl72")
+    ctx = make_context(scen, catalog(), d)
+    files, _ = build_files("all", ctx)
+    rows = list(csv.DictReader(io.StringIO(files["inventory.csv"])))
+    assert len(rows) == len(inv.devices)
+    assert sum(int(r["gpus"]) for r in rows if r["role"] == "node") == d.gpus
+    cab = list(csv.DictReader(io.StringIO(files["cabling.csv"])))
+    assert len(cab) == len(links) and count_check(d, inv, links) == []
+    doc = json.loads(files["inventory.json"])
+    assert doc["counts"]["node"] == 18 * d.nodes and len(doc["racks"]) == d.racks
+    floor = ET.fromstring(files["floor-plan.svg"])
+    cells = [e for e in floor.iter("{http://www.w3.org/2000/svg}rect")
+             if e.find("{http://www.w3.org/2000/svg}title") is not None]
+    assert len(cells) == d.racks
+    ET.fromstring(files["rack-elevations.svg"])
+
+
+@pytest.mark.skipif(shutil.which("ansible-inventory") is None,
+                    reason="ansible-inventory not installed (apt-get install ansible-core)")
+def test_real_ansible_inventory_reads_the_groups(tmp_path):
+    scen, d, inv, _ = example("llama3-70b-gb200-nvl72")
+    files, _ = build_files("ansible", make_context(scen, catalog(), d))
+    path = tmp_path / "inv.yml"
+    path.write_text(files["ansible-inventory.yml"])
+    run = subprocess.run(["ansible-inventory", "-i", str(path), "--list"], capture_output=True,
+                         text=True, timeout=120, check=False,
+                         env={"ANSIBLE_INVENTORY_UNPARSED_FAILED": "true", "HOME": str(tmp_path),
+                              "PATH": "/usr/bin:/bin"})
+    assert run.returncode == 0, run.stderr
+    assert "WARNING" not in run.stderr.upper(), run.stderr
+    got = json.loads(run.stdout)
+    assert set(got["gpu_nodes"]["hosts"]) == {n.name for n in inv.nodes}
+    assert len([g for g in got if g.startswith("rack_")]) == len({x.rack for x in inv.devices
+                                                                 if x.rack and x.role not in
+                                                                 ("pdu", "cdu")})
+    assert len([g for g in got if g.startswith("nvl_")]) == d.nodes
+    assert got["_meta"]["hostvars"]["gpu0001"]["nvlink_domain"] == 1
+
+
+@pytest.mark.skipif(not _has_grafana(), reason="grafana-foundation-sdk not installed")
+def test_grafana_dashboards_are_sound_and_their_promql_parses(tmp_path):
+    scen, d, _, _ = example("default")
+    files, _ = build_files("grafana", make_context(scen, catalog(), d), host_label="hostname")
+    uids, exprs = set(), []
+    for name, text in files.items():
+        board = json.loads(text)
+        assert board["uid"] not in uids
+        uids.add(board["uid"])
+        ids = [p["id"] for p in board["panels"]]
+        assert len(ids) == len(set(ids))
+        cells = set()
+        for p in board["panels"]:
+            g = p["gridPos"]
+            assert g["x"] + g["w"] <= 24
+            mine = {(x, y) for x in range(g["x"], g["x"] + g["w"])
+                    for y in range(g["y"], g["y"] + g["h"])}
+            assert not (mine & cells), f"{name}: panel {p['title']} overlaps"
+            cells |= mine
+            assert p["datasource"]["uid"] == "${datasource}"
+            for t in p["targets"]:
+                assert t["refId"]
+                exprs.append(t["expr"])
+    assert all("Hostname" not in e for e in exprs)
+    if shutil.which("promtool") is None:
+        pytest.skip("promtool not installed: PromQL not checked")
+    rules = [{"record": f"check:expr_{i}:x",
+              "expr": re.sub(r"\$\w+", ".*", e.replace("$__rate_interval", "5m"))}
+             for i, e in enumerate(exprs)]
+    (tmp_path / "dash.rules.yml").write_text(yaml.safe_dump(
+        {"groups": [{"name": "dashboards", "rules": rules}]}))
+    run = subprocess.run(["promtool", "check", "rules", "dash.rules.yml"], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=60, check=False)
+    assert run.returncode == 0, run.stdout + run.stderr
