@@ -251,6 +251,7 @@ class Stack(Entry):
     pp_overlap: float = Field(0.0, ge=0, le=1, description="share of pipeline sends hidden behind compute under the interleaved schedule (Megatron overlap_p2p_comm)")
     zero3_prefetch: int = Field(1, ge=0, description="FSDP/ZeRO-3 layers whose all-gather is issued ahead of compute (0: none)")
     zero3_overlap: float = Field(1.0, ge=0, le=1, description="share of a prefetched FSDP/ZeRO-3 collective that can hide behind compute")
+    gemm_efficiency_scale: float = Field(1.0, gt=0, le=1.5, description="the stack's GEMM efficiency relative to the GPU generation's (older cuBLAS, fp16 loss scaling, framework overheads between GEMMs)")
     grouped_gemm_efficiency: float = Field(1.0, gt=0, le=1, description="MoE grouped-GEMM efficiency relative to a dense GEMM of the same dimensions")
     moe_dispatch_efficiency: float = Field(1.0, gt=0, le=1, description="achieved share of the fabric's all-to-all efficiency by the stack's token dispatcher")
     pipeline_schedules: list[Literal["1f1b", "interleaved"]] = Field(description="pipeline schedules the stack runs")

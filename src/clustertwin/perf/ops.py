@@ -101,7 +101,7 @@ def gemm(
         prec = "bf16" if c.precision == "fp8" else c.precision
         peak, eff = c.sys.peak(prec), g["gemm_efficiency"]
     half = g.get("gemm_half_dim", 0.0)
-    eff = scale * eff * _sat(m, half) * _sat(n, half) * _sat(k, half)
+    eff = scale * c.st.gemm_efficiency_scale * eff * _sat(m, half) * _sat(n, half) * _sat(k, half)
     flops = 2.0 * m * k * n
     ob = 1.0 if q else ACT_BYTES
     nbytes = ob * (m * k + k * n) + ACT_BYTES * m * n

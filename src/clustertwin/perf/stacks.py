@@ -47,6 +47,7 @@ class StackProfile:
     zero3_overlap: float = 1.0
     moe_dispatch_efficiency: float = 1.0
     grouped_gemm_efficiency: float = 1.0
+    gemm_efficiency_scale: float = 1.0
     interleaved: bool = True  #: runs the interleaved (virtual-stage) pipeline schedule
     selective_activation_factor: float = 1.0
     selective_gemm_recompute: float = 0.0
@@ -120,6 +121,7 @@ def profile_of(catalog: Any, stack_id: str | None, generation: str) -> StackProf
         zero3_overlap=e.zero3_overlap,
         moe_dispatch_efficiency=e.moe_dispatch_efficiency,
         grouped_gemm_efficiency=e.grouped_gemm_efficiency,
+        gemm_efficiency_scale=e.gemm_efficiency_scale,
         interleaved="interleaved" in e.pipeline_schedules,
         selective_activation_factor=e.selective_activation_factor,
         selective_gemm_recompute=e.selective_gemm_recompute,
