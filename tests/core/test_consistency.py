@@ -45,6 +45,7 @@ def _ladder(cat, gpus: int, model: str):
 def _check_one(sc, cat):
     from clustertwin.buildout import plan_buildout
     from clustertwin.design import design
+    from clustertwin.design.upstream import plan_through
     from clustertwin.perf import estimate
     from clustertwin.plan import make_plan
     from clustertwin.reliability import analyze
@@ -53,10 +54,11 @@ def _check_one(sc, cat):
     plan = make_plan(sc, cat)
     out = plan.to_dict()
     assert plan.design is not None and plan.buildout is not None, out["warnings"]
-    # `design` and `reliability` commands: the stage functions on the same estimate (a plain
-    # count is estimated again; a deadline's solved estimate is reused, it is the slow one)
+    # `design` and `reliability` commands: what they run (plan_through), and the stage
+    # functions on a fresh estimate for a plain count (a deadline's solve is the slow one)
+    d = plan_through(sc, cat, "design").design
     est = estimate(sc, cat) if sc.cluster.gpus is not None else plan.training
-    d = design(sc, cat, est)
+    assert d.racks == design(sc, cat, est).racks
     assert d.racks == out["design"]["racks"]
     assert d.power.it_kw == pytest.approx(out["design"]["power"]["it_kw"])
     assert d.gpus >= out["training"]["gpus"]            # the design holds every installed GPU
@@ -89,7 +91,7 @@ def test_scaling_ladder_agrees_across_commands(gpus, model, cat):
     if gpus == 8:      # one DGX: no compute-fabric switch, an existing facility
         assert out["design"]["fabric"]["switches"] == 0
         assert out["design"]["facility"] == "existing-facility"
-        assert out["buildout"]["profile"] == "existing-facility"
+        assert out["buildout"]["profile"] == "small-order"
     if gpus == 100_000:   # past one NDR 3-tier tree: rail-separated planes, explained
         f = out["design"]["fabric"]
         assert f["rail_groups"] > 1 and f["tiers"] <= 3

@@ -57,7 +57,9 @@ def effective_steps(
                 if ov.days is not None:
                     o, m, p = ov.days
                 rate_factor *= ov.rate_factor
-        if step.applies not in ("all", q.cooling):
+        if step.applies not in ("all", q.cooling) or (
+            step.needs is not None and q.get(step.needs) <= 0
+        ):
             out[step.number] = StepInput(step.number, 0.0, 0.0, 0.0, step.after, applicable=False)
             continue
         if step.scale is None:

@@ -112,6 +112,18 @@ def _scenario_inputs(scenario: Any) -> tuple[str, _dt.date, int]:
     return profile, start, seed
 
 
+def auto_profile(profiles: Any, design: Any, gpus: int) -> str:
+    """``buildout.profile: auto``: the design says whether the cluster fits an existing
+    facility; there, a cluster within a profile's ``auto_max_gpus`` (a few servers from stock)
+    takes the smallest such profile."""
+    facility = str(getattr(design, "facility", None) or "new-build")
+    if facility != "existing-facility":
+        return facility
+    fits = [(p.auto_max_gpus, name) for name, p in profiles.items()
+            if p.auto_max_gpus is not None and gpus <= p.auto_max_gpus]
+    return min(fits)[1] if fits else facility
+
+
 def plan_buildout(
     scenario: Any,
     catalog: Any,
@@ -138,8 +150,8 @@ def plan_buildout(
     if design is None:
         design = design_for(scenario, catalog)
     q = derive_quantities(scenario, catalog, design)
-    if profile == "auto":   # the design says whether the cluster fits an existing facility
-        profile = str(getattr(design, "facility", None) or "new-build")
+    if profile == "auto":
+        profile = auto_profile(profiles, design, q.gpus)
     u = uniforms(seed, len(book.steps), samples) if distribution == "triangular" else None
 
     base = _simulate(effective_steps(book, profiles, profile, q), u, samples, seed, distribution)

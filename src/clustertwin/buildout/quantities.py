@@ -127,14 +127,9 @@ def design_for(scenario: Any, catalog: Any) -> Any:
     from clustertwin.errors import UserError
 
     try:
-        from clustertwin.design import design
+        from clustertwin.design.upstream import plan_through
 
-        estimate = None
-        if _get(scenario, "cluster.gpus") is None:
-            from clustertwin.perf import estimate as perf_estimate
-
-            estimate = perf_estimate(scenario, catalog)
-        return design(scenario, catalog, estimate)
+        return plan_through(scenario, catalog, "design").design
     except UserError:
         raise
     except Exception:  # noqa: BLE001 - a partial scenario (tests, what-ifs) uses the rules

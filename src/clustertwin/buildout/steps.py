@@ -74,6 +74,10 @@ class Step(_Frozen):
     applies: Literal["all", "liquid", "air"] = Field(
         "all", description="cooling mode the step belongs to; elsewhere it takes 0 days"
     )
+    needs: Quantity | None = Field(
+        None, description="the step applies only when this quantity is above 0 (a single node "
+        "has no compute-fabric switches, so no fabric steps)"
+    )
 
     @model_validator(mode="after")
     def _ordered(self) -> Step:
@@ -119,6 +123,9 @@ class Profile(_Frozen):
     inherits: str | None = Field(None, description="profile whose overrides apply first")
     crew_factor: float = Field(1.0, gt=0, description="multiplies every step's max_crews")
     target_days: float | None = Field(None, gt=0, description="replaces staffing.target_days")
+    auto_max_gpus: int | None = Field(None, gt=0, description="buildout.profile auto picks this "
+                                      "profile for an existing-facility cluster of at most this "
+                                      "many GPUs")
     steps: dict[int, StepOverride] = Field(default_factory=dict)
 
 

@@ -10,7 +10,7 @@ together. Keys:
 * ``step.N.optimistic`` / ``step.N.likely`` / ``step.N.pessimistic``: one point (same value
   forms except ``a/b/c``); ``likely`` stretches the other points when it falls outside them.
 * ``step.N.after``: predecessors; ``12,40`` replaces them, ``+12,40`` adds, ``-12`` removes.
-* ``profile``: ``new-build`` | ``existing-facility`` | ``fast-track``.
+* ``profile``: ``new-build`` | ``existing-facility`` | ``small-order`` | ``fast-track``.
 * ``crews``: multiplier on every step's crew cap (``x2`` or ``2``).
 * ``gpus``: the job's GPU count (servers, racks, links and MW follow with the simple rules).
 """
@@ -45,7 +45,7 @@ ALIASES: dict[str, int] = {
     "burn_in_days": 34,
     "validation_days": 186,
 }
-PROFILES = ("new-build", "existing-facility", "fast-track")
+PROFILES = ("new-build", "existing-facility", "small-order", "fast-track")
 _NUM = r"[0-9]+(?:\.[0-9]*)?"
 _STEP_KEY = re.compile(r"^step\.([0-9]+)\.(days|optimistic|likely|pessimistic|after)$")
 _POINT = {"optimistic": 0, "likely": 1, "pessimistic": 2}

@@ -19,10 +19,12 @@ def register(app: typer.Typer) -> None:
         """Racks, scalable units, compute fabric, storage, power chain, cooling and BOM."""
         from clustertwin.cli_common import emit_json, load_inputs, print_rows
         from clustertwin.design import design
-        from clustertwin.perf import estimate as perf_estimate
+        from clustertwin.design.upstream import plan_through
 
         scen, cat = load_inputs(scenario, catalog)
-        result = design(scen, cat, perf_estimate(scen, cat))
+        # the design `plan` makes (installed GPUs, deadline rounds); a stage failure is raised
+        plan = plan_through(scen, cat, "design")
+        result = plan.design or design(scen, cat, plan.training)
         if json_out:
             emit_json(result.to_contract())
             return

@@ -45,6 +45,7 @@ def design(scenario, catalog, estimate=None, *, rules: DesignRules | None = None
         raise ScenarioError([Problem(src, "cluster.gpus", "the design needs a GPU count: "
                                      "give cluster.gpus or an estimate")])
     warnings: list[str] = []
+    notes: list[str] = []
     job_nodes = math.ceil(gpus / node.gpus)
     spares = resolve_spare_nodes(scenario, catalog, gpus)
     nodes = job_nodes + spares
@@ -67,7 +68,11 @@ def design(scenario, catalog, estimate=None, *, rules: DesignRules | None = None
     storage = plan_storage(checkpoint_tb=job_checkpoint_gb(scenario, estimate) / 1000.0,
                            tokens=_tokens(scenario), gpus=gpus, node=node, nodes=nodes,
                            systems=catalog.all("storage"), rules=rules)
-    if storage.tier("pfs") is None:
+    if storage.on_nodes:
+        notes.append(f"storage: {storage.required_capacity_tb:,.1f} TB of data and checkpoints "
+                     "fit on the nodes' own NVMe (design rule local_storage_share): no shared "
+                     "file system or object store is bought")
+    elif storage.tier("pfs") is None:
         warnings.append("no parallel-file-system entry in the catalog: storage bandwidth is 0")
     storage_links = math.ceil(max(storage.write_gbps, storage.read_gbps) * 8
                               / rules.num("storage_port_gbps"))
@@ -148,7 +153,7 @@ def design(scenario, catalog, estimate=None, *, rules: DesignRules | None = None
                         "(contained aisles or rear-door heat exchangers)")
     floor = plan_floor(racks, rules)
     existing = power.facility_kw <= rules.num("existing_facility_max_kw")
-    notes = list(cf.notes)
+    notes = list(cf.notes) + notes
     if existing:
         notes.append(f"{power.facility_kw:,.0f} kW of facility power fits an existing facility "
                      f"(up to {rules.num('existing_facility_max_kw'):,.0f} kW, design rule "

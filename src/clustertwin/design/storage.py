@@ -9,6 +9,11 @@ Bandwidths here are gigaBYTES per second (GB/s, 1e9 B/s), capacities TB/PB (1e12
   PFS read = GPUs x ``read_gbps_per_gpu`` (data loading; R1 Table 6 'better').
 * PFS capacity = (dataset + retained checkpoints) x headroom; object store = (dataset +
   archived checkpoints) x headroom. Dataset = tokens x ``dataset_bytes_per_token``.
+* Small clusters (at most ``local_storage_max_nodes``) keep it on the nodes: when the shared capacity (PFS + object store) fits in
+  ``local_storage_share`` of the nodes' own NVMe and the NVMe's aggregate write bandwidth
+  covers the PFS write and read needs, no shared storage is bought (one DGX H100 holds 30 TB;
+  a 500 TB PFS appliance and a 900 TB object block for it would be 1.4 PB for 0.1 TB of
+  checkpoint). The figures then describe the NVMe tier.
 * Building blocks from the catalog's ``storage`` entries: the count is the largest of the
   capacity, write and read needs; among several systems of a tier the one needing the fewest
   blocks wins (then the lowest id).
@@ -53,15 +58,22 @@ class StorageDesign:
         return sum(t.capacity_tb for t in self.tiers if t.tier != "nvme") / 1000.0
 
     @property
+    def on_nodes(self) -> bool:
+        """Everything lives on the nodes' NVMe (a small cluster buys no shared storage)."""
+        return self.tier("pfs") is None and self.tier("nvme") is not None
+
+    @property
     def write_gbps(self) -> float:
-        """Sustained PFS write, GB/s (what a checkpoint sees)."""
-        t = self.tier("pfs")
+        """Sustained PFS write, GB/s (what a checkpoint sees); the NVMe's when on the nodes."""
+        t = self.tier("pfs") or (self.tier("nvme") if self.on_nodes else None)
         return t.write_gbps if t else 0.0
 
     @property
     def read_gbps(self) -> float:
-        """Sustained PFS read, GB/s."""
+        """Sustained PFS read, GB/s (NVMe reads are counted at its write rate)."""
         t = self.tier("pfs")
+        if t is None and self.on_nodes:
+            return self.tier("nvme").write_gbps
         return t.read_gbps if t else 0.0
 
     @property
@@ -113,6 +125,11 @@ def plan_storage(*, checkpoint_tb: float, tokens: float, gpus: int, node, nodes:
             nvme_w = ref.write_gb_per_s * node.local_nvme_tb / ref.capacity_tb
         tiers.append(StorageTier("nvme", None, nodes, nodes * node.local_nvme_tb,
                                  nodes * nvme_w, 0.0, 0, 0.0))
+    local = tiers[0] if tiers else None
+    if (local is not None and nodes <= rules.num("local_storage_max_nodes")
+            and pfs_cap + obj_cap <= local.capacity_tb * rules.num("local_storage_share")
+            and max(write, read) <= local.write_gbps):
+        by_tier = {}                      # small: it all fits on the nodes' own NVMe
     for name, cap, w, r in (("pfs", pfs_cap, write, read), ("object", obj_cap, 0.0, 0.0)):
         t = _tier(name, _pick(by_tier.get(name, []), cap, w, r))
         if t is not None:

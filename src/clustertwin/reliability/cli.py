@@ -17,19 +17,13 @@ def register(app: typer.Typer) -> None:
                     catalog: CatalogOpt = None) -> None:
         """Failures, checkpoint interval, ETTR and lost GPU-hours of the training run."""
         from clustertwin.cli_common import emit_json, load_inputs, print_rows
-        from clustertwin.perf import estimate as perf_estimate
+        from clustertwin.design.upstream import plan_through
         from clustertwin.reliability import analyze
 
         scen, cat = load_inputs(scenario, catalog)
-        est = perf_estimate(scen, cat)
-        design = None
-        try:
-            from clustertwin.design import design as make_design
-        except ImportError:
-            make_design = None
-        if make_design is not None:
-            design = make_design(scen, cat, est)
-        result = analyze(scen, cat, est, design)
+        # the estimate and design `plan` makes (installed GPUs, deadline rounds)
+        plan = plan_through(scen, cat, "reliability")
+        result = plan.reliability or analyze(scen, cat, plan.training, plan.design)
         if json_out:
             emit_json(result.to_contract())
             return

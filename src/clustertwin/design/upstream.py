@@ -1,0 +1,18 @@
+"""The design (and the results before it) exactly as ``plan`` computes them, for the commands
+that show one stage (``design``, ``reliability``, ``buildout``): one source of truth for the
+installed GPUs, racks and power, including the deadline solver's wall-clock rounds."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def plan_through(scenario: Any, catalog: Any, last: str = "design") -> Any:
+    """``make_plan`` up to ``last`` ("design" or "reliability"). A deadline solved on a
+    wall-clock basis needs the reliability stage to confirm its count, so it runs too."""
+    from clustertwin.plan import make_plan
+
+    stages = ("design", "reliability")
+    if last == "design" and getattr(scenario.cluster, "deadline_days", None) is None:
+        stages = ("design",)
+    return make_plan(scenario, catalog, stages=stages)
