@@ -127,14 +127,19 @@ def make_row(r: dict[str, str]) -> CalRow:
     seq = int(r["seq_len"])
     gdt = (r.get("grad_dtype") or "").strip()
     gbytes = {"fp32": 4.0, "bf16": 2.0, "fp16": 2.0}.get(gdt) if gdt else None
-    job = Job(shape, seq, int(r["global_batch_seqs"]), r["precision"] or "bf16", gbytes)
+    job = Job(shape, seq, int(r["global_batch_seqs"]), precision_of(r.get("precision", "")), gbytes)
     pinned: dict[str, Any] = {}
     for key in ("tp", "pp", "dp", "cp", "ep", "virtual_stages", "micro_batch"):
         val = _int(r.get(key, ""))
         if val is not None:
             pinned[key] = val
-    if r.get("recompute"):
-        pinned["recompute"] = r["recompute"]
+    rc = (r.get("recompute") or "").strip().lower()
+    if rc:
+        pinned["recompute"] = {"true": "full", "false": "none", "yes": "full", "no": "none"}.get(
+            rc, rc
+        )
+    if (r.get("zero") or "").strip():
+        pinned["zero"] = int(float(r["zero"]))
     if r.get("sequence_parallel"):
         pinned["sequence_parallel"] = r["sequence_parallel"].strip().lower() == "true"
     gpus = _int(r["gpus"]) or DEFAULT_GPUS
@@ -149,6 +154,11 @@ def make_row(r: dict[str, str]) -> CalRow:
         kind, target = "step", float(derived)
     elif unit.startswith("seconds per iteration"):
         kind, target = "step", value
+    elif unit.lower().startswith("tokens/s") and _int(r["gpus"]):
+        # tokens per second per GPU (or for the whole job) -> step time of the global batch
+        per_gpu = "gpu" in unit.lower()
+        tps = value * (int(r["gpus"]) if per_gpu else 1)
+        kind, target = "step", int(r["global_batch_seqs"]) * seq / tps
     elif unit.startswith("TFLOP/s"):
         kind, target, loose = "tflops", value, True
     elif "per trillion tokens" in unit:
@@ -193,6 +203,43 @@ ROW_STACKS = {
     "deepseek": "deepseek-hai",
     "llama2": "fsdp",
 }
+
+
+def precision_of(text: str) -> str:
+    """bf16 / fp16 / fp8 from how tables spell it (FP8-CS, MXFP8, amp_bf16, BF16 ...)."""
+    t = (text or "").strip().lower()
+    for p in ("fp8", "bf16", "fp16"):
+        if p in t:
+            return p
+    return t or "bf16"
+
+
+#: substrings of stack names as tables spell them -> catalog stack ids (first match wins)
+STACK_WORDS = (
+    ("titan", "torchtitan"),
+    ("foundry", "llm-foundry"),
+    ("mosaic", "llm-foundry"),
+    ("composer", "llm-foundry"),
+    ("deepspeed", "deepspeed"),
+    ("nanotron", "nanotron"),
+    ("fsdp", "fsdp"),
+    ("nemo", "megatron"),
+    ("megatron", "megatron"),
+)
+
+
+def stack_name(catalog: Any, text: str) -> str:
+    """A catalog stack id for a table's stack name: the id or an alias, else a known word in
+    it (``NeMo 24.09`` -> megatron), else :data:`DEFAULT_STACK`."""
+    from clustertwin.perf.stacks import DEFAULT_STACK, find_stack
+
+    t = (text or "").strip().lower()
+    if not t:
+        return DEFAULT_STACK
+    e = find_stack(catalog, t) or find_stack(catalog, t.replace(" ", "-").replace("_", "-"))
+    if e is not None:
+        return e.id
+    return next((sid for word, sid in STACK_WORDS if word in t), DEFAULT_STACK)
 
 
 def row_stack(r: dict[str, str]) -> str:
@@ -249,7 +296,8 @@ def run_row(
 ) -> tuple[CalResult, SearchResult]:
     """Best plan for the row under ``pinned`` (default: the published parallelism)."""
     sys = system or row_system(catalog, row)
-    job = replace(row.job, stack=profile_of(catalog, row.stack, sys.generation))
+    stack = stack_name(catalog, row.stack)
+    job = replace(row.job, stack=profile_of(catalog, stack, sys.generation))
     res = search(job, sys, row.gpus, row.pinned if pinned is None else pinned)
     ranked = res.ranked()
     fits = ranked.size > 0

@@ -151,20 +151,32 @@ def register(app: typer.Typer) -> None:
     def calibration_cmd(
         as_json: bool = typer.Option(False, "--json", help="print JSON"),
         catalog: list[Path] = typer.Option(None, "--catalog", help="extra catalog folder"),
+        csv_path: Path = typer.Option(
+            None, "--csv", help="rows to compare (default: shared/reference calibration CSV)"
+        ),
+        free: bool = typer.Option(
+            False, "--search", help="also leave every key to the search and compare plans"
+        ),
     ) -> None:
         """Predicted vs published for every row of the calibration CSV."""
         from clustertwin.catalog import load_catalog
         from clustertwin.cli_common import emit_json
-        from clustertwin.errors import UserError
+        from clustertwin.errors import Problem, UsageError, UserError
         from clustertwin.perf import calibration as cal
+        from clustertwin.perf import calreport
 
         try:
             cat = load_catalog(catalog or [])
-            results = cal.run_all(cat)
+            if csv_path is not None and not csv_path.is_file():
+                raise UsageError([Problem(str(csv_path), "--csv", "file not found")])
+            rows_in = cal.load_rows(csv_path) if csv_path is not None else None
+            results = cal.run_all(cat, rows_in)
         except UserError as exc:
             _fail(exc)
             return
         summ = cal.summary(results)
+        classes = calreport.by_class(results)
+        searched = [calreport.free_vs_published(cat, r) if free else None for r in results]
         rows = [
             {
                 "id": r.row.id,
@@ -179,19 +191,27 @@ def register(app: typer.Typer) -> None:
                 "plan": r.plan,
                 "fits": r.fits,
                 "memory_gib": r.memory_gib,
+                "stack": r.row.stack,
+                "class": calreport.row_class(r),
+                **({"search": s} if s is not None else {}),
             }
-            for r in results
+            for r, s in zip(results, searched, strict=True)
         ]
         if as_json:
-            emit_json({"rows": rows, "summary": summ})
+            emit_json({"rows": rows, "summary": summ, "classes": classes})
             return
         from rich.console import Console
         from rich.table import Table
 
         t = Table(title="training-time model vs published runs")
-        for col in ("row", "compared", "predicted", "published", "error", "plan"):
+        cols = ["row", "compared", "predicted", "published", "error", "plan"]
+        for col in cols + (["search vs published plan"] if free else []):
             t.add_column(col)
         for r in rows:
+            extra = []
+            if "search" in r:
+                s = r["search"]
+                extra = [f"{s['speedup']:.2f}x: {calreport.fmt_changed(s['changed'])}"]
             t.add_row(
                 r["id"] + (" (loose)" if r["loose"] else ""),
                 r["compared"],
@@ -199,6 +219,7 @@ def register(app: typer.Typer) -> None:
                 f"{r['published']:.4g}",
                 f"{r['error']:+.1%}",
                 _plan_str(r["plan"]),
+                *extra,
             )
         con = Console()
         con.print(t)
@@ -208,3 +229,9 @@ def register(app: typer.Typer) -> None:
             f"{summ['loose_max_abs_error']:.1%} ({summ['loose_rows']} rows); all rows mean "
             f"{summ['all_mean_abs_error']:.1%}"
         )
+        for c, st in classes.items():
+            con.print(
+                f"{c}: {st['rows']} rows, median |error| {st['median_abs_error']:.1%}, mean "
+                f"signed {st['mean_signed_error']:+.1%} (+ = predicted slower), max "
+                f"{st['max_abs_error']:.1%}"
+            )
