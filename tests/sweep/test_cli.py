@@ -80,3 +80,14 @@ def test_compare_needs_two_valid_files(tmp_path):
     r = run("compare", str(EXAMPLES / "default.yaml"), str(bad))
     assert r.exit_code == 2 and "bad.yaml: cluster" in r.output
     assert run("compare", str(EXAMPLES / "default.yaml")).exit_code == 2
+
+
+def test_common_seeds_make_equal_options_tie(small_file, tmp_path):
+    out = tmp_path / "crn"
+    r = run("sweep", str(small_file), "--set", "economics.cloud_usd_per_gpu_hour=2,3", "--seeds", "common",
+            "--out", str(out), "--workers", "1")
+    assert r.exit_code == 0, r.output
+    with (out / "sweep.csv").open() as f:
+        rows = list(csv.DictReader(f))
+    assert rows[0]["reliability.effective_days"] == rows[1]["reliability.effective_days"]
+    assert float(rows[1]["economics.run_cost_cloud_usd"]) > float(rows[0]["economics.run_cost_cloud_usd"])

@@ -99,3 +99,10 @@ def test_a_bad_combination_is_a_row_not_the_end(small_doc):
     sw = build(small_doc, {"cluster.gpus": [64, 72]}, cases)
     skip = prepare(sw)  # 64 GPUs are 8 DGX H100 but not whole NVL72 racks
     assert sorted(skip) == [2] and "multiple of the 72" in skip[2]
+
+
+def test_common_seeds_keep_the_base_seed(small_doc):
+    pts = make_points(small_doc, {"cluster.gpus": [64, 128]}, seeds="common")
+    assert [p.doc["reliability"]["seed"] for p in pts] == [7, 7]
+    with pytest.raises(UsageError):
+        make_points(small_doc, {"cluster.gpus": [64]}, seeds="random")

@@ -37,7 +37,7 @@ def run_sweep_table(sw: Sweep, executor: str = "local", workers: int | None = No
 def sweep(base: Any = None, grid: dict[str, list[Any]] | None = None, *,
           cases: list[tuple[str, dict[str, Any]]] | None = None, executor: str = "local",
           workers: int | None = None, ray_address: str | None = None,
-          catalog: Iterable[str | Path] = ()) -> Any:
+          catalog: Iterable[str | Path] = (), seeds: str | None = None) -> Any:
     """Plan every scenario of a grid and return one row per scenario as a ``pyarrow.Table``.
 
     ``base``: a scenario file path, a scenario mapping, a ``Scenario`` or None (the built-in
@@ -45,13 +45,15 @@ def sweep(base: Any = None, grid: dict[str, list[Any]] | None = None, *,
     crossed with ``cases`` (``[(name, {key: value})]``). ``executor``: ``"local"`` (process pool,
     ``workers`` processes, default one per core) or ``"ray"`` (``ray_address`` or a local Ray).
     Columns: the swept keys, every plan key flattened with dots, ``point``, ``error``.
+    ``seeds``: ``"per-scenario"`` (default; each scenario's seed from the base seed and its
+    coordinates) or ``"common"`` (every scenario the base seed: common random numbers).
     ``table.to_pandas()`` gives a DataFrame when pandas is installed."""
     from clustertwin.sweep.study import is_study, load_study
 
     if isinstance(base, str | Path) and not cases and _is_study_file(Path(base), is_study):
-        sw = load_study(Path(base), grid)
+        sw = load_study(Path(base), grid, seeds)
     else:
-        sw = build(base, grid, cases)
+        sw = build(base, grid, cases, seeds=seeds or "per-scenario")
     return run_sweep_table(sw, executor, workers, ray_address, catalog)
 
 

@@ -71,6 +71,7 @@ def sweep_command(
     ray_address: Annotated[Optional[str], typer.Option("--ray-address", help="Ray cluster to join (default: start a local one)")] = None,  # noqa: UP045
     objective: Annotated[Optional[str], typer.Option("--objective", help="run_cost_owned_usd | run_cost_cloud_usd | effective_days | capex_usd")] = None,  # noqa: UP045
     require: Annotated[Optional[list[str]], typer.Option("--require", help="'COLUMN<=NUMBER' a scenario must meet; repeatable")] = None,  # noqa: UP045
+    seeds: Annotated[Optional[str], typer.Option("--seeds", help="per-scenario (seed from base seed + grid coordinates) or common (base seed everywhere)")] = None,  # noqa: UP045
     force: Annotated[bool, typer.Option("--force", help="overwrite files in --out that clustertwin did not write")] = False,
     catalog: CatalogOpt = None,
 ) -> None:
@@ -86,7 +87,7 @@ def sweep_command(
     _need_pyarrow()
     if executor not in ("local", "ray"):
         raise UsageError([Problem("--executor", executor, "expected local or ray")])
-    sw = load_study(base, _grid_options(sets or [], ranges or []))
+    sw = load_study(base, _grid_options(sets or [], ranges or []), seeds)
     obj = objective or sw.objective or "run_cost_owned_usd"
     ch.objective_column(obj)
     reqs = [ch.parse_requirement(r) for r in [*sw.require, *(require or [])]]

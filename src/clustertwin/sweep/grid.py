@@ -129,7 +129,7 @@ def parse_range(text: str) -> tuple[str, list[Any]]:
         raise UsageError([Problem("--range", key, f"{count} values; at most 100000 per axis")])
     if all(isinstance(n, int) for n in nums):
         return key, [start + i * step for i in range(count)]
-    return key, [round(start + i * step, 12) for i in range(count)]
+    return key, [round(float(start) + i * step, 12) for i in range(count)]
 
 
 def set_path(doc: dict[str, Any], key: str, value: Any) -> None:
@@ -197,9 +197,19 @@ def _label(case: str | None, axes: dict[str, Any]) -> str:
     return " ".join(parts) or "base"
 
 
+SEEDS = ("per-scenario", "common")
+
+
 def make_points(base: dict[str, Any], grid: dict[str, list[Any]],
-                cases: list[tuple[str, dict[str, Any]]] | None = None) -> list[Point]:
-    """The points of ``cases`` x ``grid`` in row-major order (cases outermost)."""
+                cases: list[tuple[str, dict[str, Any]]] | None = None,
+                seeds: str = "per-scenario") -> list[Point]:
+    """The points of ``cases`` x ``grid`` in row-major order (cases outermost).
+
+    ``seeds="per-scenario"``: each point its own stream (see the module docstring);
+    ``"common"``: every point keeps the base seed (common random numbers: scenarios that differ
+    only in keys the Monte Carlo ignores get identical draws, so their differences are not noise)."""
+    if seeds not in SEEDS:
+        raise UsageError([Problem("--seeds", seeds, f"expected one of {', '.join(SEEDS)}")])
     cases = cases or [(None, {})]  # type: ignore[list-item]
     keys = list(grid)
     base_seed = _get_path(base, SEED_KEY, 0)
@@ -212,7 +222,7 @@ def make_points(base: dict[str, Any], grid: dict[str, list[Any]],
             shown = {k: v for k, v in axes.items() if len(grid[k]) > 1}  # one-value axes: not in labels
             assignments = {**case_set, **axes}
             doc = apply(base, assignments)
-            if SEED_KEY not in assignments:
+            if SEED_KEY not in assignments and seeds == "per-scenario":
                 set_path(doc, SEED_KEY, point_seed(base_seed, case_name, assignments))
             label = _label(case_name, shown)
             doc["name"] = label if case_name else f"{base_name} {label}"

@@ -8,7 +8,7 @@ import math
 from typing import Any
 
 from clustertwin.sweep.choose import DAYS, Choice
-from clustertwin.sweep.report import METRICS, fmt, html_table, ranking_rows
+from clustertwin.sweep.report import LEGEND, METRICS, fmt, html_table, ranking_rows
 
 MAX_KEY_FIGURES = 8
 
@@ -85,7 +85,7 @@ def render_sweep(sw: Any, table: Any, choice: Choice) -> str:
 
     cols = {n: table.column(n).to_pylist() for n in table.column_names}
     swept = swept_of(table)
-    header, rows = ranking_rows(table, choice, swept, limit=50)
+    header, rows = ranking_rows(table, choice, swept, limit=50, with_keys=False)
     best = cols["point"][choice.best] if choice.best is not None else "none meets the requirements"
     summary = [("scenarios", f"{table.num_rows:,}"),
                ("failed to plan", f"{sum(e is not None for e in cols['error']):,}"),
@@ -94,8 +94,9 @@ def render_sweep(sw: Any, table: Any, choice: Choice) -> str:
                ("meet the requirements", f"{len(choice.feasible):,}"),
                ("best", str(best)),
                ("Pareto set", ", ".join(str(cols["point"][i]) for i in choice.pareto) or "empty")]
-    sections = [{"title": "Choice", "rows": summary, "figures": [("Pareto front", pareto_figure(cols, choice))],
-                 "html": "<h3>Ranking (best first)</h3>" + html_table(header, rows)}]
+    sections = [{"title": "Choice", "rows": summary, "figures": [("Pareto front", pareto_figure(cols, choice))]},
+                {"title": "Ranking (best first; scenarios meeting the requirements)",
+                 "html": html_table(header, rows) + f"<p class='sub'>{html.escape(LEGEND)}</p>"}]
     figs = [(k, f) for k in swept[:MAX_KEY_FIGURES] if (f := key_figure(cols, k, choice)) is not None]
     if figs:
         sections.append({"title": "Metrics against each swept key", "figures": figs})

@@ -13,13 +13,14 @@ A study file names a base scenario and what to vary (``clustertwin sweep example
       economics.cloud_usd_per_gpu_hour: [2.0, 3.0]
     objective: run_cost_owned_usd    # optional defaults for --objective / --require
     require: ["reliability.effective_days<=120"]
+    seeds: per-scenario              # or common (every scenario the base seed)
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -43,6 +44,7 @@ class StudyFile(BaseModel):
     grid: dict[str, list[Any]] = Field(default_factory=dict)
     objective: str | None = None
     require: list[str] = Field(default_factory=list)
+    seeds: Literal["per-scenario", "common"] = Field("per-scenario", description="Monte Carlo seeds per point")
 
     @field_validator("grid")
     @classmethod
@@ -110,7 +112,7 @@ def _scenario_doc(s: Any) -> dict[str, Any]:
 
 def build(base: Any, grid: dict[str, list[Any]] | None = None,
           cases: list[tuple[str, dict[str, Any]]] | None = None, title: str | None = None,
-          where: Path | None = None) -> Sweep:
+          where: Path | None = None, seeds: str = "per-scenario") -> Sweep:
     """A :class:`Sweep` from a base (path, mapping or Scenario), a grid and optional cases."""
     doc, source = _base_doc(base, where)
     grid = dict(grid or {})
@@ -124,23 +126,25 @@ def build(base: Any, grid: dict[str, list[Any]] | None = None,
     for k, values in grid.items():
         if not isinstance(values, list | tuple) or not values:
             raise UsageError([Problem(source, k, "expected a non-empty list of values")])
-    points = make_points(doc, {k: list(v) for k, v in grid.items()}, cases or None)
+    points = make_points(doc, {k: list(v) for k, v in grid.items()}, cases or None, seeds)
     return Sweep(title or str(doc.get("name", "sweep")), source, doc, keys, points)
 
 
-def load_study(path: Path, extra_grid: dict[str, list[Any]] | None = None) -> Sweep:
-    """Read a study file (or a plain scenario file as the base) and add ``extra_grid`` axes."""
+def load_study(path: Path, extra_grid: dict[str, list[Any]] | None = None,
+               seeds: str | None = None) -> Sweep:
+    """Read a study file (or a plain scenario file as the base) and add ``extra_grid`` axes;
+    ``seeds`` overrides the study's ``seeds:``."""
     from clustertwin.io import pydantic_problems, read_document
 
     doc = read_document(path)
     if not is_study(doc):
-        return build(path, extra_grid)
+        return build(path, extra_grid, seeds=seeds or "per-scenario")
     try:
         study = StudyFile.model_validate(doc)
     except ValidationError as exc:
         raise ScenarioError(pydantic_problems(exc, str(path))) from None
     grid = {**study.grid, **(extra_grid or {})}
     cases = [(c.name, c.set) for c in study.cases]
-    sw = build(study.base, grid, cases, study.study, where=path.parent)
+    sw = build(study.base, grid, cases, study.study, where=path.parent, seeds=seeds or study.seeds)
     return Sweep(sw.title, str(path), sw.base, sw.keys, sw.points, study.objective,
                  list(study.require), study.description)
