@@ -8,7 +8,6 @@ defaults). A user mistake (``UserError``) stops the plan: the user has to fix it
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,6 +17,10 @@ from clustertwin.errors import UserError
 from clustertwin.scenario import Scenario
 
 STAGES = ("training", "design", "reliability", "economics", "buildout")
+#: deadline mode: full-reliability confirmations of the solved cluster before giving up
+DEADLINE_ROUNDS = 3
+#: each re-solve asks the analytic ETTR for this much headroom beyond the shortfall seen
+DEADLINE_MARGIN = 0.995
 
 
 @dataclass(frozen=True)
@@ -41,25 +44,30 @@ class Plan:
         return out
 
 
-def _call(module: str, func: str, *args: Any) -> Any:
-    mod = importlib.import_module(module)
-    return getattr(mod, func)(*args)
-
-
 def make_plan(scenario: Scenario, catalog: Catalog,
               on_stage: Callable[[str], None] | None = None,
               stages: tuple[str, ...] = STAGES) -> Plan:
-    """Run the stages in order. ``on_stage(name)`` is called before each (for progress bars)."""
-    warnings: list[str] = []
-    res: dict[str, Any] = {}
+    """Run the stages in order. ``on_stage(name)`` is called before each (for progress bars).
 
-    def run(name: str, module: str, func: str, *args: Any) -> Any:
+    The data flow, in one place: training estimate (none for a design-only scenario) ->
+    design -> reliability -> economics -> build-out. In deadline mode on a wall-clock basis
+    the solved cluster is confirmed with the full reliability stage and solved again (at most
+    :data:`DEADLINE_ROUNDS` times) while ``reliability.effective_days`` exceeds the deadline."""
+    from clustertwin.buildout import plan_buildout
+    from clustertwin.design import design as design_stage
+    from clustertwin.economics import economics as economics_stage
+    from clustertwin.perf import estimate as training_stage
+    from clustertwin.reliability import analyze as reliability_stage
+
+    warnings: list[str] = []
+
+    def run(name: str, fn: Callable[..., Any], *args: Any, **kw: Any) -> Any:
         if name not in stages:
             return None
         if on_stage:
             on_stage(name)
         try:
-            return _call(module, func, *args)
+            return fn(*args, **kw)
         except UserError:
             raise
         except (ImportError, AttributeError, NotImplementedError) as exc:
@@ -68,19 +76,44 @@ def make_plan(scenario: Scenario, catalog: Catalog,
             warnings.append(f"{name}: stage failed ({type(exc).__name__}: {exc}); later stages use defaults")
         return None
 
-    # training time is the root every other stage hangs off; its failure stops the plan
-    if on_stage:
-        on_stage("training")
-    res["training"] = _call("clustertwin.perf", "estimate", scenario, catalog)
-    res["design"] = run("design", "clustertwin.design", "design", scenario, catalog, res["training"])
-    res["reliability"] = run("reliability", "clustertwin.reliability", "analyze",
-                             scenario, catalog, res["training"], res["design"])
-    res["economics"] = run("economics", "clustertwin.economics", "economics",
-                           scenario, catalog, res["training"], res["design"], res["reliability"])
-    res["buildout"] = run("buildout", "clustertwin.buildout", "plan_buildout", scenario, catalog, res["design"])
+    training = None
+    if scenario.design_only:
+        warnings.append("training: no model/training sections: a design-only plan (the cluster's design, "
+                        "cost, build-out and node-level reliability; no training run)")
+    else:  # training time is the root the other stages hang off; its failure stops the plan
+        if on_stage:
+            on_stage("training")
+        training = training_stage(scenario, catalog)
+    design = run("design", design_stage, scenario, catalog, training)
+    reliability = run("reliability", reliability_stage, scenario, catalog, training, design)
+    scale = 1.0
+    for _ in range(DEADLINE_ROUNDS):
+        late = _deadline_excess(scenario, reliability)
+        if late <= 0:
+            break
+        scale *= scenario.cluster.deadline_days / (scenario.cluster.deadline_days + late) * DEADLINE_MARGIN
+        training = training_stage(scenario, catalog, ettr_scale=scale)
+        design = run("design", design_stage, scenario, catalog, training)
+        reliability = run("reliability", reliability_stage, scenario, catalog, training, design)
+    late = _deadline_excess(scenario, reliability)
+    if late > 0:
+        warnings.append(f"training: the solved cluster misses the {scenario.cluster.deadline_days:g}-day "
+                        f"deadline by {late:.1f} wall-clock days (reliability.effective_days)")
+    economics = run("economics", economics_stage, scenario, catalog, training, design, reliability)
+    buildout = run("buildout", plan_buildout, scenario, catalog, design)
+    res = {"training": training, "design": design, "reliability": reliability,
+           "economics": economics, "buildout": buildout}
     for name, result in res.items():  # each stage's own caveats, labelled with the stage
         attrs = ("warnings",) if name == "buildout" else ("warnings", "notes")  # build-out notes are informational
         for attr in attrs:
             for msg in getattr(result, attr, None) or ():
                 warnings.append(f"{name}: {msg}")
     return Plan(scenario=scenario, warnings=tuple(warnings), **res)
+
+
+def _deadline_excess(scenario: Scenario, reliability: Any) -> float:
+    """Wall-clock days past a deadline solved on a wall-clock basis (0 otherwise)."""
+    c = scenario.cluster
+    if c.deadline_days is None or c.deadline_basis != "wall-clock" or reliability is None:
+        return 0.0
+    return max(0.0, float(reliability.effective_days) - c.deadline_days)

@@ -223,7 +223,7 @@ class Reliability(_Section):
     checkpoint_interval_min: float | Auto = Field("auto", description="minutes between checkpoints; auto = optimum")
     checkpoint_blocking_s: float | Auto = Field("auto", description="training stall per checkpoint; auto = from size and storage")
     restart_min: float = Field(10.0, ge=0, le=10080, description="detect + reschedule + init + reload per interruption")
-    trials: PosInt = Field(1000, le=1_000_000, description="Monte Carlo trials")
+    trials: Annotated[int, Field(gt=0, le=1_000_000)] = Field(1000, description="Monte Carlo trials (at most 1,000,000)")
     seed: int = Field(0, ge=0, description="random seed")
     local_checkpoint_interval_min: float | Literal["none", "auto"] = Field(
         "none", description="minutes between checkpoints to the local tier (node NVMe / host memory); none = file system only, auto = optimum")
@@ -406,11 +406,13 @@ def _resolve(doc: ScenarioFile, catalog: Catalog, source: str) -> Scenario:
                     f"the catalog has no node built on {cl.gpu!r}; add one with --catalog DIR")
             problems.append(Problem(source, "cluster.node",
                                     f"node {cl.node!r} holds {node.gpu!r}, not {cl.gpu!r}; {hint}"))
-        if cl.gpus is not None and cl.gpus % node.gpus:
-            lo = cl.gpus // node.gpus * node.gpus
-            hint = f"{lo} or {lo + node.gpus}" if lo else f"{node.gpus}"
+        unit = job_unit_gpus(node)  # whole nodes; a rack-scale system's last rack may be partly filled
+        if cl.gpus is not None and cl.gpus % unit:
+            lo = cl.gpus // unit * unit
+            hint = f"{lo} or {lo + unit}" if lo else f"{unit}"
+            what = f"GPUs per {cl.node}" if unit == node.gpus else f"GPUs per compute tray of {cl.node}"
             problems.append(Problem(source, "cluster.gpus",
-                                    f"{cl.gpus} is not a multiple of the {node.gpus} GPUs per {cl.node}; try {hint}"))
+                                    f"{cl.gpus} is not a multiple of the {unit} {what}; try {hint}"))
         problems.extend(_check_sizes(doc, node, source))
     if gpu_ok and doc.training is not None:
         gpu = catalog.get("gpu", cl.gpu)
@@ -491,7 +493,7 @@ def with_updates(s: Scenario, **section_updates: dict[str, Any]) -> Scenario:
         data["model"]["preset"] = None
     for section, upd in section_updates.items():
         data[section] = {**(data[section] or {}), **upd}
-    if "cluster" in section_updates and "gpus" in section_updates["cluster"]:
+    if "cluster" in section_updates and section_updates["cluster"].get("gpus") is not None:
         data["cluster"]["deadline_days"] = None
     t = data["training"]
     if t is not None and t["global_batch_tokens"] is not None and t["global_batch_seqs"] is not None:

@@ -28,6 +28,7 @@ MAX_GPUS = 2_000_000
 @dataclass(frozen=True)
 class Trial:
     installed: int  #: GPUs installed (whole nodes)
+    used: int  #: GPUs the best plan uses
     tokens_per_s: float
     step_time_s: float
     ettr: float
@@ -69,12 +70,12 @@ def _trial(scenario: Any, catalog: Any, installed: int, wall: bool, ettr_scale: 
     _, _, res = run_search(scenario, catalog, installed)
     ranked = res.ranked()
     if ranked.size == 0:
-        return Trial(installed, 0.0, math.inf, 1.0)
+        return Trial(installed, 0, 0.0, math.inf, 1.0)
     i = int(ranked[0])
     tps, step = float(res.metrics["tokens_per_s"][i]), float(res.metrics["step_time_s"][i])
     used = int(res.metrics["gpus"][i])
     ettr = analytic_ettr(scenario, catalog, used, step) * ettr_scale if wall else 1.0
-    return Trial(installed, tps, step, min(ettr, 1.0))
+    return Trial(installed, used, tps, step, min(ettr, 1.0))
 
 
 def solve_gpus(scenario: Any, catalog: Any, ettr_scale: float = 1.0) -> tuple[int, list[str]]:
@@ -108,17 +109,18 @@ def solve_gpus(scenario: Any, catalog: Any, ettr_scale: float = 1.0) -> tuple[in
         nodes *= 2
     if hi is None:
         raise _cannot(scenario, trials, wall)
-    while hi - lo > max(1, hi // 200):  # whole nodes; within 0.5% on very large clusters
+    while hi - lo > max(1, hi // 100):  # whole nodes; within 1% on large clusters
         mid = (lo + hi) // 2
         if ok(mid):
             hi = mid
         else:
             lo = mid
     tr = trials[hi]
+    gpus = math.ceil(tr.used / unit) * unit  # install what the best plan uses, in whole nodes
     basis = (f"{c.deadline_basis} days (failures, checkpoints, restarts: analytic ETTR {tr.ettr:.1%})"
              if wall else "failure-free days")
-    return hi * unit, [f"GPU count solved for a {c.deadline_days:g}-day deadline in {basis}: "
-                       f"{hi * unit:,} GPUs ({hi:,} nodes), {tr.days(t.tokens):.1f} days expected"]
+    return gpus, [f"GPU count solved for a {c.deadline_days:g}-day deadline in {basis}: "
+                  f"{gpus:,} GPUs ({gpus // unit:,} nodes), {tr.days(t.tokens):.1f} days expected"]
 
 
 def _cannot(scenario: Any, trials: dict[int, Trial], wall: bool) -> InfeasibleError:

@@ -33,7 +33,14 @@ from typing import Any
 import numpy as np
 
 from clustertwin.perf.costmodel import PLAN_KEYS, Job, evaluate
-from clustertwin.perf.search import MAX_CP, MIN_CP_CHUNK, SearchResult, _pin, inner_plans
+from clustertwin.perf.search import (
+    MAX_CP,
+    MIN_CP_CHUNK,
+    SearchResult,
+    _pin,
+    inner_plans,
+    rows_to_plans,
+)
 from clustertwin.perf.system import System
 
 #: How far (relative) the global batch may move under ``batch_rounding: nearest``. Our choice,
@@ -140,15 +147,12 @@ def outer_shapes(job: Job, sys: System, most: int, unit: int, fixed: int | None,
 
 
 def _plans(job: Job, outers: list[Outer], pinned: dict[str, Any], pruned: Counter, coarse: bool):
-    blocks, batch = [], []
+    rows, batch = [], []
     for o in outers:
-        for b in inner_plans(job.shape, (o.tp, o.cp, o.pp, o.dp), o.per_rep, pinned, pruned, coarse):
-            blocks.append(b)
-            batch.append(np.full(b["tp"].shape[0], o.dp * o.per_rep))
-    if not blocks:
-        return {k: np.zeros(0, dtype=np.int64) for k in PLAN_KEYS}, np.zeros(0, dtype=np.int64)
-    plans = {k: np.concatenate([b[k] for b in blocks]).astype(np.int64) for k in PLAN_KEYS}
-    return plans, np.concatenate(batch).astype(np.int64)
+        new = inner_plans(job.shape, (o.tp, o.cp, o.pp, o.dp), o.per_rep, pinned, pruned, coarse)
+        rows.extend(new)
+        batch.extend([o.dp * o.per_rep] * len(new))
+    return rows_to_plans(rows), np.array(batch, dtype=np.int64)
 
 
 def _evaluate(job: Job, sys: System, plans: dict[str, np.ndarray], batch: np.ndarray) -> dict[str, np.ndarray]:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass, field
+from itertools import product
 from typing import Any
 
 import numpy as np
@@ -215,7 +216,7 @@ def enumerate_plans(
             if c == 1 or (job.seq % (2 * c) == 0 and job.seq // c >= MIN_CP_CHUNK)
         ],
     )
-    blocks: list[dict[str, np.ndarray]] = []
+    rows: list[tuple[int, ...]] = []
     for tp in tp_opts:
         if m.heads % tp or (m.kv_heads % tp and tp % m.kv_heads):
             pruned["tp does not divide the attention heads"] += 1
@@ -239,11 +240,8 @@ def enumerate_plans(
                     pruned["dp does not divide the global batch"] += 1
                     continue
                 per_rep = job.batch_seqs // dp
-                blocks.extend(inner_plans(m, (tp, cp, pp, dp), per_rep, pinned, pruned))
-    if not blocks:
-        return {k: np.zeros(0, dtype=np.int64) for k in PLAN_KEYS}, pruned
-    plans = {k: np.concatenate([b[k] for b in blocks]).astype(np.int64) for k in PLAN_KEYS}
-    return plans, pruned
+                rows.extend(inner_plans(m, (tp, cp, pp, dp), per_rep, pinned, pruned))
+    return rows_to_plans(rows), pruned
 
 
 def inner_plans(
@@ -253,8 +251,8 @@ def inner_plans(
     pinned: dict[str, Any],
     pruned: Counter,
     coarse: bool = False,
-) -> list[dict[str, np.ndarray]]:
-    """Plans (one array block per expert degree and micro-batch) for one (tp, cp, pp, dp) with
+) -> list[tuple[int, ...]]:
+    """Plans (rows in :data:`PLAN_KEYS` order) for one (tp, cp, pp, dp) with
     ``per_rep`` sequences per replica. ``coarse`` keeps a few options per key (first pass of the
     job-size search): micro-batches 1 and 2, plain or the deepest interleaving, sequence
     parallelism on, ZeRO-1 and the deepest ZeRO stage allowed."""
@@ -273,7 +271,7 @@ def inner_plans(
         return []
     mb_all = [d for d in divisors(per_rep) if d <= MAX_MICRO_BATCH]
     mb_opts = _pin(pinned, "micro_batch", mb_all[:2] if coarse else mb_all)
-    blocks = []
+    rows: list[tuple[int, ...]] = []
     for ep in ep_opts:
         for mb in mb_opts:
             if per_rep % mb:
@@ -296,23 +294,16 @@ def inner_plans(
             if not zs:
                 pruned["ZeRO-3 cannot run with pipeline parallelism"] += 1
                 continue
-            grid = np.array(np.meshgrid(v_opts, rc_opts, sp_opts, zs, indexing="ij")).reshape(4, -1)
-            n = grid.shape[1]
-            blocks.append(
-                {
-                    "tp": np.full(n, tp),
-                    "pp": np.full(n, pp),
-                    "cp": np.full(n, cp),
-                    "ep": np.full(n, ep),
-                    "dp": np.full(n, dp),
-                    "micro_batch": np.full(n, mb),
-                    "virtual_stages": grid[0],
-                    "recompute": grid[1],
-                    "sequence_parallel": grid[2],
-                    "zero": grid[3],
-                }
-            )
-    return blocks
+            rows.extend((tp, pp, cp, ep, dp, mb, *rest) for rest in product(v_opts, rc_opts, sp_opts, zs))
+    return rows
+
+
+def rows_to_plans(rows: list[tuple[int, ...]]) -> dict[str, np.ndarray]:
+    """Plan rows (in :data:`PLAN_KEYS` order) as one int64 array per key."""
+    if not rows:
+        return {k: np.zeros(0, dtype=np.int64) for k in PLAN_KEYS}
+    cols = np.array(rows, dtype=np.int64).T
+    return {k: cols[i] for i, k in enumerate(PLAN_KEYS)}
 
 
 def search(job: Job, sys: System, gpus: int, pinned: dict[str, Any] | None = None) -> SearchResult:
