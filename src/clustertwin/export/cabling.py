@@ -7,9 +7,10 @@ NumPy columns (what the CSV writer and the benchmarks use).
 
 ============  =================================================================================
 a_device      the lower end: node, UFM appliance, storage system, PDU ... or the lower switch
-a_port        its port: ``mlx5_N`` compute NIC (N = plane x NICs-per-node + NIC, 0-based), ``storN`` /
-              ``inbN`` storage and in-band NIC ports (1-based), ``bmcN`` OOB ports, ``ibN`` on
-              a UFM appliance, ``pN`` on a storage system, a 1-based number on a switch
+a_port        its port: ``mlx5_N`` compute NIC (N = plane x NICs-per-plane + NIC, 0-based,
+              counted per tray on rack-scale systems), ``storN`` / ``inbN`` storage and
+              in-band NIC ports (1-based), ``bmcN`` OOB ports, ``ibN`` on a UFM appliance,
+              ``pN`` on a storage system, a 1-based number on a switch
 b_device      the upper end (always a switch)
 b_port        its 1-based port number (leaf downlinks first, then uplinks)
 kind          node-leaf, manager-leaf, leaf-leaf (BasePOD ISL), leaf-spine, spine-core,
@@ -104,10 +105,12 @@ def _node_links(inv: Inventory, cf) -> list[_Group]:
     node = np.repeat(np.arange(n), q * rails)
     plane = np.tile(np.repeat(np.arange(q), rails), n)
     rail = np.tile(np.arange(rails), n * q)
-    per_tray = max(1, rails // trays)
-    tray = np.minimum(rail // per_tray, trays - 1)
+    # a node's ports (plane-major) are split evenly over its trays (rack-scale systems)
+    port = plane * rails + rail
+    per_tray = max(1, q * rails // trays)
+    tray = np.minimum(port // per_tray, trays - 1)
     a = inv.span("node")[0] + node * trays + tray
-    nic = plane * per_tray + rail % per_tray
+    nic = port - tray * per_tray
     leaf0 = inv.span("leaf")[0]
     cable = None
     if cf.node_cables_per_node and q == 1:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import math
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -53,10 +56,64 @@ def make_context(scenario, catalog, design=None, naming: Naming | None = None) -
 
 
 def yaml_text(obj: Any, *, all_docs: bool = False) -> str:
-    """YAML through libyaml when PyYAML has it (10x faster on big inventories)."""
-    import yaml
+    """Block-style YAML of plain data (dicts, lists, str/int/float/bool/None).
 
-    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+    A small emitter of our own: PyYAML's representer is pure Python and takes seconds on a
+    100,000-GPU inventory. Strings that YAML would read as something else are quoted (JSON
+    quoting is valid YAML); ``tests/export`` checks the round trip through ``yaml.safe_load``."""
     if all_docs:
-        return yaml.dump_all(obj, Dumper=dumper, sort_keys=False, width=200)
-    return yaml.dump(obj, Dumper=dumper, sort_keys=False, width=200)
+        return "".join("---\n" + yaml_text(doc) for doc in obj)
+    out: list[str] = []
+    _emit(obj, 0, out)
+    return "\n".join(out) + "\n"
+
+
+_PLAIN = re.compile(r"^[A-Za-z_][A-Za-z0-9_./-]*$")
+_RESERVED = {"y", "n", "yes", "no", "on", "off", "true", "false", "null", "~"}
+
+
+def _scalar(v: Any) -> str:
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int | float):
+        return repr(v) if isinstance(v, int) or math.isfinite(v) else json.dumps(str(v))
+    s = str(v)
+    return s if _PLAIN.match(s) and s.lower() not in _RESERVED else json.dumps(s)
+
+
+def _inline(v: Any) -> str:
+    """A scalar, or an empty mapping / list, on one line."""
+    if isinstance(v, dict):
+        return "{}"
+    if isinstance(v, list):
+        return "[]"
+    return _scalar(v)
+
+
+def _emit(obj: Any, indent: int, out: list[str]) -> None:
+    pad = " " * indent
+    if isinstance(obj, dict):
+        if not obj:
+            out.append(pad + "{}")
+        for k, v in obj.items():
+            key = _scalar(k)
+            if isinstance(v, dict | list) and v:
+                out.append(f"{pad}{key}:")
+                _emit(v, indent + 2, out)
+            else:
+                out.append(f"{pad}{key}: {_inline(v)}")
+    elif isinstance(obj, list):
+        if not obj:
+            out.append(pad + "[]")
+        for v in obj:
+            if isinstance(v, dict | list) and v:
+                sub: list[str] = []
+                _emit(v, indent + 2, sub)
+                out.append(f"{pad}- {sub[0].lstrip()}")
+                out.extend(sub[1:])
+            else:
+                out.append(f"{pad}- {_inline(v)}")
+    else:
+        out.append(pad + _scalar(obj))

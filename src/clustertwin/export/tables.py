@@ -40,8 +40,8 @@ def inventory_json(ctx: ExportContext) -> str:
 def cabling_csv(ctx: ExportContext) -> str:
     """One row per link, columns as :class:`clustertwin.export.cabling.Link`."""
     cols = cabling_columns(ctx.inventory, ctx.design)
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(FIELDS)
-    w.writerows(zip(*(cols[f].tolist() for f in FIELDS), strict=True))
-    return buf.getvalue()
+    # names and ports are hostname-like (no commas or quotes), so rows are joined directly,
+    # several times faster than csv.writer on 10^5-10^6 rows
+    text = [cols[f].astype(str) if cols[f].dtype != object else cols[f] for f in FIELDS]
+    rows = map(",".join, zip(*(c.tolist() for c in text), strict=True))
+    return ",".join(FIELDS) + "\n" + "\n".join(rows) + "\n"
