@@ -10,13 +10,29 @@ The registry :data:`KINDS` maps the key used in catalog YAML files to the model 
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PositiveFloat,
+    PositiveInt,
+    field_validator,
+    model_validator,
+)
+
+from clustertwin.io import no_bool_for_number
 
 
 class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # catalog figures reach every model: no NaN/inf, no ``true`` read as 1 (issue 15)
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _no_bool_for_number(cls, v: Any, info: Any) -> Any:
+        return no_bool_for_number(cls.model_fields[info.field_name].annotation, v)
 
 
 class Entry(_Frozen):
@@ -43,7 +59,7 @@ class GPU(Entry, Priced):
         description="dense (non-sparse) peak tensor TFLOP/s per precision: tf32, bf16, fp16, fp8, fp4")
     hbm_gib: PositiveFloat = Field(description="HBM capacity, GiB as marketed in GB (80 GB -> 80)")
     hbm_tb_per_s: PositiveFloat = Field(description="HBM bandwidth, TB/s (1e12 B/s)")
-    nvlink_gb_per_s: float = Field(ge=0, description="NVLink bandwidth per GPU, GB/s, both directions summed as marketed")
+    nvlink_gb_per_s: float = Field(gt=0, description="NVLink bandwidth per GPU, GB/s, both directions summed as marketed")
     tdp_w: PositiveFloat
 
 
@@ -199,7 +215,7 @@ class FailureProfile(Entry):
 
 
 class SourcedValue(_Frozen):
-    value: float
+    value: float = Field(ge=0, description="a cost, rate or count; never negative")
     unit: str
     source: str
     as_of: str
@@ -236,8 +252,10 @@ class Stack(Entry):
     flash_attention: bool = Field(description="fused (flash) attention kernel; False: scores materialised, Megatron's fused softmax")
     attention_efficiency: dict[str, float] = Field(
         description="achievable fraction of the 16-bit peak of the stack's attention kernel per GPU generation ('default' = fallback)")
+    dropout: bool = Field(False, description="the stack's pre-training recipes train with dropout (masks stored per layer)")
     fused_glu: bool = Field(description="gated-MLP kernel keeps only the two first-GEMM outputs (recomputes the product in backward)")
     elementwise_passes: float = Field(ge=1, description="HBM traffic of norms, rotary, activations and residual adds relative to fully fused kernels")
+    logit_bytes: float = Field(8.0, gt=0, description="bytes per logit held at the loss (fp32 logits and their gradient: 8; a fused in-place kernel on 16-bit logits: 4)")
     cross_entropy_bytes: float = Field(gt=0, description="HBM bytes per logit of the loss forward + backward")
     optimizer_bytes: float = Field(gt=0, description="HBM bytes per parameter of one Adam step (master weights, moments, gradient, clip)")
     kernel_gap_us: float = Field(ge=0, description="idle time between consecutive kernels (launch latency not hidden)")

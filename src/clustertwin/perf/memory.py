@@ -131,13 +131,16 @@ def layer_activation_bytes(
     recompute: np.ndarray,
     flash: bool,
     fused_glu: bool = False,
+    dropout: bool | None = None,
 ) -> np.ndarray:
     """Stored activation bytes of one layer for one micro-batch of ``tokens`` per GPU.
 
     ``recompute``: 0 none, 1 selective, 2 full; ``sp``: sequence parallelism (0/1);
-    ``fused_glu``: a fused gated-unit kernel keeps only the first GEMM's two outputs."""
+    ``fused_glu``: a fused gated-unit kernel keeps only the first GEMM's two outputs;
+    ``dropout``: the recipe trains with dropout (None: gelu models do, swiglu models not)."""
     h = m.hidden
-    rep = (8.0 + (0.0 if m.swiglu else DROPOUT_MASKS)) * h / np.where(sp > 0, tp, 1)
+    masks = (not m.swiglu) if dropout is None else dropout
+    rep = (8.0 + (DROPOUT_MASKS if masks else 0.0)) * h / np.where(sp > 0, tp, 1)
     inner = (4.0 if fused_glu else 6.0) if m.swiglu else 4.0
     if m.moe:
         per_copy = inner * m.expert_ffn
@@ -162,11 +165,12 @@ def working_bytes(
     recompute: np.ndarray,
     flash: bool,
     fused_glu: bool = False,
+    dropout: bool | None = None,
 ) -> np.ndarray:
     """Transient bytes while one layer's backward runs: its recomputed activations under
     full recompute (nothing extra otherwise)."""
     one = layer_activation_bytes(
-        m, tokens, seq_local, tp, sp, np.zeros_like(recompute), flash, fused_glu
+        m, tokens, seq_local, tp, sp, np.zeros_like(recompute), flash, fused_glu, dropout
     )
     return np.where(recompute == 2, one, 0.0)
 
@@ -202,11 +206,11 @@ def plan_memory(job: Any, sys: Any, p: Any, busy: np.ndarray, last: np.ndarray) 
     st_first = state_bytes(pd_first, pe_first, zero, shard_d, shard_e, gb)
     st_last = state_bytes(pd_last, p_exp_last, zero, shard_d, shard_e, gb)
     act_scale = st.fp8_activation_factor if job.precision == "fp8" else 1.0
-    args = (m, T, s_loc, tp, p.sp, p.rc, st.flash_attention, st.fused_glu)
+    args = (m, T, s_loc, tp, p.sp, p.rc, st.flash_attention, st.fused_glu, st.dropout)
     act_layer = layer_activation_bytes(*args) * act_scale
     act_layer = np.where(p.rc == 1, act_layer * st.selective_activation_factor, act_layer)
     work = working_bytes(*args) * act_scale
-    logits = T * m.vocab / tp * LOGIT_BYTES
+    logits = T * m.vocab / tp * st.logit_bytes
     one_layer = (p_dense + p_exp) / np.maximum(busy, 1)
     # ZeRO-3 keeps the gathered layer and the prefetched ones in 16-bit
     bufs = np.where(zero >= 3, (1 + max(st.zero3_prefetch, 0)) * one_layer * WEIGHT_BYTES, 0.0)

@@ -32,8 +32,10 @@ class StackProfile:
     flash_attention: bool = True
     attention_efficiency: float | None = None  #: None: the generation's constant
     fused_glu: bool = True
+    dropout: bool = False
     elementwise_passes: float = 1.0
     cross_entropy_bytes: float = 24.0
+    logit_bytes: float = 8.0
     optimizer_bytes: float = 30.0
     kernel_gap_us: float = 1.0
     kernels_per_layer: float = 20.0
@@ -106,8 +108,10 @@ def profile_of(catalog: Any, stack_id: str | None, generation: str) -> StackProf
         flash_attention=e.flash_attention,
         attention_efficiency=eff,
         fused_glu=e.fused_glu,
+        dropout=e.dropout,
         elementwise_passes=e.elementwise_passes,
         cross_entropy_bytes=e.cross_entropy_bytes,
+        logit_bytes=e.logit_bytes,
         optimizer_bytes=e.optimizer_bytes,
         kernel_gap_us=e.kernel_gap_us,
         kernels_per_layer=e.kernels_per_layer,
