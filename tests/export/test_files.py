@@ -158,3 +158,18 @@ def test_grafana_dashboards_are_sound_and_their_promql_parses(tmp_path):
     run = subprocess.run(["promtool", "check", "rules", "dash.rules.yml"], cwd=tmp_path,
                          capture_output=True, text=True, timeout=60, check=False)
     assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_plan_html_embeds_the_floor_plan():
+    from clustertwin.plan import Plan
+    from clustertwin.report import html as html_report
+
+    scen, d, inv, _ = example("default")
+    page = html_report.render(Plan(scenario=scen, design=d))
+    assert "<h3>Floor plan</h3>" in page
+    svg = page[page.index("<svg", page.index("<h3>Floor plan</h3>")):]
+    svg = svg[: svg.index("</svg>") + 6]
+    root = ET.fromstring(svg)
+    cells = [e for e in root.iter("{http://www.w3.org/2000/svg}rect")
+             if e.find("{http://www.w3.org/2000/svg}title") is not None]
+    assert len(cells) == len(inv.racks) == d.racks

@@ -22,17 +22,30 @@ ROLE_COLOURS = {"node": "#4c78a8", "nvswitch": "#72b7b2", "leaf": "#f58518",
 
 
 def floor_plan_svg(ctx: ExportContext, cell: int = 14, gap: int = 2) -> str:
-    inv = ctx.inventory
-    per_row = max((r.position for r in inv.racks), default=1)
-    rows = inv.rows()
+    return racks_svg(ctx.inventory.racks, ctx.inventory.name, cell, gap)
+
+
+def design_floor_plan(design, name: str) -> str:
+    """The floor plan of a design alone (no catalog needed): the figure plan.html embeds."""
+    from clustertwin.design.rules import load_rules
+    from clustertwin.export.inventory import _racks
+    from clustertwin.export.naming import Naming
+
+    return racks_svg(_racks(design, load_rules(), Naming()), name)
+
+
+def racks_svg(racks, name: str, cell: int = 14, gap: int = 2) -> str:
+    """Rows of racks seen from above, coloured by kind, with a legend."""
+    per_row = max((r.position for r in racks), default=1)
+    rows = max((r.row for r in racks), default=0)
     left, top = 44, 28
-    w = left + per_row * (cell + gap) + 10
+    w = max(left + per_row * (cell + gap) + 10, 4 * 110 + left)
     h = top + rows * (cell + 3 * gap) + 30
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" '
              f'viewBox="0 0 {w} {h}" font-family="sans-serif" font-size="10">',
-             f"<title>floor plan: {escape(inv.name)}, {len(inv.racks)} racks in {rows} rows"
+             f"<title>floor plan: {escape(name)}, {len(racks)} racks in {rows} rows"
              "</title>"]
-    for r in inv.racks:
+    for r in racks:
         x = left + (r.position - 1) * (cell + gap)
         y = top + (r.row - 1) * (cell + 3 * gap)
         parts.append(f'<rect x="{x}" y="{y}" width="{cell}" height="{cell}" '
@@ -43,7 +56,7 @@ def floor_plan_svg(ctx: ExportContext, cell: int = 14, gap: int = 2) -> str:
         parts.append(f'<text x="4" y="{y}">row {row}</text>')
     x = left
     for kind, colour in KIND_COLOURS.items():
-        n = sum(1 for r in inv.racks if r.kind == kind)
+        n = sum(1 for r in racks if r.kind == kind)
         parts.append(f'<rect x="{x}" y="6" width="10" height="10" fill="{colour}"/>'
                      f'<text x="{x + 13}" y="15">{kind} ({n})</text>')
         x += 110

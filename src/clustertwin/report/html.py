@@ -41,6 +41,10 @@ def render(plan: Any) -> str:
     sections = []
     for name, res in plan.blocks():
         extra = res.html_extra() if hasattr(res, "html_extra") else ""
+        if name == "design":  # the floor plan, as `clustertwin export inventory` writes it
+            from clustertwin.export.svg import design_floor_plan
+
+            extra += "<h3>Floor plan</h3>" + design_floor_plan(res, s.name)
         sections.append({"title": TITLES.get(name, name), "rows": res.summary_rows(),
                          "figures": res.figures(), "html": extra})
     subtitle = f"{s.model.name} · {s.training.tokens:.3g} tokens · {s.cluster.gpu} in {s.cluster.node}"
