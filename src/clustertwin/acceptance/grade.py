@@ -101,8 +101,8 @@ class HealthReport:
         return out or ["nothing to do: every graded node and link passed"]
 
 
-def _fmt(k: frozenset) -> str:
-    return " <-> ".join(f"{d}:{p}" for d, p in sorted(k))
+def _fmt(k: str) -> str:
+    return " <-> ".join(k.split("|", 1))
 
 
 def grade_gpus(b: BurnIn, plan: AcceptancePlan, dcgm_by_gpu: dict[tuple[str, int], str]) -> GpuGrades:
@@ -111,25 +111,29 @@ def grade_gpus(b: BurnIn, plan: AcceptancePlan, dcgm_by_gpu: dict[tuple[str, int
     ratio = b.tflops / expected
     p, w = band("gemm")
     grade = np.where(ratio >= p, "pass", np.where(ratio >= w, "warn", "fail")).astype(object)
-    reason = np.where(grade != "pass", [f"GEMM {t:.0f} TFLOP/s = {r:.2f} of expected" for t, r in
-                                        zip(b.tflops, ratio, strict=True)], "").astype(object)
+    reason = np.full(ratio.size, "", dtype=object)
+    for i in np.flatnonzero(ratio < p):
+        reason[i] = f"GEMM {b.tflops[i]:.0f} TFLOP/s = {ratio[i]:.2f} of expected"
     hot = b.max_temp_c > plan.max_temp_c
     err = b.errors > 0
     for mask, why in ((hot, f"hotter than {plan.max_temp_c:g} C"), (err, "burn-in errors")):
         grade[mask] = "fail"
         reason[mask] = [f"{r}; {why}".lstrip("; ") for r in reason[mask]]
-    for i, key in enumerate(zip(b.node.tolist(), b.gpu.tolist(), strict=True)) if dcgm_by_gpu else ():
-        st = dcgm_by_gpu.get(key)
-        if st in ("fail", "warn"):
-            grade[i] = worst(grade[i], st)
-            reason[i] = f"{reason[i]}; DCGM {st}".lstrip("; ")
+    bad = {k: st for k, st in dcgm_by_gpu.items() if st in ("fail", "warn")}
+    if bad:
+        row = {key: i for i, key in enumerate(zip(b.node.tolist(), b.gpu.tolist(), strict=True))}
+        for key, st in bad.items():
+            i = row.get(key)
+            if i is not None:
+                grade[i] = worst(grade[i], st)
+                reason[i] = f"{reason[i]}; DCGM {st}".lstrip("; ")
     a_edge = float(constants()["bins"]["a"])
     bins = np.where(grade == "fail", "R", np.where(ratio >= a_edge, "A", np.where(ratio >= p, "B", "C")))
     bins = np.where((grade != "fail") & (ratio < w), "R", bins)
     return GpuGrades(b.node, b.gpu, b.serial, b.tflops, ratio, grade.astype(str), bins, reason.astype(str))
 
 
-def grade_nccl(run: NcclRun, model: AcceptanceModel, gpn: int) -> dict[str, Any]:
+def grade_nccl(run: NcclRun, model: AcceptanceModel, gpn: int, memo: dict | None = None) -> dict[str, Any]:
     size, bw = run.peak()
     n = run.nranks or gpn * max(1, len(run.hosts))
     d = run.to_dict()
@@ -137,7 +141,11 @@ def grade_nccl(run: NcclRun, model: AcceptanceModel, gpn: int) -> dict[str, Any]
         return {**d, "grade": "untested", "expected_gbps": None, "ratio": None,
                 "note": f"no model figure for op {run.op!r} on {n} GPUs"}
     nvls = n <= model.system.nvlink_domain and run.op == "all_reduce"
-    exp = float(model.busbw(run.op, n, size, nvls=nvls and model.has_nvls))
+    key = (run.op, n, size, nvls and model.has_nvls)
+    memo = {} if memo is None else memo
+    if key not in memo:
+        memo[key] = float(model.busbw(run.op, n, size, nvls=key[3]))
+    exp = memo[key]
     kind = "nvlink" if n <= model.system.nvlink_domain else "network"
     p, w = band(kind)
     g = grade_value(bw / exp, p, w)
@@ -178,7 +186,8 @@ def health(plan: AcceptancePlan, model: AcceptanceModel, burnin: BurnIn | None,
     """Grade everything imported. ``nodes``: the designed node names (untested ones listed)."""
     dcgm_by_gpu = {(r.node, g): s for r in dcgm for g, s in r.gpu_status.items()}
     gg = grade_gpus(burnin, plan, dcgm_by_gpu) if burnin is not None and len(burnin) else None
-    graded = [grade_nccl(r, model, plan.gpus_per_node) for r in nccl]
+    memo: dict = {}
+    graded = [grade_nccl(r, model, plan.gpus_per_node, memo) for r in nccl]
     reasons = _node_reasons(gg, dcgm, graded, wiring)
     out: dict[str, tuple[str, tuple[str, ...]]] = {}
     for n in nodes or []:

@@ -74,12 +74,14 @@ def dcgm_doc(gpn: int, serials: list[str], failing: dict[int, str] | None = None
     return json.dumps(doc)
 
 
-def nccl_log(host: str, gpn: int, busbw: float, size: int = INTRA_SIZE) -> str:
-    """A one-size intra-node all_reduce_perf log as nccl-tests prints it."""
-    alg = busbw * gpn / (2 * (gpn - 1))
+def nccl_log(hosts: str | list[str], gpn: int, busbw: float, size: int = INTRA_SIZE) -> str:
+    """A one-size all_reduce_perf log as nccl-tests prints it, ``gpn`` ranks on each host."""
+    hosts = [hosts] if isinstance(hosts, str) else hosts
+    n = gpn * len(hosts)
+    alg = busbw * n / (2 * (n - 1))
     t_us = size / (alg * 1e9) * 1e6
-    ranks = "\n".join(f"#  Rank {r:2d} Group  0 Pid {1000 + r:6d} on {host:>10} device {r:2d} [0x{r:02x}] NVIDIA H100 80GB HBM3"
-                      for r in range(gpn))
+    ranks = "\n".join(f"#  Rank {r:2d} Group  0 Pid {1000 + r:6d} on {hosts[r // gpn]:>10} device {r % gpn:2d} "
+                      f"[0x{r % gpn:02x}] NVIDIA H100 80GB HBM3" for r in range(n))
     row = (f"{size:12d} {size // 4:13d}     float     sum      -1  {t_us:7.0f}  {alg:6.2f}  {busbw:6.2f}      0"
            f"  {t_us:7.0f}  {alg:6.2f}  {busbw:6.2f}      0")
     return (f"# Collective test starting: all_reduce_perf\n# nThread 1 nGpus 1 minBytes {size} maxBytes {size}\n#\n"
@@ -100,7 +102,7 @@ def synthesize(model: AcceptanceModel, plan: AcceptancePlan, nodes: list[str],
     for i in plants.bad_links:
         if i not in plants.missing:
             links[i][4] = links[i][4] / 2
-    for i, j in plants.crossed:
-        links[i][3], links[j][3] = links[j][3], links[i][3]
+    for i, j in plants.crossed:  # the two cables' switch ends exchanged
+        links[i][2:4], links[j][2:4] = links[j][2:4], links[i][2:4]
     shown = [tuple(x) for k, x in enumerate(links) if k not in set(plants.missing)]
     return Measured(csv_text, dcgm, nccl, render(shown), serials)

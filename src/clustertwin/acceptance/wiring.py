@@ -17,13 +17,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from clustertwin.acceptance.importers.ibnet import Endpoint, SeenLink
+from clustertwin.acceptance.importers.ibnet import SeenLink, device_port, ends, link_key
 
 Designed = tuple[str, str, str, str, float]   #: (a_device, a_port, b_device, b_port, gbps)
-
-
-def _ep(dev: str, port: str | int) -> Endpoint:
-    return str(dev).lower(), str(port)
 
 
 @dataclass(frozen=True)
@@ -31,15 +27,15 @@ class WiringResult:
     designed: int
     seen: int
     ok: int
-    degraded: tuple[tuple[frozenset[Endpoint], str, float, float], ...] = ()  #: (link, speed, seen, designed gbps)
-    missing: tuple[frozenset[Endpoint], ...] = ()
-    extra: tuple[frozenset[Endpoint], ...] = ()
-    crossed: tuple[tuple[frozenset[Endpoint], frozenset[Endpoint]], ...] = ()  #: designed pairs swapped
+    degraded: tuple[tuple[str, str, float, float], ...] = ()  #: (link key, speed, seen, designed gbps)
+    missing: tuple[str, ...] = ()       #: link keys (``dev:port|dev:port``)
+    extra: tuple[str, ...] = ()
+    crossed: tuple[tuple[str, str], ...] = ()  #: designed links whose ends were swapped
     nodes_affected: dict[str, int] = field(default_factory=dict)  #: host -> bad links
 
     def to_dict(self) -> dict[str, Any]:
-        def fmt(k: frozenset[Endpoint]) -> str:
-            return " <-> ".join(f"{d}:{p}" for d, p in sorted(k))
+        def fmt(k: str) -> str:
+            return " <-> ".join(ends(k))
 
         return {"designed_links": self.designed, "seen_links": self.seen, "ok": self.ok,
                 "degraded": [{"link": fmt(k), "speed": s, "gbps": g, "designed_gbps": d}
@@ -49,9 +45,8 @@ class WiringResult:
 
 
 def compare(designed: Iterable[Designed], seen: Iterable[SeenLink]) -> WiringResult:
-    want: dict[frozenset[Endpoint], float] = {}
-    for a, ap, b, bp, gbps in designed:
-        want[frozenset((_ep(a, ap), _ep(b, bp)))] = float(gbps)
+    want = {link_key(f"{str(a).lower()}:{ap}", f"{str(b).lower()}:{bp}"): float(gbps)
+            for a, ap, b, bp, gbps in designed}
     got = {s.key: s for s in seen}
     degraded, ok = [], 0
     for k, s in got.items():
@@ -65,37 +60,37 @@ def compare(designed: Iterable[Designed], seen: Iterable[SeenLink]) -> WiringRes
     crossed = _crossed(missing, extra)
     for a, b in crossed:
         missing -= {a, b}
-        ends = list(a | b)
-        extra -= {k for k in list(extra) if k <= set(ends)}
+        (p, p2), (q, q2) = ends(a), ends(b)
+        extra -= {link_key(p, q), link_key(p, q2), link_key(p2, q), link_key(p2, q2)}
     hosts: dict[str, int] = {}
     for k in [d[0] for d in degraded] + list(missing):
-        for dev, port in k:
+        for end in ends(k):
+            dev, port = device_port(end)
             if not port.isdigit():
                 hosts[dev] = hosts.get(dev, 0) + 1
-    order = sorted
-    return WiringResult(len(want), len(got), ok, tuple(sorted(degraded, key=lambda d: sorted(d[0]))),
-                        tuple(order(missing, key=sorted)), tuple(order(extra, key=sorted)),
-                        tuple(crossed), hosts)
+    return WiringResult(len(want), len(got), ok, tuple(sorted(degraded)), tuple(sorted(missing)),
+                        tuple(sorted(extra)), tuple(crossed), hosts)
 
 
-def _crossed(missing: set[frozenset[Endpoint]], extra: set[frozenset[Endpoint]]):
-    by_end: dict[Endpoint, frozenset[Endpoint]] = {}
+def _crossed(missing: set[str], extra: set[str]) -> list[tuple[str, str]]:
+    by_end: dict[str, str] = {}
     for k in missing:
-        for e in k:
+        for e in ends(k):
             by_end[e] = k
-    pairs, used = [], set()
-    for x in sorted(extra, key=sorted):
-        if x in used or len(x) != 2:
+    pairs: list[tuple[str, str]] = []
+    used: set[str] = set()
+    for x in sorted(extra):
+        if x in used:
             continue
-        p, q = sorted(x)
+        p, q = ends(x)
         mp, mq = by_end.get(p), by_end.get(q)
         if mp is None or mq is None or mp == mq or mp in used or mq in used:
             continue
-        p2 = next(iter(mp - {p}))
-        q2 = next(iter(mq - {q}))
-        partner = frozenset((p2, q2))
+        p2 = next(e for e in ends(mp) if e != p)
+        q2 = next(e for e in ends(mq) if e != q)
+        partner = link_key(p2, q2)
         if partner in extra and partner not in used:
-            pairs.append(tuple(sorted((mp, mq), key=sorted)))
+            pairs.append((min(mp, mq), max(mp, mq)))
             used |= {x, partner, mp, mq}
     return pairs
 
@@ -108,9 +103,13 @@ def expected_compute_links(scenario: Any, catalog: Any, design: Any = None) -> l
 
     if design is None:
         from clustertwin.design import design as design_stage
-        from clustertwin.perf import estimate
 
-        design = design_stage(scenario, catalog, estimate(scenario, catalog))
+        est = None
+        if scenario.cluster.gpus is None:  # deadline scenarios: the perf stage sizes the job
+            from clustertwin.perf import estimate
+
+            est = estimate(scenario, catalog)
+        design = design_stage(scenario, catalog, est)
     inv = build_inventory(scenario, catalog, design)
     return [(lk.a_device, lk.a_port, lk.b_device, lk.b_port, lk.gbps)
             for lk in build_cabling(inv, design) if lk.fabric == "compute" and lk.kind != "manager-leaf"]

@@ -17,8 +17,9 @@ Speeds: ``4xNDR`` = 4 lanes x 100 Gb/s.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
+from typing import NamedTuple
 
 from clustertwin.acceptance.importers.common import ImportReport, fail, read_text
 from clustertwin.errors import Problem
@@ -26,24 +27,38 @@ from clustertwin.errors import Problem
 LANE_GBPS = {"SDR": 2.5, "DDR": 5.0, "QDR": 10.0, "FDR10": 10.0, "FDR": 14.0625, "EDR": 25.0,
              "HDR": 50.0, "NDR": 100.0, "XDR": 200.0}
 _SWITCH = re.compile(r'^Switch\s+(\d+)\s+"S-([0-9a-fA-F]+)"\s*#\s*"([^"]*)"')
-_PORT = re.compile(r'^\[(\d+)\](?:\([0-9a-fA-F]+\))?\s+"([SH])-([0-9a-fA-F]+)"\[(\d+)\](?:\([0-9a-fA-F]+\))?\s*(?:#\s*"([^"]*)"(.*))?$')
 _SPEED = re.compile(r"\b(\d+)x([A-Z]+\d*)\b")
 
-Endpoint = tuple[str, str]
+#: one end of a link, ``device:port`` (device lower-case; a switch port is its number)
+Endpoint = str
 
 
-@dataclass(frozen=True)
-class SeenLink:
+def link_key(a: Endpoint, b: Endpoint) -> str:
+    """The order-free key of the link between two ends: ``lower|higher``."""
+    return f"{a}|{b}" if a <= b else f"{b}|{a}"
+
+
+def ends(key: str) -> tuple[Endpoint, Endpoint]:
+    a, b = key.split("|", 1)
+    return a, b
+
+
+def device_port(end: Endpoint) -> tuple[str, str]:
+    dev, port = end.rsplit(":", 1)
+    return dev, port
+
+
+class SeenLink(NamedTuple):
+    """One link as the subnet manager sees it (a NamedTuple: cheap at 10^5-10^6 links)."""
+
     a: Endpoint
     b: Endpoint
-    speed: str          #: as printed, e.g. 4xNDR
+    speed: str                  #: as printed, e.g. 4xNDR
     gbps: float
-
-    @property
-    def key(self) -> frozenset[Endpoint]:
-        return frozenset((self.a, self.b))
+    key: str                    #: :func:`link_key` of a and b
 
 
+@lru_cache(maxsize=65536)
 def switch_name(desc: str, guid: str) -> str:
     name = desc.split(";", 1)[-1].split(":", 1)[0].strip()
     return (name or f"S-{guid}").lower()
@@ -52,10 +67,11 @@ def switch_name(desc: str, guid: str) -> str:
 def host_end(desc: str, guid: str, port: str) -> Endpoint:
     parts = desc.split()
     if len(parts) == 2:
-        return parts[0].lower(), parts[1]
-    return f"h-{guid}".lower(), port
+        return f"{parts[0].lower()}:{parts[1]}"
+    return f"h-{guid.lower()}:{port}"
 
 
+@lru_cache(maxsize=1024)
 def speed_gbps(text: str) -> tuple[str, float]:
     m = _SPEED.search(text or "")
     if not m or m.group(2) not in LANE_GBPS:
@@ -63,39 +79,56 @@ def speed_gbps(text: str) -> tuple[str, float]:
     return m.group(0), int(m.group(1)) * LANE_GBPS[m.group(2)]
 
 
+#: one pass over the whole text: a switch header (groups 1-2), a port line (groups 3-8), or
+#: the header of a Ca / Rt block (whose links are read from the switch side)
+_LINE = re.compile(
+    r'^[ \t]*(?:Switch\s+\d+\s+"S-([0-9a-fA-F]+)"\s*#\s*"([^"]*)"[^\n]*'
+    r'|\[(\d+)\][^"\n]*"([SH])-([0-9a-fA-F]+)"\[(\d+)\][^#\n]*#\s*"([^"]*)"([^\n]*))$'
+    r'|^[ \t]*(?:Ca|Rt)\b[^\n]*$', re.M)
+
+
 def parse(text: str, source: str) -> tuple[list[SeenLink], ImportReport]:
     rep = ImportReport(source, "ibnetdiscover")
-    links: dict[frozenset[Endpoint], SeenLink] = {}
+    links: dict[str, SeenLink] = {}
+    both_ends: set[tuple[str, str, str, str]] = set()
     current: str | None = None
-    switches = 0
-    for raw in text.splitlines():
-        line = raw.strip()
-        if not line or line.startswith("#"):
+    cur_guid = ""
+    switches = matched = ca_ports = 0
+    for m in _LINE.finditer(text):
+        sw_guid, sw_desc, port, kind, guid, rport, desc, rest = m.groups()
+        if sw_guid is not None:
+            current, cur_guid = switch_name(sw_desc, sw_guid), sw_guid
+            switches += 1
             continue
-        if line.startswith(("Switch", "Ca", "Rt")):
-            m = _SWITCH.match(line)
-            current = switch_name(m.group(3), m.group(2)) if m else None
-            switches += bool(m)
+        if port is None or current is None:  # a Ca / Rt block: read from the switch side
+            ca_ports += port is not None
+            current = None if port is None else current
             continue
-        if not line.startswith("[") or current is None:
-            continue
-        rep.rows_read += 1
-        m = _PORT.match(line)
-        if not m:
-            rep.reject("port line not in ibnetdiscover's form")
-            continue
-        port, kind, guid, rport, desc, rest = m.groups()
-        desc = desc or ""
-        speed, gbps = speed_gbps(rest or "")
+        matched += 1
+        if kind == "S":  # listed from both ends: keep the first, cheaply
+            dk = (cur_guid, port, guid, rport) if cur_guid <= guid else (guid, rport, cur_guid, port)
+            if dk in both_ends:
+                continue
+            both_ends.add(dk)
+        speed, gbps = speed_gbps(rest[rest.rfind(" ") + 1:].strip())
+        if gbps <= 0:  # the speed is not the last word: search the whole remark
+            speed, gbps = speed_gbps(rest)
         if gbps <= 0:
             rep.reject("no link speed (e.g. 4xNDR) on the port line")
             continue
-        far = (switch_name(desc, guid), rport) if kind == "S" else host_end(desc, guid, rport)
-        link = SeenLink((current, port), far, speed, gbps)
-        links.setdefault(link.key, link)
+        near = f"{current}:{port}"
+        far = f"{switch_name(desc, guid)}:{rport}" if kind == "S" else host_end(desc, guid, rport)
+        key = link_key(near, far)
+        if key not in links:
+            links[key] = SeenLink(near, far, speed, gbps, key)
     if switches == 0:
         fail([Problem(source, "--ibnet", "no 'Switch N \"S-GUID\" # \"NAME\"' block found; expected "
                       "ibnetdiscover output")])
+    lead = text.count("\n[") + text.count("\n\t[") + text.count("\n [") + text.startswith("[")
+    port_lines = lead - ca_ports  # port lines of switch blocks
+    rep.rows_read += port_lines
+    for _ in range(max(0, port_lines - matched)):
+        rep.reject("port line not in ibnetdiscover's form")
     return list(links.values()), rep
 
 

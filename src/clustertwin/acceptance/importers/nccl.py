@@ -55,9 +55,10 @@ class NcclRun:
         """(size, busbw) of the largest message: the bandwidth figure acceptance grades."""
         if self.size.size == 0:
             return 0, 0.0
-        i = int(np.argmax(self.size))
-        best = max(self.busbw_oop[i], np.nan_to_num(self.busbw_ip[i]))
-        return int(self.size[i]), float(best)
+        i = int(self.size.argmax())
+        ip = float(self.busbw_ip[i])
+        best = max(float(self.busbw_oop[i]), ip if ip == ip else 0.0)  # ip is NaN without in-place
+        return int(self.size[i]), best
 
     def to_dict(self) -> dict:
         size, bw = self.peak()
@@ -76,7 +77,7 @@ def _op_from(text_head: str, source: str) -> str:
 def _columns(header: list[str]) -> dict[str, list[int]]:
     cols: dict[str, list[int]] = {}
     for i, name in enumerate(header):
-        key = "wrong" if name in ("#wrong", "error", "wrong") else name
+        key = "wrong" if name in ("#wrong", "wrong") else name  # old tables' "error" is a max deviation, not a count
         cols.setdefault(key, []).append(i)
     return cols
 

@@ -1,0 +1,127 @@
+"""Importers reproduce the numbers printed in real and generated tool output (fixture origins in
+data/README.md), count rejected rows with reasons, and turn malformed files into UsageError."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from clustertwin.acceptance.importers import burnin, dcgm, ibnet, nccl
+from clustertwin.errors import UsageError
+
+from .conftest import DATA
+
+# (file, op, ranks, hosts, rows, busbw at the largest size, printed average or None)
+NCCL_FIXTURES = [
+    ("nccl_a3mega_2x8_h100_all_reduce.txt", "all_reduce", 16, 2, 31, 338.82, 70.742),
+    ("nccl_liplus_8xa100_sendrecv_na.txt", "sendrecv", 0, 0, 4, 195.56, None),
+    ("nccl_all_reduce_2node.json", "all_reduce", 16, 2, 4, 338.82, 321.357),
+    ("nccl_all_reduce_old_layout.txt", "all_reduce", 0, 0, 4, 369.41, 232.702),
+]
+
+
+@pytest.mark.parametrize("name,op,ranks,hosts,rows,peak,avg", NCCL_FIXTURES, ids=[f[0] for f in NCCL_FIXTURES])
+def test_nccl_fixture_reproduces_printed_figures(name, op, ranks, hosts, rows, peak, avg):
+    """Avg bus bandwidth recomputed from the rows matches the printed one within the rounding of
+    the table (busbw printed to 0.01 GB/s, the average to 6 significant digits)."""
+    run, rep = nccl.load(DATA / name)
+    assert (run.op, run.nranks, len(run.hosts), run.size.size) == (op, ranks, hosts, rows)
+    assert rep.rows_read == rows and rep.rows_rejected == 0
+    assert run.peak()[1] == pytest.approx(peak, abs=0.005)
+    if avg is not None:
+        assert run.avg_busbw_reported == pytest.approx(avg, abs=1e-9)
+        assert run.avg_busbw == pytest.approx(avg, abs=0.006)
+
+
+def test_nccl_mpirun_prefix_and_failed_flag():
+    text = (DATA / "nccl_a3mega_2x8_h100_all_reduce.txt").read_text()
+    prefixed = "\n".join(f"[1,0]<stdout>:{line}" for line in text.splitlines())
+    prefixed = prefixed.replace("Avg bus bandwidth    : 70.742", "Avg bus bandwidth    : 70.742 FAILED")
+    run, rep = nccl.parse_text(prefixed, "prefixed.txt")
+    assert run.size.size == 31 and len(run.hosts) == 2
+    assert run.avg_busbw == pytest.approx(70.742, abs=0.006)
+    assert run.avg_ok is False
+
+
+def test_nccl_rejects_bad_rows_with_reasons():
+    text = (DATA / "nccl_liplus_8xa100_sendrecv_na.txt").read_text()
+    text += "  2147483648   536870912  float  sum  -1  11000  nan  nan  0  11000  195  195  0\n"
+    text += "  4294967296  1073741824  float  sum  -1  22000  -1.0  -2.0  0  22000  195  195  0\n"
+    text += "  8589934592  2147483648  float  sum\n"
+    run, rep = nccl.parse_text(text, "x.txt")
+    assert run.size.size == 4
+    assert rep.rows_read == 7 and rep.rows_rejected == 3
+    assert set(rep.reasons) == {"size or busbw not a finite number", "negative bandwidth", "row has 4 columns, the header 13"}
+
+
+@pytest.mark.parametrize("text,what", [
+    ("hello world\n", "no nccl-tests result rows"),
+    ('{"results": 5}', "expected a nccl-tests -J document"),
+    ('{"results": [', "not valid JSON"),
+])
+def test_nccl_malformed_files_are_usage_errors(text, what):
+    parse = nccl.parse_json if text.startswith("{") else nccl.parse_text
+    with pytest.raises(UsageError) as exc:
+        parse(text, "bad.txt")
+    assert what in str(exc.value) and "bad.txt" in str(exc.value)
+
+
+def test_dcgm_4x_real_document():
+    run, rep = dcgm.load(DATA / "dcgm-spark01.json")
+    assert (run.generation, run.version, run.node) == ("4.x", "4.2.3", "spark01")
+    assert run.gpu_status == {0: "fail"}
+    assert "Persistence mode" in run.findings[0][3]
+    assert run.serials == {}  # "<<<NOT_SUPPORTED>>>" is not a serial
+
+
+def test_dcgm_3x_document_with_banner():
+    run, rep = dcgm.load(DATA / "dcgm-gpu0007.json")
+    assert (run.generation, run.version, run.node, run.tests) == ("3.x", "3.3.9", "gpu0007", 15)
+    assert run.gpu_status == {g: ("fail" if g == 3 else "pass") for g in range(8)}
+    assert rep.rows_read == 16 and rep.rows_rejected == 0
+
+
+def test_dcgm_unknown_status_is_not_a_pass():
+    doc = {"DCGM GPU Diagnostic": {"test_categories": [{"category": "x", "tests": [
+        {"name": "t", "results": [{"gpu_id": "0", "status": "Inconclusive"}, {"status": "Pass"}]}]}]}}
+    run, rep = dcgm.parse(json.dumps(doc), "dcgm-n1.json")
+    assert run.gpu_status == {0: "warn"}
+    assert rep.rows_rejected == 1 and "result without a GPU id" in rep.reasons
+
+
+@pytest.mark.parametrize("text", ["[1, 2]", "{\"version\": \"3\"}", "not json"])
+def test_dcgm_malformed(text):
+    with pytest.raises(UsageError):
+        dcgm.parse(text, "dcgm-x.json")
+
+
+def test_burnin_rows_and_rejections():
+    b, rep = burnin.load(DATA / "burnin_small.csv")
+    assert len(b) == 5 and rep.rows_read == 10 and rep.rows_rejected == 5
+    assert rep.reasons == {"empty field or not a finite number": 3, "negative or fractional value": 1,
+                           "duplicate node/gpu": 1}
+    assert np.allclose(b.tflops, [741.2, 738.9, 612.4, 744.0, 739.5])
+
+
+def test_burnin_missing_columns():
+    with pytest.raises(UsageError) as exc:
+        burnin.parse("node,gpu,tflops\nn1,0,700\n", "b.csv")
+    assert "serial" in str(exc.value)
+
+
+def test_ibnetdiscover_real_excerpt():
+    links, rep = ibnet.load(DATA / "ibnet_topograph_leaf_excerpt.out")
+    assert rep.rows_read == 41 and rep.rows_rejected == 0 and len(links) == 41
+    ends = {lk.key for lk in links}
+    assert "a08-p1-dgx-04-c01:mlx5_5|a09-p1-ibleaf-04-04:1" in ends
+    assert "a09-p1-ibleaf-04-04:35|a10-p1-ibspine-02:32" in ends
+    assert all(lk.gbps == 400.0 for lk in links)
+
+
+def test_ibnetdiscover_garbage():
+    with pytest.raises(UsageError):
+        ibnet.parse("this is not a fabric\n", "ib.txt")
+    links, rep = ibnet.parse('Switch 65 "S-01" # "leaf1" port 0\n[1] broken line\n', "ib.txt")
+    assert rep.rows_rejected == 1 and links == []
