@@ -314,3 +314,40 @@ def _friendly(err: dict[str, Any]) -> str:
     if given is not None and not isinstance(given, dict | list) and kind != "value_error":
         return f"{msg} (got {given!r})"
     return msg
+
+
+def _kinds(annotation: Any) -> set[str]:
+    """Which scalar kinds a type admits: {'bool', 'number', 'other'}."""
+    import types
+    import typing
+
+    if annotation is bool:
+        return {"bool"}
+    if annotation in (int, float):
+        return {"number"}
+    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+    if origin is typing.Annotated:
+        return _kinds(args[0])
+    if origin in (typing.Union, types.UnionType):
+        return set().union(*(_kinds(a) for a in args))
+    if origin is typing.Literal:
+        return {"bool" if isinstance(a, bool) else "number" if isinstance(a, int | float) else "other"
+                for a in args}
+    return {"other"}
+
+
+def no_bool_for_number(annotation: Any, value: Any) -> Any:
+    """Refuse ``true``/``false`` where a field takes a number and no boolean (pydantic's lax mode
+    would read ``true`` as 1); also inside ``dict[str, number]`` values. Returns ``value``."""
+    import typing
+
+    if isinstance(value, bool):
+        kinds = _kinds(annotation)
+        if "number" in kinds and "bool" not in kinds:
+            raise ValueError(f"expected a number, got the boolean {str(value).lower()}")
+    elif isinstance(value, dict) and typing.get_origin(annotation) is dict:
+        vt = typing.get_args(annotation)[1] if typing.get_args(annotation) else Any
+        for k, v in value.items():
+            if isinstance(v, bool) and "number" in _kinds(vt) and "bool" not in _kinds(vt):
+                raise ValueError(f"{k}: expected a number, got the boolean {str(v).lower()}")
+    return value

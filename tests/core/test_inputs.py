@@ -87,3 +87,107 @@ def test_non_regular_and_oversized_files(tmp_path: Path) -> None:
     bad.write_bytes(b"name: caf\xe9\n")
     with pytest.raises(ScenarioError, match="UTF-8"):
         read_document(bad)
+
+
+# --------------------------------------------------------------------------- scenario bounds
+SCENARIO_BOUNDS = {
+    "gpus-near-2^63": ("cluster", "gpus", 2**63 - 8, "cluster.gpus"),
+    "gpus-over-max": ("cluster", "gpus", 8 * 1_000_000, "cluster.gpus"),  # > MAX_GPUS
+    "hidden-near-2^63": ("model", "hidden", 2**62, "model.hidden"),
+    "tokens-1e30": ("training", "tokens", 1e30, "training.tokens"),
+    "yes-as-gpus": ("cluster", "gpus", True, "cluster.gpus"),
+    "failures-nan": ("reliability", "failures_per_1000_node_days", float("nan"),
+                     "reliability.failures_per_1000_node_days"),
+    "failures-1e6": ("reliability", "failures_per_1000_node_days", 1e6,
+                     "reliability.failures_per_1000_node_days"),
+    "repair-1e6-h": ("reliability", "repair_h", 1e6, "reliability.repair_h"),
+    "pue-nan": ("economics", "pue", float("nan"), "economics.pue"),
+    "pue-inf": ("economics", "pue", float("inf"), "economics.pue"),
+    "negative-price": ("economics", "electricity_usd_per_kwh", -0.1, "economics.electricity_usd_per_kwh"),
+    "oversubscription-1e300": ("cluster.fabric", "oversubscription", 1e300, "cluster.fabric.oversubscription"),
+    "start-year-9999": ("buildout", "start_date", __import__("datetime").date(9999, 12, 1), "buildout.start_date"),
+    "deadline-1e-6-days": ("cluster", "deadline_days", 1e-6, "cluster.deadline_days"),
+    "trials-1e9": ("reliability", "trials", 10**9, "reliability.trials"),
+}
+
+
+@pytest.mark.parametrize("section,key,value,path", SCENARIO_BOUNDS.values(), ids=SCENARIO_BOUNDS.keys())
+def test_scenario_bounds(doc: dict, catalog, section: str, key: str, value, path: str) -> None:
+    from clustertwin.scenario import scenario_from_dict
+
+    target = doc
+    for part in section.split("."):
+        target = target.setdefault(part, {})
+    target[key] = value
+    if key == "deadline_days":
+        doc["cluster"].pop("gpus")
+    with pytest.raises(ScenarioError) as exc:
+        scenario_from_dict(doc, "s.yaml", catalog)
+    assert any(line.startswith(f"s.yaml: {path}") for line in exc.value.lines()), exc.value.lines()
+
+
+def test_validate_and_plan_share_bounds(tmp_path: Path) -> None:
+    """Both commands load through scenario.load_scenario: same refusal, exit 2, one line."""
+    from typer.testing import CliRunner
+
+    from clustertwin.cli import app
+    from clustertwin.scenario import DEFAULT_SCENARIO
+
+    bad = tmp_path / "s.yaml"
+    bad.write_text(DEFAULT_SCENARIO.read_text().replace("restart_min: 10", "restart_min: 10\n  repair_h: 1e6"))
+    for cmd in (["validate", str(bad)], ["plan", str(bad), "--json"]):
+        res = CliRunner().invoke(app, cmd)
+        assert res.exit_code == 2, res.output
+        assert "reliability.repair_h" in res.output and "Traceback" not in res.output
+
+
+# --------------------------------------------------------------------------- catalog overrides
+GPU_OVERRIDE = """gpu:
+  - id: h100-sxm-80gb
+    name: override
+    source: test
+    as_of: "2024"
+    vendor: nvidia
+    generation: hopper
+    form: sxm
+    peak_tflops: {bf16: 989, fp16: 989, fp8: 1979}
+    hbm_gib: 80
+    hbm_tb_per_s: 3.35
+    nvlink_gb_per_s: 900
+    tdp_w: 700
+    price_usd: 30000
+"""
+CATALOG_BAD = {
+    "inf-peak": ("bf16: 989,", "bf16: .inf,", "peak_tflops.bf16"),
+    "zero-nvlink": ("nvlink_gb_per_s: 900", "nvlink_gb_per_s: 0", "nvlink_gb_per_s"),
+    "negative-price": ("price_usd: 30000", "price_usd: -1", "price_usd"),
+    "bool-hbm": ("hbm_gib: 80", "hbm_gib: true", "hbm_gib"),
+}
+
+
+@pytest.mark.parametrize("old,new,key", CATALOG_BAD.values(), ids=CATALOG_BAD.keys())
+def test_catalog_override_refused(tmp_path: Path, old: str, new: str, key: str) -> None:
+    from clustertwin.catalog import load_catalog
+
+    (tmp_path / "gpu.yaml").write_text(GPU_OVERRIDE.replace(old, new))
+    with pytest.raises(ScenarioError, match=key.replace(".", r"\.")):
+        load_catalog([tmp_path])
+
+
+def test_catalog_good_override_loads(tmp_path: Path) -> None:
+    from clustertwin.catalog import load_catalog
+
+    (tmp_path / "gpu.yaml").write_text(GPU_OVERRIDE)
+    assert load_catalog([tmp_path]).gpu("h100-sxm-80gb").name == "override"
+
+
+@pytest.mark.parametrize("doc_text,key", [
+    ("costs:\n  - id: c\n    name: c\n    source: s\n    as_of: '2025'\n    items:\n      x: {value: -1, unit: usd, source: s, as_of: '2025'}\n", "items.x.value"),
+    ("perf_calibration:\n  - id: p\n    name: p\n    source: s\n    as_of: '2025'\n    scope: fabric\n    applies_to: ib\n    constants: {a: .nan}\n", "constants.a"),
+], ids=["negative-cost", "nan-calibration-constant"])
+def test_catalog_costs_and_constants(tmp_path: Path, doc_text: str, key: str) -> None:
+    from clustertwin.catalog import load_catalog
+
+    (tmp_path / "x.yaml").write_text(doc_text)
+    with pytest.raises(ScenarioError, match=key.replace(".", r"\.")):
+        load_catalog([tmp_path])
