@@ -85,9 +85,11 @@ def validate(
     scenario: Annotated[list[Path], typer.Argument(help="scenario files to check")],
     catalog: CatalogOpt = None,
 ) -> None:
-    """Check scenario files: schema, types, catalog ids. One line per problem; exit 2 if any."""
+    """Check scenario files: schema, types, catalog ids, and the feasibility checks `plan` makes
+    (a parallelism plan fits, the fabric can be built, ...). One line per problem; exit 2 if any."""
     from clustertwin.catalog import load_catalog
     from clustertwin.errors import UserError
+    from clustertwin.plan import feasibility_problems
     from clustertwin.scenario import load_scenario
 
     cat = load_catalog(catalog or [])
@@ -100,8 +102,15 @@ def validate(
             for line in exc.lines():
                 typer.echo(f"error: {line}", err=True)
             continue
+        problems = feasibility_problems(s, cat)
+        if problems:
+            bad += 1
+            for line in problems:
+                typer.echo(f"error: {line}", err=True)
+            continue
         size = f"{s.cluster.gpus} GPUs" if s.cluster.gpus else f"deadline {s.cluster.deadline_days} days"
-        typer.echo(f"ok: {path} ({s.name}: {s.model.name}, {size})")
+        what = s.model.name if s.model is not None else "design only"
+        typer.echo(f"ok: {path} ({s.name}: {what}, {size})")
     if bad:
         raise typer.Exit(2)
 

@@ -117,3 +117,38 @@ def _deadline_excess(scenario: Scenario, reliability: Any) -> float:
     if c.deadline_days is None or c.deadline_basis != "wall-clock" or reliability is None:
         return 0.0
     return max(0.0, float(reliability.effective_days) - c.deadline_days)
+
+
+def feasibility_problems(scenario: Scenario, catalog: Catalog) -> list[str]:
+    """The user mistakes ``plan`` would stop on, all in one pass (``validate``): each stage
+    runs as in :func:`make_plan`; a stage that cannot run because an earlier one failed on
+    the user's input is skipped, the others still report theirs. Bugs are not user problems
+    and are left to ``plan`` to show as warnings."""
+    from clustertwin.buildout import plan_buildout
+    from clustertwin.design import design as design_stage
+    from clustertwin.economics import economics as economics_stage
+    from clustertwin.perf import estimate as training_stage
+    from clustertwin.reliability import analyze as reliability_stage
+
+    lines: list[str] = []
+    failed = False
+
+    def run(fn: Callable[..., Any], *args: Any) -> Any:
+        nonlocal failed
+        try:
+            return fn(*args)
+        except UserError as exc:
+            lines.extend(line for line in exc.lines() if line not in lines)
+            failed = True
+        except Exception:  # noqa: BLE001 - a bug, not the user's to fix: plan reports it
+            pass
+        return None
+
+    training = None if scenario.design_only else run(training_stage, scenario, catalog)
+    design = run(design_stage, scenario, catalog, training)  # on the installed GPUs if no estimate
+    if not failed:
+        reliability = run(reliability_stage, scenario, catalog, training, design)
+        run(economics_stage, scenario, catalog, training, design, reliability)
+    run(plan_buildout, scenario, catalog, design)
+    return lines
+

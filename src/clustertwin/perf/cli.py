@@ -23,7 +23,7 @@ def top_plans(scenario: Any, catalog: Any, k: int) -> dict[str, Any]:
     from clustertwin.perf.stage import estimate, run_search
 
     est = estimate(scenario, catalog)
-    _, _, res = run_search(scenario, catalog, est.gpus)
+    _, _, res = run_search(scenario, catalog, est.installed_gpus)
     keys = (
         "step_time_s",
         "tokens_per_s",
@@ -44,6 +44,8 @@ def top_plans(scenario: Any, catalog: Any, k: int) -> dict[str, Any]:
         row = res.row(i)
         return {
             "plan": res.plan(i),
+            "gpus": int(row.get("gpus", est.gpus)),
+            "global_batch_seqs": int(row.get("batch_seqs", est.global_batch_seqs)),
             "rank_order": RANK_ORDERS[int(row.get("rank_order", 0))],
             **{k2: row[k2] for k2 in keys},
             "memory_gib": row["memory_bytes"] / 2**30,

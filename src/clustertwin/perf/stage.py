@@ -78,6 +78,9 @@ class TrainingEstimate(BaseModel):
     #: global batch actually trained, in sequences (the scenario's, or rounded so the plan
     #: divides it: training.batch_rounding)
     global_batch_seqs: int = 0
+    #: precision trained in and its dense tensor-core peak per GPU: the base of ``mfu`` and ``hfu``
+    precision: str = "bf16"
+    peak_tflops_per_gpu: float = 0.0
 
     @model_validator(mode="after")
     def _fill_counts(self) -> TrainingEstimate:
@@ -101,14 +104,19 @@ class TrainingEstimate(BaseModel):
                 f"{' +SP' if p['sequence_parallel'] else ''} ZeRO-{p['zero']}"
             )
         mem = "-" if self.memory_gib_per_gpu is None else f"{self.memory_gib_per_gpu:.1f} GiB"
+        gpus = f"{self.gpus:,}"
+        if self.idle_gpus:
+            gpus += f" of {self.installed_gpus:,} installed ({self.idle_gpus:,} idle)"
+        peak = f"{self.peak_tflops_per_gpu:,.0f} TFLOP/s " if self.peak_tflops_per_gpu else ""
         return [
-            ("GPUs", f"{self.gpus:,}"),
+            ("GPUs", gpus),
+            ("global batch", f"{self.global_batch_seqs:,} sequences"),
             ("parallelism", (plan or "-") + extra),
             ("rank order (innermost first)", self.rank_order),
             ("step time", f"{self.step_time_s:.2f} s"),
             ("throughput", f"{self.tokens_per_s / 1e6:.2f} M tokens/s"),
             ("model TFLOP/s per GPU", f"{self.model_tflops_per_gpu:.0f}"),
-            ("MFU / HFU", f"{self.mfu:.1%} / {self.hfu:.1%}"),
+            (f"MFU / HFU (of the {peak}dense {self.precision} peak)", f"{self.mfu:.1%} / {self.hfu:.1%}"),
             ("memory per GPU", mem),
             ("days to train (no failures)", f"{self.days:.1f}"),
             ("plans evaluated", f"{self.plans_evaluated:,} ({self.plans_feasible:,} fit)"),
@@ -196,6 +204,8 @@ def _result(
         plans_feasible=int(ranked.size),
         calibration=list(sys.calibration_ids),
         global_batch_seqs=batch,
+        precision=job.precision,
+        peak_tflops_per_gpu=peak / 1e12,
     )
 
 
