@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from jinja2 import Environment, PackageLoader, select_autoescape
+from jinja2 import Environment, PackageLoader
 
 from clustertwin.report.text import TITLES
 
@@ -20,8 +20,9 @@ def render_page(title: str, sections: list[dict[str, Any]], subtitle: str = "",
     """Render sections ``{"title", "rows": [(k, v)], "figures": [(title, fig)], "html": str}``."""
     from plotly.offline import get_plotlyjs
 
-    env = Environment(loader=PackageLoader("clustertwin", "report/templates"),
-                      autoescape=select_autoescape(["html"]))
+    # escape everything by default: select_autoescape(["html"]) left ``report.html.j2`` (the name
+    # ends in .j2) unescaped, so a scenario or catalog name could put script into the page
+    env = Environment(loader=PackageLoader("clustertwin", "report/templates"), autoescape=True)
     rendered = []
     for sec in sections:
         figs = []

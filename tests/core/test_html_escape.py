@@ -1,0 +1,48 @@
+"""plan.html escapes every name it shows: a scenario name or a catalog entry written by someone
+else cannot put script or markup into the page (issue 15)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from clustertwin.cli import app
+from clustertwin.scenario import DEFAULT_SCENARIO
+
+EVIL = "<script>alert('x')</script><img src=x onerror=alert(1)>"
+
+
+def test_hostile_names_are_escaped(tmp_path: Path, catalog) -> None:
+    import yaml
+
+    doc = yaml.safe_load(DEFAULT_SCENARIO.read_text())
+    doc["name"] = EVIL
+    doc["cluster"]["gpus"] = 1024
+    doc["reliability"]["trials"] = 50
+    scen = tmp_path / "s.yaml"
+    scen.write_text(yaml.safe_dump(doc))
+    # a catalog override that renames the GPU and its node (their names reach the page)
+    cat = tmp_path / "cat"
+    cat.mkdir()
+    gpu = catalog.gpu("h100-sxm-80gb").model_dump(mode="json", exclude_none=True)
+    node = catalog.node("dgx-h100").model_dump(mode="json", exclude_none=True)
+    gpu["name"] = node["name"] = EVIL
+    gpu["source"] = node["source"] = EVIL
+    (cat / "evil.yaml").write_text(yaml.safe_dump({"gpu": [gpu], "node": [node]}))
+    out = tmp_path / "out"
+    res = CliRunner().invoke(app, ["plan", str(scen), "--out", str(out), "--catalog", str(cat)])
+    assert res.exit_code == 0, res.output
+    page = (out / "plan.html").read_text()
+    assert "&lt;script&gt;alert" in page  # the name is shown, escaped
+    assert "<script>alert" not in page
+    assert "<img src=x" not in page
+    assert page.count("<script") == page.count("</script>")  # only our own scripts
+
+
+def test_render_page_escapes_titles_and_warnings() -> None:
+    from clustertwin.report.html import render_page
+
+    page = render_page(EVIL, [{"title": EVIL, "rows": [(EVIL, EVIL)]}], subtitle=EVIL, warnings=[EVIL])
+    assert "<script>alert" not in page and "<img src=x" not in page
+    assert page.count("&lt;script&gt;alert") == 7  # <title>, h1, subtitle, warning, h2, row label, value
