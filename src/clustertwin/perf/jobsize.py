@@ -189,7 +189,7 @@ def search_job(job: Job, sys: System, most: int, unit: int, fixed: int | None = 
     fmet = _evaluate(job, sys, fplans, fbatch)
     # the coarse rows of the kept shapes are in the full pass again: keep one copy
     kept = {(o.tp, o.cp, o.pp, o.dp, o.dp * o.per_rep) for o in keep}
-    key = zip(*(plans[k].tolist() for k in ("tp", "cp", "pp", "dp")), batch.tolist())
+    key = zip(*(plans[k].tolist() for k in ("tp", "cp", "pp", "dp")), batch.tolist(), strict=True)
     other = np.fromiter((k not in kept for k in key), bool, batch.size)
     both = {k: np.concatenate([plans[k][other], fplans[k]]) for k in PLAN_KEYS}
     bmet = {k: np.concatenate([met[k][other], fmet[k]]) for k in met if k in fmet}
