@@ -47,10 +47,20 @@ def loopback_site(tmp: Path) -> SlurmSite:
                      extra=("CredType=cred/none", "SlurmdParameters=config_overrides"))
 
 
-SCRIPT = r"""
+#: network namespace set-up, then INNER (directly, or inside a chroot with a newer Slurm)
+OUTER = r"""
 set -u
 ip link set lo up
 ip addr add 127.0.0.2/8 dev lo
+if [ -n "${ROOT:-}" ]; then
+  mount -t proc proc "$ROOT/proc"
+  chroot "$ROOT" /bin/sh -c "$INNER"
+else
+  sh -c "$INNER"
+fi
+"""
+
+INNER = r"""
 cd "$CONF"
 export SLURM_CONF="$CONF/slurm.conf"
 slurmctld -D -i > "$CONF/slurmctld.out" 2>&1 &
@@ -75,6 +85,26 @@ else
 fi
 """
 
+#: where .ci/run builds a Debian sid root with Slurm >= 25.05 (topology/block, topology.yaml)
+NEW_SLURM_ROOT = Path(os.environ.get("CLUSTERTWIN_SLURM_ROOT", "/var/cache/clustertwin/slurm-sid"))
+
+
+def new_slurm_skip_reason() -> str | None:
+    base = skip_reason()
+    if base:
+        return base
+    ctld = NEW_SLURM_ROOT / "usr" / "sbin" / "slurmctld"
+    if not ctld.exists():
+        return (f"no Slurm >= 25.05 root at {NEW_SLURM_ROOT} (.ci/run builds one with "
+                "debootstrap sid; or set CLUSTERTWIN_SLURM_ROOT)")
+    return None
+
+
+def new_slurm_version() -> str:
+    run = subprocess.run(["chroot", str(NEW_SLURM_ROOT), "slurmctld", "-V"], capture_output=True,
+                         text=True, timeout=30, check=False)
+    return run.stdout.strip()
+
 
 @dataclass(frozen=True)
 class CtldRun:
@@ -94,16 +124,18 @@ class CtldRun:
         return bad
 
 
-def run_ctld(conf: Path, files: dict[str, str]) -> CtldRun:
-    """Write ``files`` into ``conf`` (slurm.conf must use :func:`loopback_site`) and run slurmctld
-    until it answers ``scontrol ping``, then query it and stop it."""
+def run_ctld(conf: Path, files: dict[str, str], root: Path | None = None) -> CtldRun:
+    """Write ``files`` into ``conf`` (slurm.conf must use :func:`loopback_site` with the same
+    folder) and run slurmctld until it answers ``scontrol ping``, then query it and stop it.
+    With ``root``, ``conf`` must lie inside it and slurmctld runs chrooted there."""
     conf.mkdir(parents=True, exist_ok=True)
     for sub in ("state", "spool", "log"):
         (conf / sub).mkdir(exist_ok=True)
     for name, text in files.items():
         (conf / name).write_text(text, encoding="utf-8")
-    env = {**os.environ, "CONF": str(conf)}
-    proc = subprocess.run(["unshare", "--net", "--mount", "--fork", "sh", "-c", SCRIPT],
+    inside = "/" + str(conf.relative_to(root)) if root is not None else str(conf)
+    env = {**os.environ, "CONF": inside, "ROOT": str(root or ""), "INNER": INNER}
+    proc = subprocess.run(["unshare", "--net", "--mount", "--fork", "sh", "-c", OUTER],
                           env=env, capture_output=True, text=True, timeout=120, check=False)
 
     def read(name: str) -> str:

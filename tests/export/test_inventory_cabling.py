@@ -3,6 +3,8 @@ random designs), node expansion of GB200 NVL72, ports used once, naming options.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
@@ -120,3 +122,52 @@ def test_pod_builds_match_the_design(label, gpus, node, fabric):
     d = design(scen, catalog(), None, rules=rules)
     inv = build_inventory(scen, catalog(), d)
     assert count_check(d, inv, build_cabling(inv, d)) == []
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(systems=st.integers(1, 300), spares=st.integers(0, 4), node=st.sampled_from(NODES),
+       fabric=st.sampled_from(FABRICS[:4]))
+def test_every_export_agrees_with_random_designs(systems, spares, node, fabric):
+    """Slurm nodes / leaves / GRES, Kueue quota and labels, Ansible hosts and the CSV rows all
+    count what the design counts."""
+    import csv
+    import io
+
+    import yaml
+
+    from clustertwin.export.cli import build_files
+    from clustertwin.export.hostlist import expand
+    from clustertwin.export.slurm import lint_topology
+    from clustertwin.export.stage import make_context
+
+    entry = catalog().node(node)
+    try:
+        scen = scenario(systems * entry.gpus, spares, node=node, gpu=entry.gpu,
+                        fabric={"technology": fabric})
+        d = design_of(scen)
+    except (ScenarioError, InfeasibleError):
+        assume(False)
+        return
+    ctx = make_context(scen, catalog(), d)
+    files = {}
+    for kind in ("inventory", "cabling", "slurm", "kueue", "ansible"):
+        files |= build_files(kind, ctx)[0]
+    nodes = sorted(n.name for n in ctx.inventory.nodes)
+    slurm_nodes = [x for m in re.finditer(r"^NodeName=(\S+)", files["slurm.conf"], re.M)
+                   for x in expand(m.group(1))]
+    assert sorted(slurm_nodes) == nodes and lint_topology(ctx) == []
+    tree = files.get("topology-tree.conf", files["topology.conf"])
+    assert len(re.findall(r"SwitchName=\S+ Nodes=", tree)) == d.scalable_units
+    assert f"File=/dev/nvidia[0-{ctx.inventory.gpus_per_node - 1}]" in files["gres.conf"] \
+        or ctx.inventory.gpus_per_node == 1
+    docs = list(yaml.safe_load_all(files["kueue.yaml"]))
+    quota = docs[2]["spec"]["resourceGroups"][0]["flavors"][0]["resources"][2]["nominalQuota"]
+    assert int(quota) == d.job_nodes * entry.gpus
+    assert len(yaml.safe_load(files["node-labels.yaml"])) == len(nodes)
+    inv = yaml.safe_load(files["ansible-inventory.yml"])["all"]["children"]
+    assert len(inv["gpu_nodes"]["hosts"]) == len(nodes)
+    rows = list(csv.reader(io.StringIO(files["inventory.csv"])))
+    assert len(rows) - 1 == len(ctx.inventory.devices)
+    f = d.fabric
+    cab = files["cabling.csv"].count("\n") - 1
+    assert cab >= f.node_leaf_links + f.leaf_spine_links + f.spine_core_links
