@@ -41,6 +41,16 @@ def main() -> None:
         f"in {t_search * 1e3:.0f} ms ({n / t_search:,.0f} plans/s end to end)"
     )
     print(f"perf: estimate(default scenario) {t_est * 1e3:.0f} ms")
+    # the same search under other software stacks (training.stack): FSDP prefetch, eager
+    # element-wise costs and no interleaving change the arithmetic, not the speed
+    from dataclasses import replace
+
+    from clustertwin.perf.stacks import profile_of
+
+    for sid in ("torchtitan", "fsdp", "deepspeed"):
+        j2 = replace(job, stack=profile_of(cat, sid, sys.generation))
+        t = _best_of(lambda j2=j2: evaluate(j2, sys, big), 3)
+        print(f"perf: evaluate {nb:,} plans, stack {sid}: {nb / t:,.0f} plans/s")
 
 
 if __name__ == "__main__":
