@@ -70,6 +70,7 @@ def plan(
         folder.write("plan.html", page)
     if json_out:
         sys.stdout.write(to_json(doc) + "\n")
+        _exit_if_skipped(result)
         return
     from clustertwin.report import text
 
@@ -77,6 +78,14 @@ def plan(
     if out is not None:
         typer.echo(f"wrote {out / 'plan.json'} and {out / 'plan.html'}")
     typer.echo(f"({time.perf_counter() - t0:.2f} s)", err=True)
+    _exit_if_skipped(result)
+
+
+def _exit_if_skipped(result) -> None:  # noqa: ANN001
+    """A plan with a stage skipped (not available) is incomplete: exit status 3, said on stderr."""
+    if getattr(result, "skipped", ()):
+        typer.echo(f"warning: incomplete plan, stages skipped: {', '.join(result.skipped)} (exit 3)", err=True)
+        raise typer.Exit(3)
 
 
 @app.command()

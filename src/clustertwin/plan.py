@@ -1,9 +1,13 @@
 """Compose the stages into one plan.
 
 Stages run in pipeline order; each is a pure function of the scenario and the results before
-it. A stage whose package is missing, or that fails for a reason other than the user's input,
-is reported in ``warnings`` and the plan goes on without it (later stages use their documented
-defaults). A user mistake (``UserError``) stops the plan: the user has to fix it.
+it. A user mistake (``UserError``) stops the plan: the user has to fix it. A stage that cannot
+compute the scenario (overflow, a value out of a model's range: ``ArithmeticError``,
+``ValueError``, ...) is that input's error too: one line naming the stage, exit status 2, never a
+warning under exit 0 (issue 15). Only a stage that is not available (its package missing or not
+implemented) is skipped: it is listed in ``Plan.skipped`` and ``skipped_stages``, named in
+``warnings``, and ``plan`` exits with status 3. Any other exception is a bug and keeps its
+traceback.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from clustertwin.catalog import Catalog
-from clustertwin.errors import UserError
+from clustertwin.errors import InfeasibleError, Problem, UserError
 from clustertwin.scenario import Scenario
 
 STAGES = ("training", "design", "reliability", "economics", "buildout")
@@ -32,6 +36,7 @@ class Plan:
     economics: Any = None
     buildout: Any = None
     warnings: tuple[str, ...] = field(default_factory=tuple)
+    skipped: tuple[str, ...] = field(default_factory=tuple)  #: stages not available, not run
 
     def blocks(self) -> list[tuple[str, Any]]:
         return [(name, getattr(self, name)) for name in STAGES if getattr(self, name) is not None]
@@ -41,7 +46,20 @@ class Plan:
         for name, res in self.blocks():
             out[name] = res.to_contract()
         out["warnings"] = list(self.warnings)
+        if self.skipped:
+            out["skipped_stages"] = list(self.skipped)
         return out
+
+
+#: Exceptions a stage raises when the numbers of an input are beyond what its model computes.
+COMPUTE_ERRORS = (ArithmeticError, ValueError, MemoryError, RecursionError)
+
+
+def cannot_compute(scenario: Scenario, stage: str, exc: BaseException) -> InfeasibleError:
+    """A stage failing on the input's numbers, as the input's one-line error."""
+    why = (str(exc).splitlines() or [""])[0][:200]
+    return InfeasibleError([Problem(scenario.source, stage, f"the {stage} stage cannot compute "
+                                    f"this scenario ({type(exc).__name__}: {why}); check the values it uses")])
 
 
 def make_plan(scenario: Scenario, catalog: Catalog,
@@ -60,6 +78,7 @@ def make_plan(scenario: Scenario, catalog: Catalog,
     from clustertwin.reliability import analyze as reliability_stage
 
     warnings: list[str] = []
+    skipped: list[str] = []
 
     def run(name: str, fn: Callable[..., Any], *args: Any, **kw: Any) -> Any:
         if name not in stages:
@@ -70,10 +89,12 @@ def make_plan(scenario: Scenario, catalog: Catalog,
             return fn(*args, **kw)
         except UserError:
             raise
-        except (ImportError, AttributeError, NotImplementedError) as exc:
-            warnings.append(f"{name}: stage not available ({exc}); later stages use defaults")
-        except Exception as exc:  # a bug in one stage must not hide the others' answers
-            warnings.append(f"{name}: stage failed ({type(exc).__name__}: {exc}); later stages use defaults")
+        except (ImportError, NotImplementedError) as exc:  # the only optional case: not available
+            if name not in skipped:
+                skipped.append(name)
+                warnings.append(f"{name}: stage skipped, not available ({exc}); later stages use defaults")
+        except COMPUTE_ERRORS as exc:
+            raise cannot_compute(scenario, name, exc) from None
         return None
 
     training = None
@@ -83,7 +104,7 @@ def make_plan(scenario: Scenario, catalog: Catalog,
     else:  # training time is the root the other stages hang off; its failure stops the plan
         if on_stage:
             on_stage("training")
-        training = training_stage(scenario, catalog)
+        training = _root(scenario, lambda: training_stage(scenario, catalog))
     design = run("design", design_stage, scenario, catalog, training)
     reliability = run("reliability", reliability_stage, scenario, catalog, training, design)
     scale = 1.0
@@ -92,7 +113,7 @@ def make_plan(scenario: Scenario, catalog: Catalog,
         if late <= 0:
             break
         scale *= scenario.cluster.deadline_days / (scenario.cluster.deadline_days + late) * DEADLINE_MARGIN
-        training = training_stage(scenario, catalog, ettr_scale=scale)
+        training = _root(scenario, lambda: training_stage(scenario, catalog, ettr_scale=scale))  # noqa: B023
         design = run("design", design_stage, scenario, catalog, training)
         reliability = run("reliability", reliability_stage, scenario, catalog, training, design)
     late = _deadline_excess(scenario, reliability)
@@ -108,7 +129,15 @@ def make_plan(scenario: Scenario, catalog: Catalog,
         for attr in attrs:
             for msg in getattr(result, attr, None) or ():
                 warnings.append(f"{name}: {msg}")
-    return Plan(scenario=scenario, warnings=tuple(warnings), **res)
+    return Plan(scenario=scenario, warnings=tuple(warnings), skipped=tuple(skipped), **res)
+
+
+def _root(scenario: Scenario, call: Callable[[], Any]) -> Any:
+    """Run the training stage (the root; no plan without it), its compute failures as input errors."""
+    try:
+        return call()
+    except COMPUTE_ERRORS as exc:
+        raise cannot_compute(scenario, "training", exc) from None
 
 
 def _deadline_excess(scenario: Scenario, reliability: Any) -> float:
@@ -140,7 +169,10 @@ def feasibility_problems(scenario: Scenario, catalog: Catalog) -> list[str]:
         except UserError as exc:
             lines.extend(line for line in exc.lines() if line not in lines)
             failed = True
-        except Exception:  # noqa: BLE001 - a bug, not the user's to fix: plan reports it
+        except COMPUTE_ERRORS as exc:  # the input's error, as in make_plan
+            lines.extend(cannot_compute(scenario, getattr(fn, "__name__", "stage"), exc).lines())
+            failed = True
+        except Exception:  # noqa: BLE001 - a bug, not the user's to fix: plan shows it
             pass
         return None
 
