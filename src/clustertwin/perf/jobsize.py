@@ -14,9 +14,9 @@ gives each the most replicas the installed GPUs hold:
 * ``dp``: the most replicas that fit in ``training.gpus`` (auto: the installed GPUs) with the
   job in whole hosts (:func:`clustertwin.scenario.job_unit_gpus`); with a fixed
   ``training.gpus`` the shape must divide it;
-* the global batch: with ``training.batch_rounding: nearest`` it moves to a multiple of ``dp``
-  (the nearest one, and the nearest that is also a multiple of ``dp * pp`` so interleaving is
-  possible) within :data:`BATCH_TOLERANCE`; with ``exact`` ``dp`` must divide it.
+* the global batch: kept when ``dp`` divides it; otherwise, with ``training.batch_rounding:
+  nearest``, moved to the nearest multiple of ``dp`` within :data:`BATCH_TOLERANCE`; with
+  ``exact`` ``dp`` must divide it. The batch never moves just to make a plan faster.
 
 Plans are evaluated in two vectorized passes: a coarse one over every shape with a few options
 per remaining key, then every option for the :data:`KEEP_SHAPES` fastest shapes. Plans are
@@ -75,21 +75,17 @@ def _tp_cp(job: Job, sys: System, pinned: dict[str, Any]) -> tuple[list[int], li
     return tps, _pin(pinned, "cp", cps)
 
 
-def per_replica(batch: int, dp: int, pp: int, rounding: str) -> list[int]:
+def per_replica(batch: int, dp: int, rounding: str) -> list[int]:
     """Sequences per replica for ``dp`` replicas: the batch as given when ``dp`` divides it;
-    under ``nearest`` also the nearest multiple of ``dp`` and of ``dp * pp`` within the bound."""
+    otherwise, under ``nearest``, the nearest multiple of ``dp`` (down on a tie) if it is
+    within :data:`BATCH_TOLERANCE`. A batch is never moved to make a plan faster."""
     if batch % dp == 0:
-        exact = [batch // dp]
-    else:
-        exact = []
+        return [batch // dp]
     if rounding == "exact":
-        return exact
+        return []
     r = batch / dp
-    cands = {max(1, math.floor(r)), math.ceil(r)}
-    if pp > 1:
-        cands |= {max(pp, math.floor(r / pp) * pp), math.ceil(r / pp) * pp}
-    lo, hi = batch * (1 - BATCH_TOLERANCE), batch * (1 + BATCH_TOLERANCE)
-    return sorted(set(exact) | {c for c in cands if lo <= c * dp <= hi})
+    k = max(1, math.floor(r) if r - math.floor(r) <= 0.5 else math.ceil(r))
+    return [k] if abs(k * dp - batch) <= BATCH_TOLERANCE * batch else []
 
 
 def _divisors_desc(n: int, at_most: int):
@@ -139,7 +135,7 @@ def outer_shapes(job: Job, sys: System, most: int, unit: int, fixed: int | None,
                 if not dps:
                     pruned["the shape does not fit the GPUs in whole hosts"] += 1
                 for dp in dps:
-                    reps = per_replica(job.batch_seqs, dp, pp, rounding)
+                    reps = per_replica(job.batch_seqs, dp, rounding)
                     if not reps:
                         pruned["dp does not divide the global batch"] += 1
                     out.extend(Outer(tp, cp, pp, dp, r) for r in reps)
