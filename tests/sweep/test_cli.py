@@ -35,16 +35,16 @@ def test_sweep_writes_the_three_files_and_names_the_best(small_file, tmp_path):
 
 def test_failing_scenario_is_a_row(small_file, tmp_path):
     doc = yaml.safe_load(small_file.read_text())
-    study = {"study": "mixed", "base": doc, "grid": {"cluster.gpus": [64, 72]},
+    study = {"study": "mixed", "base": doc, "grid": {"training.precision": ["bf16", "fp8"]},
              "cases": [{"name": "H100", "set": {}},
-                       {"name": "GB200", "set": {"cluster.gpu": "gb200", "cluster.node": "gb200-nvl72"}}]}
+                       {"name": "A100", "set": {"cluster.gpu": "a100-sxm-80gb", "cluster.node": "dgx-a100"}}]}
     path = tmp_path / "study.yaml"
     path.write_text(yaml.safe_dump(study))
     r = run("sweep", str(path), "--out", str(tmp_path / "o"), "--workers", "1")
     assert r.exit_code == 0, r.output
     with (tmp_path / "o" / "sweep.csv").open() as f:
         errors = [row["error"] for row in csv.DictReader(f)]
-    assert errors[:2] == ["", ""] and "multiple of the 72" in errors[2] and errors[3] == ""
+    assert errors[:3] == ["", "", ""] and "no fp8" in errors[3]
 
 
 @pytest.mark.parametrize("args, key", [
@@ -54,6 +54,7 @@ def test_failing_scenario_is_a_row(small_file, tmp_path):
     (["--range", "cluster.gpus=8:x:8"], "cluster.gpus"),
     (["--objective", "cheap"], "cheap"),
     (["--require", "days<<3"], "days<<3"),
+    (["--require", "wall_days<=3"], "wall_days<=3"),
 ])
 def test_bad_request_is_one_line_exit_2_before_work(small_file, tmp_path, args, key):
     out = tmp_path / "never"

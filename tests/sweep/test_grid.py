@@ -94,11 +94,11 @@ def test_a_value_bad_everywhere_stops_the_sweep(small_doc):
 def test_a_bad_combination_is_a_row_not_the_end(small_doc):
     from clustertwin.sweep.api import prepare
 
-    cases = [("H100", {"cluster.gpu": "h100-sxm-80gb", "cluster.node": "dgx-h100"}),
-             ("GB200", {"cluster.gpu": "gb200", "cluster.node": "gb200-nvl72"})]
-    sw = build(small_doc, {"cluster.gpus": [64, 72]}, cases)
-    skip = prepare(sw)  # 64 GPUs are 8 DGX H100 but not whole NVL72 racks
-    assert sorted(skip) == [2] and "multiple of the 72" in skip[2]
+    cases = [("A100", {"cluster.gpu": "a100-sxm-80gb", "cluster.node": "dgx-a100"}),
+             ("H100", {"cluster.gpu": "h100-sxm-80gb", "cluster.node": "dgx-h100"})]
+    sw = build(small_doc, {"training.precision": ["bf16", "fp8"]}, cases)
+    skip = prepare(sw)  # FP8 runs on H100 but A100 has no FP8 tensor cores
+    assert sorted(skip) == [1] and "no fp8" in skip[1]
 
 
 def test_common_seeds_keep_the_base_seed(small_doc):

@@ -51,6 +51,19 @@ def parse_requirement(text: str) -> Requirement:
     return Requirement(m.group(1), m.group(2), value, text.strip())
 
 
+#: where a requirement's column can come from (checked before any work; exact names after)
+COLUMN_ROOTS = ("training.", "design.", "reliability.", "economics.", "buildout.", "scenario.")
+
+
+def check_columns(requirements: list[Requirement], swept: list[str]) -> None:
+    """A requirement must name a plan column (``block.key``) or a swept key."""
+    bad = [r for r in requirements if r.column not in swept and not r.column.startswith(COLUMN_ROOTS)]
+    if bad:
+        raise UsageError([Problem("--require", r.text, f"{r.column!r} is not a column of the sweep; use a plan key "
+                                  "such as reliability.effective_days or economics.run_cost_owned_usd")
+                          for r in bad])
+
+
 def objective_column(objective: str) -> str:
     if objective not in OBJECTIVES:
         raise UsageError([Problem("--objective", objective, f"expected one of {', '.join(OBJECTIVES)}")])

@@ -91,6 +91,7 @@ def sweep_command(
     obj = objective or sw.objective or "run_cost_owned_usd"
     ch.objective_column(obj)
     reqs = [ch.parse_requirement(r) for r in [*sw.require, *(require or [])]]
+    ch.check_columns(reqs, sw.keys)
     skip = prepare(sw, catalog or [])  # every point validated before any work
     folder = OutputDir(out, SWEEP_FILES, force)
     t0 = time.perf_counter()

@@ -104,7 +104,7 @@ def render_sweep(sw: Any, table: Any, choice: Choice) -> str:
     if failed:
         sections.append({"title": "Scenarios that did not plan",
                          "html": html_table(["scenario", "error"], failed[:200], highlight=None)})
-    sub = html.unescape(sw.description or f"{table.num_rows} scenarios from {sw.source}")
+    sub = sw.description or f"{table.num_rows} scenarios from {sw.source}"
     return render_page(f"clustertwin sweep: {sw.title}", sections, sub)
 
 

@@ -2,9 +2,9 @@
 
 A value is *bad* when every point that carries it fails with a problem at its key (a typo in
 a catalog id, a string where a number goes, a GPU count the node cannot hold): the sweep stops
-with one line naming the key and value, exit 2. A point that fails only in combination (a
-GB200 count crossed with a DGX H100 node) is not the value's fault: it becomes a row whose
-``error`` says why, and the sweep goes on.
+with one line naming the key and value, exit 2. A point that fails only in combination (FP8
+precision crossed with an A100, which has no FP8 tensor cores) is not the value's fault: it
+becomes a row whose ``error`` says why, and the sweep goes on.
 """
 
 from __future__ import annotations
