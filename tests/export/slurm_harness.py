@@ -78,6 +78,7 @@ fi
 if [ $up = 1 ]; then
   scontrol show topology > "$CONF/topology.out" 2>&1
   sinfo -h -N -o "%N %G %P" > "$CONF/sinfo.out" 2>&1
+  scontrol show partition > "$CONF/partition.out" 2>&1
   kill $p; wait $p
   echo UP
 else
@@ -113,6 +114,7 @@ class CtldRun:
     log: str
     topology: str
     sinfo: str
+    partitions: str
 
     def problems(self) -> list[str]:
         """error / warning / fatal log lines that are not known noise."""
@@ -144,4 +146,4 @@ def run_ctld(conf: Path, files: dict[str, str], root: Path | None = None) -> Ctl
 
     log = read("slurmctld.out") + read("log/slurmctld.log")
     return CtldRun("UP" in proc.stdout, proc.stdout + proc.stderr, log, read("topology.out"),
-                   read("sinfo.out"))
+                   read("sinfo.out"), read("partition.out"))

@@ -71,7 +71,9 @@ def test_topology_yaml_is_accepted(conf):
     run = run_ctld(here, files, root=NEW_SLURM_ROOT)
     assert run.up, run.output + run.log[-3000:]
     assert run.problems() == []
-    assert "nvl001" in run.topology or "su001" in run.topology
+    shown = re.findall(r"SwitchName=(\S+) Level=0", run.topology)
+    assert shown == [s for s, kind, _ in S.tree_switches(ctx) if kind == "Nodes"]
+    assert re.search(r"PartitionName=batch.*?Topology=nvl", run.partitions, re.S), run.partitions
 
 
 def test_block_sizes_that_do_not_double_are_refused(conf):
