@@ -1,5 +1,7 @@
 """Design-stage speed: a full design (layout, fabric, networks, storage, power, cooling, BOM)
-at several sizes, including 100,000 GPUs (target < 100 ms), plain fat trees and pod builds."""
+at several sizes, including 100,000 GPUs (target < 100 ms), plain fat trees and pod builds;
+past one fabric's reach (100,000 H100 on NDR: rail-separated planes; 1,000,000 GPUs: a fourth
+tier on NDR, 3 tiers on XDR); and the whole plan at 1,000,000 GPUs (target < 5 s, < 1 GiB)."""
 
 from __future__ import annotations
 
@@ -25,6 +27,11 @@ CASES = [  # (label, gpus, node, gpu, fabric, topology[, extra fabric keys])
      FT, META),
     ("100,000 H100 Meta-style pods", 100000, "dgx-h100", "h100-sxm-80gb", "roce-400g", FT,
      META),
+    ("100,000 H100 / NDR (rail-separated planes)", 100000, "dgx-h100", "h100-sxm-80gb",
+     "ib-ndr", RAIL),
+    ("1,000,000 B200 / NDR (8 planes, 4 tiers)", 1000000, "dgx-b200", "b200", "ib-ndr", RAIL),
+    ("1,000,000 B200 / XDR (3 tiers)", 1000000, "dgx-b200", "b200", "ib-xdr", RAIL),
+    ("1,000,008 GB200 NVL72 / XDR", 1000008, "gb200-nvl72", "gb200", "ib-xdr", RAIL),
     ("15,360 H800 Alibaba HPN pod", 15360, "hgx-h800", "h800", "roce-200g", RAIL, HPN),
     ("99,840 H800 HPN pods (6.5 pods)", 99840, "hgx-h800", "h800", "roce-200g", RAIL, HPN),
 ]
@@ -59,6 +66,28 @@ def main() -> None:
         ms = _time(lambda s=s: design(s, cat, None), 20) * 1000
         print(f"{label:42s} {ms:8.3f} {d.fabric.switches:9,d} {d.racks:7,d} "
               f"{d.power.it_kw / 1000:7.1f}")
+    whole_plan(cat, base)
+
+
+def whole_plan(cat, base) -> None:
+    """``plan`` at 1,000,000 GPUs: every stage, wall time and peak memory (target < 5 s and
+    < 1 GiB on the 2-core CI machine)."""
+    import resource
+
+    from clustertwin.plan import make_plan
+    from clustertwin.scenario import scenario_from_dict
+
+    doc = copy.deepcopy(base)
+    doc["cluster"].update({"gpus": 1_000_000, "node": "dgx-b200", "gpu": "b200"})
+    s = scenario_from_dict(doc, "<bench 1M>", cat)
+    t = time.perf_counter()
+    plan = make_plan(s, cat)
+    sec = time.perf_counter() - t
+    peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    d = plan.design
+    print(f"plan, 1,000,000 B200 / NDR: {sec:.2f} s, peak RSS {peak_mib:,.0f} MiB "
+          f"(targets 5 s, 1,024 MiB); {d.fabric.tiers} tiers x {d.fabric.planes} planes, "
+          f"{d.racks:,} racks, {d.power.it_kw / 1000:,.0f} MW IT")
 
 
 if __name__ == "__main__":
