@@ -92,3 +92,16 @@ def test_common_seeds_make_equal_options_tie(small_file, tmp_path):
         rows = list(csv.DictReader(f))
     assert rows[0]["reliability.effective_days"] == rows[1]["reliability.effective_days"]
     assert float(rows[1]["economics.run_cost_cloud_usd"]) > float(rows[0]["economics.run_cost_cloud_usd"])
+
+
+@pytest.mark.parametrize("study, rows", [("ladder.yaml", 5), ("h100-vs-nvl72.yaml", 4)])
+def test_builtin_studies_run(tmp_path, study, rows):
+    out = tmp_path / "s"
+    r = run("sweep", str(EXAMPLES / study), "--out", str(out), "--workers", "2")
+    assert r.exit_code == 0, r.output
+    with (out / "sweep.csv").open() as f:
+        table = list(csv.DictReader(f))
+    assert len(table) == rows
+    planned = [row for row in table if not row["error"]]
+    assert len(planned) >= 4  # the 100,000-GPU rung needs issue 11's GPU-count work
+    assert all(float(row["reliability.effective_days"]) >= float(row["training.days"]) for row in planned)
