@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
+
+from clustertwin.report.text import plural
 
 #: lost-time categories, in the order they are reported
 CATEGORIES = ("checkpoint_stalls", "lost_progress", "restart", "waiting_for_repair")
@@ -110,7 +113,7 @@ class ReliabilityResult(BaseModel):
         rows = [
             ("failure profile", f"{self.failure_profile} ({self.failures_per_1000_node_days:.2f}"
                                 " per 1000 node-days)"),
-            ("job", f"{self.gpus:,} GPUs on {self.nodes:,} nodes, {self.spare_nodes} spare "
+            ("job", f"{self.gpus:,} GPUs on {plural(self.nodes, 'node')}, {self.spare_nodes} spare "
                     f"(advised {self.spare_nodes_advised})"),
             ("interruptions", f"{self.interruptions_mean:.0f} (p5 {self.interruptions_p5:.0f}, "
                               f"p95 {self.interruptions_p95:.0f}) + "
@@ -193,7 +196,11 @@ class ReliabilityResult(BaseModel):
             marks.append(("local", self.local_checkpoint_interval_min))
         for label, value in marks:
             if value > 0 and x and min(x) <= value <= max(x):
-                ettr_fig.add_vline(x=value, line_dash="dot", annotation_text=label)
+                # a shape takes the data value on a log axis, an annotation its log10: labels
+                # given to add_vline land at 10^value and stretch the axis to 10^153
+                ettr_fig.add_vline(x=value, line_dash="dot")
+                ettr_fig.add_annotation(x=math.log10(value), y=1.0, yref="paper", text=label,
+                                        showarrow=False, yanchor="bottom")
         ettr_fig.update_layout(title="ETTR against checkpoint interval",
                                xaxis_title="minutes of training between checkpoints",
                                yaxis_title="effective training time ratio", xaxis_type="log")
