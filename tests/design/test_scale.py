@@ -101,3 +101,28 @@ def test_fabric_modules_have_no_import_cycle():
 
     assert "fabric" not in imports("pods") | imports("fattree") | imports("fabric_result")
     assert "pods" not in imports("fattree") | imports("fabric_result")
+
+
+@pytest.mark.parametrize("pod_gpus", [2048, 8192])
+def test_pod_builds_at_100k_on_ndr_separate_rails(catalog, pod_gpus):
+    """Pods of 64-port NDR spines hold 32 leaves at 1:1; 100,000 GPUs in pods of 2,048 or
+    8,192 GPUs fit once the rails are split into planes (each its own pod build)."""
+    d = design(scenario(catalog, 100_000, fabric={"technology": "ib-ndr",
+                                                   "pod_gpus": pod_gpus}), catalog, None)
+    f = d.fabric
+    assert f.pod is not None and f.rail_groups > 1 and f.planes == f.rail_groups
+    assert f.pod.pod_nodes * 8 >= pod_gpus
+    assert any("rail-separated" in n for n in d.notes)
+
+
+def test_pod_too_big_names_the_largest_that_works(catalog):
+    """The error of a pod no plane can hold gives the bound of the most separated build and
+    says to raise (not lower) pod_oversubscription."""
+    from clustertwin.errors import InfeasibleError
+
+    with pytest.raises(InfeasibleError) as exc:
+        design(scenario(catalog, 100_000, fabric={"technology": "ib-ndr", "pod_gpus": 16_384}),
+               catalog, None)
+    msg = str(exc.value)
+    assert "pod_gpus <= 8,192" in msg and "higher pod_oversubscription" in msg
+

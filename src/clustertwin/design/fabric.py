@@ -126,11 +126,10 @@ def plan_compute_fabric(*, node, fabric, switch, nodes: int, oversubscription: f
             f"{g} ports a {node.id} puts on one leaf; raise cluster.fabric.oversubscription "
             "(more downlinks per leaf) or pick a switch with more ports")])
     if pod_nodes is not None or (spine_switch is not None and spine_switch.id != switch.id):
-        return plan_pod_fabric(
+        return _pod_build(
             node=node, fabric=fabric, leaf_switch=switch, spine_switch=spine_switch or switch,
-            nodes=nodes, planes=planes, endpoint=endpoint, rails=rails,
-            g=g_rail if topology == "rail-optimized-fat-tree" else g, g_rail=g_rail,
-            oversubscription=oversubscription, topology=topology,
+            nodes=nodes, planes=planes, endpoint=endpoint, rails=rails, d=d,
+            g_rail=g_rail, oversubscription=oversubscription, topology=topology,
             nodes_per_rack=nodes_per_rack, pod_nodes=pod_nodes,
             pod_oversubscription=pod_oversubscription, dual_tor=dual_tor, rules=rules,
             source=source)
@@ -173,6 +172,32 @@ def plan_compute_fabric(*, node, fabric, switch, nodes: int, oversubscription: f
     return _replace(cf, switch_modules=per_plane * planes, node_modules=node_mod,
                     tier_modules=(leaf_mod * planes, spine_mod * planes, core_mod * planes),
                      manager_modules=mgr_links)
+
+
+def _pod_build(*, rails: int, planes: int, d: int, g_rail: int, topology: str, **kw):
+    """A pod build; when its pods or aggregation layer cannot hold the cluster, the rails are
+    separated into planes (fewest groups that work), as in the plain build."""
+    first = last = None
+    rail_topo = topology == "rail-optimized-fat-tree"
+    for groups in range(1, rails // g_rail + 1):
+        if rails % groups or (rails // groups) % g_rail:
+            continue
+        r = rails // groups
+        try:
+            cf = plan_pod_fabric(rails=r, planes=planes * groups, g=g_rail if rail_topo
+                                 else min(r, d), g_rail=g_rail, topology=topology, **kw)
+        except InfeasibleError as exc:
+            first, last = first or exc, exc
+            continue
+        if groups == 1:
+            return cf
+        note = (f"the pods cannot hold every rail of {kw['nodes']:,} nodes in one plane ("
+                f"{first.problems[0].message if first and first.problems else 'pod limit'}); "
+                f"the {rails} rails are split into {groups} rail-separated planes of {r} "
+                f"rail(s), each its own pod build")
+        return _replace(cf, rail_groups=groups, notes=cf.notes + (note,))
+    assert last is not None
+    raise last          # the most separated build's limits are the nearest that can work
 
 
 def _single_node(node, fabric, switch, topology: str, k: int, endpoint: float) -> ComputeFabric:

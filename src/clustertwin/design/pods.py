@@ -107,7 +107,7 @@ def plan_pod_fabric(*, node, fabric, leaf_switch, spine_switch, nodes: int, plan
                 f"a pod of {pod_nodes * node.gpus:,} GPUs needs {n_seg * l_su} leaves per plane, "
                 f"more than the {ds} leaf links one {spine_switch.id} spine takes at "
                 f"{p:g}:1; nearest changes: pod_gpus <= {most:,}, a larger spine_switch, "
-                "or a lower pod_oversubscription")])
+                "or a higher pod_oversubscription (more leaf links per spine)")])
         segs = math.ceil(nodes / su_nodes)
         pods = math.ceil(segs / n_seg)
     else:
