@@ -96,3 +96,23 @@ def test_scaling_ladder_agrees_across_commands(gpus, model, cat):
         f = out["design"]["fabric"]
         assert f["rail_groups"] > 1 and f["tiers"] <= 3
         assert any("rail-separated" in n for n in out["design"]["notes"])
+
+
+def test_design_only_plan_agrees_and_prices_no_run(cat):
+    """No model/training: plan designs, prices and schedules the cluster and gives node-level
+    reliability; the commands read the same design."""
+    from clustertwin.buildout import plan_buildout
+    from clustertwin.design.upstream import plan_through
+    from clustertwin.plan import make_plan
+
+    doc = {"name": "shared", "cluster": {"gpu": "h100-sxm-80gb", "node": "dgx-h100",
+                                         "gpus": 4096}}
+    sc = scenario_from_dict(doc, "<design-only>", cat)
+    out = make_plan(sc, cat).to_dict()
+    assert "training" not in out
+    assert out["economics"]["run_cost_owned_usd"] is None and out["economics"]["capex_usd"] > 0
+    assert out["reliability"]["mode"] == "cluster" and out["reliability"]["failures_per_day"] > 0
+    assert out["design"]["storage"]["checkpoint_tb"] == 0
+    d = plan_through(sc, cat, "design").design
+    b = plan_buildout(sc, cat, None, samples=50)
+    assert d.racks == out["design"]["racks"] == b.quantities["racks"]

@@ -176,7 +176,10 @@ class ClusterDesign:
             ("fabric cables", f"{f.cables:,} ({f.fiber_cables:,} optical), "
                               f"{f.transceivers:,} transceivers"),
             ("storage", f"{s.capacity_pb:.2f} PB, write {s.write_gbps:,.0f} GB/s, "
-                        f"read {s.read_gbps:,.0f} GB/s (checkpoint {s.checkpoint_tb:.1f} TB)"),
+                        f"read {s.read_gbps:,.0f} GB/s"
+                        + (f" (checkpoint {s.checkpoint_tb:.2f} TB)" if s.checkpoint_tb
+                           else " (no job checkpoint: design only)")
+                        + (", on the nodes' NVMe" if s.on_nodes else "")),
             ("IT power", f"{p.it_kw / 1000:,.2f} MW max, "
                          f"{p.it_typical_kw / 1000:,.2f} MW typical; "
                          f"{p.rack_kw:.1f} kW per compute rack"),

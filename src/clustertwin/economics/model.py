@@ -87,9 +87,11 @@ class EconomicsResult(BaseModel):
         fig.update_layout(title="Capex by category ($M)", yaxis_title="$M", height=380)
         fig2 = go.Figure(go.Pie(labels=list(opx), values=[v / 1e3 for v in opx.values()], hole=0.4))
         fig2.update_layout(title="Opex per month by category ($K)", height=380)
+        runs = (self.run_cost_owned_usd, self.run_cost_cloud_ideal_usd, self.run_cost_cloud_usd)
+        if any(v is None for v in runs):   # design-only plan: no run to price
+            return [("Capex", fig), ("Opex", fig2)]
         fig3 = go.Figure(go.Bar(x=["owned", "cloud (ideal)", "cloud (with waste)"],
-                                y=[self.run_cost_owned_usd / 1e6, self.run_cost_cloud_ideal_usd / 1e6,
-                                   self.run_cost_cloud_usd / 1e6]))
+                                y=[float(v or 0.0) / 1e6 for v in runs]))
         fig3.update_layout(title="Cost of the training run ($M)", yaxis_title="$M", height=380)
         return [("Capex", fig), ("Opex", fig2), ("Run cost", fig3)]
 

@@ -48,5 +48,8 @@ def render(plan: Any) -> str:
             extra += "<h3>Floor plan</h3>" + design_floor_plan(res, s.name)
         sections.append({"title": TITLES.get(name, name), "rows": res.summary_rows(),
                          "figures": res.figures(), "html": extra})
-    subtitle = f"{s.model.name} · {s.training.tokens:.3g} tokens · {s.cluster.gpu} in {s.cluster.node}"
+    job = (f"{s.model.name} · {s.training.tokens:.3g} tokens · "
+           if getattr(s, "model", None) is not None and getattr(s, "training", None) is not None
+           else "design only · ")
+    subtitle = f"{job}{s.cluster.gpu} in {s.cluster.node}"
     return render_page(f"clustertwin plan: {s.name}", sections, subtitle, list(plan.warnings))
