@@ -11,6 +11,9 @@ per-row ``tolerance``, the run's software ``stack`` and, where published, its pe
 * NVIDIA Megatron-Bridge performance summary, 25.11 NeMo container (github.com/NVIDIA-NeMo/
   Megatron-Bridge docs/performance-summary.md) - Llama 3/3.1 8B, 70B, 405B FP8 and DeepSeek-V3
   rows on DGX-H100, DGX-B200 and GB200 NVL72;
+* NVIDIA NeMo performance summary, NeMo 24.07 container (github.com/NVIDIA/NeMo
+  docs/source/performance/performance_summary.md) - GPT-3 5B-175B, Llama 2 7B-70B, Llama 3
+  8B/70B and Nemotron-4 340B in FP8 on DGX-H100;
 * torchtitan's Llama 3.1 H100 benchmarks, December 2024 (github.com/pytorch/torchtitan
   benchmarks/llama3_h100_202412_torchtitan.md) - Tables 1, 3, 4 and 5 with peak memory;
 * MosaicML llm-foundry MPT training benchmarks (github.com/mosaicml/llm-foundry
