@@ -31,7 +31,11 @@ def register(app: typer.Typer) -> None:
                                  "synthetic jobs)"),
         catalog: list[Path] = typer.Option([], "--catalog", help="extra catalog folder"),
         jobs: int | None = typer.Option(None, "--jobs", help="replay only the first N jobs"),
-        load: float = typer.Option(0.9, "--load", help="offered load of synthetic traces"),
+        load: float | None = typer.Option(None, "--load", help="offered load: synthetic traces "
+                                          "are generated at it (default 0.9); real traces get their "
+                                          "submit gaps compressed to it (default: as recorded)"),
+        scale: float | None = typer.Option(None, "--scale", help="every job asks K times its "
+                                           "GPUs (whole K), for a trace from a smaller cluster"),
         failure_rate: float | None = typer.Option(None, "--failure-rate",
                                                   help="node failures per 1000 node-days"),
         failure_profile: str | None = typer.Option(None, "--failure-profile",
@@ -52,16 +56,47 @@ def register(app: typer.Typer) -> None:
         from clustertwin.errors import UserError
 
         try:
+            _check_numbers(load=load, failure_rate=failure_rate, repair_hours=repair_hours,
+                           checkpoint_min=checkpoint_min, time_limit_factor=time_limit_factor,
+                           seed=seed)
             _run(cluster, trace, policy, placement, out, force, strict, as_json, seed, catalog,
                  jobs, load, failure_rate, failure_profile, repair_hours, checkpoint_min,
-                 time_limit_factor, reserve, team_limit, share)
+                 time_limit_factor, reserve, team_limit, share, scale)
         except UserError as exc:
             for line in exc.lines():
                 typer.echo(f"error: {line}", err=True)
             raise typer.Exit(exc.exit_code) from None
 
 
-def _pairs(items: list[str], opt: str) -> dict[str, float]:
+#: (lowest, highest, lowest excluded) of each numeric option: beyond them the simulation means
+#: nothing or never ends (``--load nan``, ``--failure-rate inf``: issue 15)
+_BOUNDS = {"load": (0.0, 10.0, True), "failure_rate": (0.0, 100_000.0, False),
+           "repair_hours": (0.0, 8760.0, True), "checkpoint_min": (0.0, 525_600.0, False),
+           "time_limit_factor": (1.0, 100.0, False), "seed": (0.0, 2.0**63, False)}
+
+
+def _check_numbers(**values: float | None) -> None:
+    import math
+
+    from clustertwin.errors import Problem, UsageError
+
+    problems = []
+    for name, v in values.items():
+        if v is None:
+            continue
+        lo, hi, open_lo = _BOUNDS[name]
+        opt = "--" + name.replace("_", "-")
+        if not math.isfinite(v) or v < lo or (open_lo and v == lo) or v > hi:
+            problems.append(Problem("command line", opt, f"expected a number {'above' if open_lo else 'from'} "
+                                    f"{lo:g} {'and at most' if open_lo else 'to'} {hi:g}, got {v!r}"))
+    if problems:
+        raise UsageError(problems)
+
+
+def _pairs(items: list[str], opt: str, known: tuple[str, ...] | None = None) -> dict[str, float]:
+    """NAME=NUMBER options; numbers finite and >= 0; names among ``known`` teams when given."""
+    import math
+
     from clustertwin.errors import Problem, UsageError
 
     out = {}
@@ -71,8 +106,15 @@ def _pairs(items: list[str], opt: str) -> dict[str, float]:
             if not sep:
                 raise ValueError
             out[k.strip()] = float(v)
+            if not math.isfinite(out[k.strip()]) or out[k.strip()] < 0:
+                raise ValueError
         except ValueError:
-            raise UsageError([Problem("command line", opt, f"{it!r}: expected NAME=NUMBER")]) from None
+            raise UsageError([Problem("command line", opt, f"{it!r}: expected NAME=NUMBER with a "
+                                      "finite number >= 0")]) from None
+        if known is not None and k.strip() not in known:
+            shown = ", ".join(known[:12]) + (" ..." if len(known) > 12 else "")
+            raise UsageError([Problem("command line", opt, f"unknown team {k.strip()!r}; the trace's "
+                                      f"teams: {shown}")])
     return out
 
 
@@ -87,7 +129,7 @@ def _reservations(items: list[str]):  # noqa: ANN202
             start, _, hours = rest.partition("+")
             r = Reservation(f"resv{i}", float(start) * 3600, (float(start) + float(hours)) * 3600,
                             int(g))
-            if r.gpus <= 0 or r.end_s <= r.start_s:
+            if r.gpus <= 0 or r.end_s <= r.start_s or not (0 <= r.start_s and r.end_s <= 1e10):
                 raise ValueError
         except ValueError:
             raise UsageError([Problem("command line", "--reserve",
@@ -116,7 +158,7 @@ def _failure_rate(rate: float | None, profile: str | None, catalog_dirs: list[Pa
 
 def _run(cluster, trace, policy, placement, out, force, strict, as_json, seed, catalog,  # noqa: ANN001, PLR0913
          jobs, load, failure_rate, failure_profile, repair_hours, checkpoint_min,
-         time_limit_factor, reserve, team_limit, share) -> None:
+         time_limit_factor, reserve, team_limit, share, scale=None) -> None:
     import json
     from dataclasses import replace
 
@@ -132,6 +174,12 @@ def _run(cluster, trace, policy, placement, out, force, strict, as_json, seed, c
     from clustertwin.scheduling.policies import parse_policy
     from clustertwin.scheduling.traces import load_trace
     from clustertwin.scheduling.traces.common import drop_too_large
+    from clustertwin.scheduling.traces.timescale import (
+        check_load,
+        compress_to_load,
+        offered_load,
+        scale_sizes,
+    )
 
     PLACEMENTS.get(placement, path="--placement")
     folder = None if out is None else OutputDir(
@@ -142,13 +190,29 @@ def _run(cluster, trace, policy, placement, out, force, strict, as_json, seed, c
     seq = np.random.SeedSequence(seed)
     rng_trace, rng_limits = (np.random.default_rng(s) for s in seq.spawn(2))
     spec = load_cluster(cluster, list(catalog))
+    if load is not None:
+        check_load(load)
     w = load_trace(trace, strict=strict, cluster_gpus=spec.gpus, max_node_gpus=spec.max_node_gpus,
-                   rng=rng_trace, load=load)
+                   rng=rng_trace, load=0.9 if load is None else load)
     if jobs is not None:
         if jobs <= 0:
             raise UsageError([Problem("command line", "--jobs", "must be positive")])
         w = w.subset(np.arange(min(jobs, len(w))))
+    fit_notes = []
+    if scale is not None:
+        w, note = scale_sizes(w, scale)
+        fit_notes.append(note)
     w = drop_too_large(w, spec.gpus, spec.max_node_gpus, strict, trace, spec.pooled)
+    if not trace.startswith("synthetic"):
+        if load is not None:
+            w, note = compress_to_load(w, spec.gpus, load, trace)
+            fit_notes.append(note)
+        else:
+            native = offered_load(w, spec.gpus)
+            fit_notes.append(f"offered load as recorded: {native:.3g} on {spec.gpus:,} GPUs"
+                             + (" (little queueing; --load 0.9 compresses the trace in time)"
+                                if native < 0.5 else "") if native == native else
+                             "the trace's jobs arrive at one instant (offered load undefined)")
     rsv = _reservations(reserve)
     if rsv:
         # each reservation comes with its training run, occupying the whole window
@@ -176,9 +240,9 @@ def _run(cluster, trace, policy, placement, out, force, strict, as_json, seed, c
     cfg = SimConfig(placement=placement,
                     failure_rate_per_node_day=_failure_rate(failure_rate, failure_profile,
                                                             list(catalog)),
-                    repair_s=repair_hours * 3600.0, shares=_pairs(share, "--share"),
-                    team_limits_gpus=_pairs(team_limit, "--team-limit"), reservations=rsv)
-    warnings = [profile_note] if profile_note else []
+                    repair_s=repair_hours * 3600.0, shares=_pairs(share, "--share", w.teams),
+                    team_limits_gpus=_pairs(team_limit, "--team-limit", w.teams), reservations=rsv)
+    warnings = ([profile_note] if profile_note else []) + fit_notes
     rep = w.report
     if rep and rep.rows_rejected:
         for reason, n in rep.rejected.items():
@@ -192,6 +256,7 @@ def _run(cluster, trace, policy, placement, out, force, strict, as_json, seed, c
                 "reservations": [r.__dict__ for r in rsv], "team_limits": cfg.team_limits_gpus,
                 "shares": cfg.shares}
     res = schedule(w, spec, specs, cfg, seed=seed, settings=settings, warnings=tuple(warnings))
+    res = replace(res, warnings=res.warnings + tuple(_preempt_notes(res, specs)))
     if folder is not None:
         jobs_name, warn = res.write_jobs(folder)
         if warn:
@@ -204,6 +269,26 @@ def _run(cluster, trace, policy, placement, out, force, strict, as_json, seed, c
         return
     _print_table(res)
     del json
+
+
+def _preempt_notes(res, specs) -> list[str]:  # noqa: ANN001
+    """Say why a +preempt policy preempted nothing, so an equal result is not read as a finding."""
+    import numpy as np
+
+    w, out = res.workload, []
+    for spec, run in zip(specs, res.runs, strict=True):
+        if not spec.preempt or run.metrics.get("preemptions", 0):
+            continue
+        waited = np.nan_to_num(run.output.first_start_s - w.submit_s, nan=0.0)
+        if len(np.unique(w.qos)) <= 1 and spec.order in ("fifo", "priority"):
+            why = "every job has the same QoS level, so none outranks a running job"
+        elif not (waited > 0).any():
+            why = "no job ever waited for GPUs"
+        else:
+            why = "no waiting job outranked running jobs holding the GPUs it needed"
+        out.append(f"{spec.label}: preemption had no opportunity ({why}); its result equals the "
+                   "policy without +preempt")
+    return out
 
 
 def _concat(a, b):  # noqa: ANN001, ANN202

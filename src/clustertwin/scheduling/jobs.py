@@ -32,6 +32,8 @@ class TraceReport:
     rejected: dict[str, int] = field(default_factory=dict)
     examples: dict[str, list[str]] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
+    #: rows that are not jobs by design (sacct job steps), by kind: accounted, not rejected
+    skipped: dict[str, int] = field(default_factory=dict)
 
     @property
     def rows_rejected(self) -> int:
@@ -41,7 +43,7 @@ class TraceReport:
         return {"source": self.source, "rows_read": self.rows_read, "jobs": self.jobs,
                 "rows_rejected": self.rows_rejected, "rejected": dict(self.rejected),
                 "examples": {k: list(v) for k, v in self.examples.items()},
-                "notes": list(self.notes)}
+                "rows_skipped": dict(self.skipped), "notes": list(self.notes)}
 
     def merged(self, other: TraceReport) -> TraceReport:
         rej = dict(self.rejected)
@@ -50,8 +52,12 @@ class TraceReport:
             rej[k] = rej.get(k, 0) + v
             ex.setdefault(k, [])
             ex[k] = (ex[k] + list(other.examples.get(k, [])))[:3]
+        skipped = dict(self.skipped)
+        for k, v in other.skipped.items():
+            skipped[k] = skipped.get(k, 0) + v
         return TraceReport(self.source, self.rows_read + other.rows_read, self.jobs + other.jobs,
-                           rej, ex, self.notes + tuple(n for n in other.notes if n not in self.notes))
+                           rej, ex, self.notes + tuple(n for n in other.notes if n not in self.notes),
+                           skipped)
 
 
 class Rejections:
@@ -135,7 +141,7 @@ def make_workload(names: list[str] | tuple[str, ...], submit_s: Any, gpus_milli:
             return np.full(n, default, dtype=dtype)
         return np.asarray(v, dtype=dtype).reshape(n)
 
-    return Workload(
+    w = Workload(
         names=tuple(names), submit_s=col(submit_s, 0.0, np.float64),
         gpus_milli=col(gpus_milli, 1000, np.int64), duration_s=col(duration_s, 0.0, np.float64),
         requested_s=col(requested_s, np.nan, np.float64),
@@ -143,6 +149,12 @@ def make_workload(names: list[str] | tuple[str, ...], submit_s: Any, gpus_milli:
         qos=col(qos, 1, np.int32), priority=col(priority, 0.0, np.float64),
         checkpoint_s=col(checkpoint_s, np.inf, np.float64),
         reservation=col(reservation, -1, np.int32), deps=dict(deps or {}), report=report)
+    # a NaN submit time on the event heap never leaves it (the replay hung; issue 15): loaders
+    # reject such rows, this catches any other caller
+    if not (np.isfinite(w.submit_s).all() and np.isfinite(w.duration_s).all()
+            and (w.duration_s >= 0).all() and (w.gpus_milli >= 0).all()):
+        raise ValueError("job submit times and durations must be finite, durations and GPUs >= 0")
+    return w
 
 
 def with_time_limits(w: Workload, rng: np.random.Generator, max_factor: float = 3.0,

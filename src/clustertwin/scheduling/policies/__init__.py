@@ -26,6 +26,7 @@ Modifiers (how the ordered queue is served):
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -92,9 +93,11 @@ def parse_policy(text: str) -> PolicySpec:
         k, _, v = item.partition("=")
         try:
             params[k.strip()] = float(v)
+            if not math.isfinite(params[k.strip()]):
+                raise ValueError
         except ValueError:
             raise UsageError([Problem("command line", "--policy",
-                                      f"{item!r}: parameters are name=number")]) from None
+                                      f"{item!r}: parameters are name=number (finite)")]) from None
     ORDERS.get(name, path="--policy")
     bad = [m for m in mods if m not in MODIFIERS]
     if bad:

@@ -31,14 +31,29 @@ def profile(name: str) -> dict[str, Any]:
     return p[name]
 
 
+#: Largest trace file read, bytes (the Alibaba openb lists are ~1 MB; a year of a busy Slurm
+#: cluster's sacct export is ~100 MB).
+MAX_TRACE_BYTES = 512 * 1024 * 1024
+
+
+def read_trace_text(path: Path) -> str:
+    """A trace file's text through the input layer: regular file, size cap, UTF-8, one line
+    per problem."""
+    from clustertwin.io import read_text
+
+    return read_text(path, MAX_TRACE_BYTES, "trace")
+
+
 def read_csv(path: Path, required: list[str]) -> tuple[list[dict[str, str]], list[str]]:
     """Rows as dicts; a missing required column is an error (nothing can be replayed)."""
+    import io
+
+    text = read_trace_text(path)
     try:
-        with path.open(newline="", encoding="utf-8") as fh:
-            reader = csv.DictReader(fh)
-            rows = list(reader)
-            cols = list(reader.fieldnames or [])
-    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        reader = csv.DictReader(io.StringIO(text))
+        rows = list(reader)
+        cols = list(reader.fieldnames or [])
+    except csv.Error as exc:
         raise ScenarioError([Problem(str(path), "", f"cannot read trace: {exc}")]) from None
     missing = [c for c in required if c not in cols]
     if missing:
@@ -49,10 +64,10 @@ def read_csv(path: Path, required: list[str]) -> tuple[list[dict[str, str]], lis
 
 
 def finish_report(source: str, rows_read: int, jobs: int, rej: Rejections,
-                  notes: list[str], strict: bool) -> TraceReport:
+                  notes: list[str], strict: bool, skipped: dict[str, int] | None = None) -> TraceReport:
     """Build the report; in strict mode any rejected row is an error."""
     rep = TraceReport(source, rows_read, jobs, dict(rej.counts),
-                      {k: list(v) for k, v in rej.examples.items()}, tuple(notes))
+                      {k: list(v) for k, v in rej.examples.items()}, tuple(notes), dict(skipped or {}))
     if strict and rep.rows_rejected:
         raise ScenarioError(strict_problems(rep))
     return rep

@@ -17,6 +17,7 @@ import numpy as np
 
 from clustertwin.scheduling.jobs import QOS_LEVELS, Rejections, Workload, make_workload
 from clustertwin.scheduling.traces.common import finish_report, read_csv
+from clustertwin.scheduling.traces.values import MAX_JOB_GPUS, BadValue, number, whole
 
 REQUIRED = ["name", "num_gpu", "gpu_milli", "creation_time", "scheduled_time", "deletion_time"]
 
@@ -32,11 +33,11 @@ def load_openb(path: str | Path, *, strict: bool = False, cpu_only: str = "rejec
     for i, r in enumerate(rows, start=2):
         where = f"row {i} ({r.get('name', '?')})"
         try:
-            ng = int(r["num_gpu"])
-            gm = int(r["gpu_milli"] or 0)
-            c = float(r["creation_time"])
-        except (TypeError, ValueError):
-            rej.add("unparsable number in num_gpu, gpu_milli or creation_time", where)
+            ng = whole(r["num_gpu"], "num_gpu", lo=-MAX_JOB_GPUS)
+            gm = whole(r["gpu_milli"] or 0, "gpu_milli", lo=-1000, hi=1_000_000)
+            c = number(r["creation_time"], "creation_time")
+        except BadValue as exc:
+            rej.add(f"unparsable or out-of-range number: {exc}", where)
             continue
         if not r["scheduled_time"]:
             rej.add("never scheduled (no scheduled_time, e.g. Pending pods)", where)
@@ -45,9 +46,10 @@ def load_openb(path: str | Path, *, strict: bool = False, cpu_only: str = "rejec
             rej.add("never ended (no deletion_time)", where)
             continue
         try:
-            s, d = float(r["scheduled_time"]), float(r["deletion_time"])
-        except ValueError:
-            rej.add("unparsable scheduled_time or deletion_time", where)
+            s = number(r["scheduled_time"], "scheduled_time")
+            d = number(r["deletion_time"], "deletion_time")
+        except BadValue as exc:
+            rej.add(f"unparsable or out-of-range time: {exc}", where)
             continue
         if ng < 0 or gm < 0 or gm > 1000:
             rej.add("num_gpu negative or gpu_milli outside 0-1000", where)

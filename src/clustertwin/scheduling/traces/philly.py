@@ -26,7 +26,9 @@ from clustertwin.scheduling.traces.common import (
     lognormal_quantiles,
     profile,
     read_csv,
+    read_trace_text,
 )
+from clustertwin.scheduling.traces.values import BadValue, number, whole
 
 #: GPU-hours per application: geometric middle of Sia's GPU-time bucket (see module doc).
 APP_GPU_HOURS = {"cifar10": math.sqrt(0.1), "ncf": math.sqrt(0.1), "deepspeech2": math.sqrt(10),
@@ -42,10 +44,7 @@ def load_gavel(paths: list[Path] | Path, *, strict: bool = False) -> Workload:
     names, submit, gpus, steps, teams = [], [], [], [], []
     rows_read = 0
     for f in files:
-        try:
-            lines = f.read_text(encoding="utf-8").splitlines()
-        except OSError as exc:
-            raise ScenarioError([Problem(str(f), "", f"cannot read: {exc}")]) from None
+        lines = read_trace_text(f).splitlines()
         for i, line in enumerate(lines, start=1):
             if not line.strip():
                 continue
@@ -56,14 +55,12 @@ def load_gavel(paths: list[Path] | Path, *, strict: bool = False) -> Workload:
                 rej.add("not 7 tab-separated columns", where)
                 continue
             try:
-                st = float(parts[4])
-                t = float(parts[5])
-                g = int(float(parts[6]))
-            except ValueError:
-                rej.add("unparsable total_steps, arrival_time or scale_factor", where)
-                continue
-            if g <= 0 or st <= 0 or t < 0:
-                rej.add("non-positive GPUs or steps, or negative arrival", where)
+                st = number(parts[4], "total_steps", hi=1e15, lo_open=True)
+                t = number(parts[5], "arrival_time")
+                g = whole(parts[6], "scale_factor", lo=1)
+            except BadValue as exc:
+                rej.add(f"unparsable or out-of-range total_steps, arrival_time or scale_factor: {exc}",
+                        where)
                 continue
             names.append(f"{f.stem}-{i}")
             submit.append(t)
@@ -94,17 +91,14 @@ def load_sia(path: Path, *, strict: bool = False, team: str | None = None) -> Wo
     for i, r in enumerate(rows, start=2):
         where = f"row {i} ({r.get('name', '?')})"
         try:
-            t = float(r["time"])
-            g = int(r["num_replicas"])
-        except (TypeError, ValueError):
-            rej.add("unparsable time or num_replicas", where)
+            t = number(r["time"], "time")
+            g = whole(r["num_replicas"], "num_replicas", lo=1)
+        except BadValue as exc:
+            rej.add(f"unparsable or out-of-range time or num_replicas: {exc}", where)
             continue
         app = r["application"]
         if app not in APP_GPU_HOURS:
             rej.add("unknown application (no GPU-time bucket)", where)
-            continue
-        if g <= 0 or t < 0:
-            rej.add("non-positive replicas or negative time", where)
             continue
         names.append(r["name"])
         submit.append(t)
