@@ -2,14 +2,19 @@
 
 Builds (untimed) the measured results of a 10,000-node DGX H100 cluster with the synthetic
 generator: an 80,000-row burn-in CSV, 10,000 DCGM 4.x documents, 10,000 intra-node nccl-tests
-logs and the ibnetdiscover output of its compute fabric (with a few planted faults). Then times
-what ``clustertwin check`` does with them: parse everything, compare the wiring with the
-cabling map, grade every GPU, node and link, and build check.json.
+logs and the ibnetdiscover output of its compute fabric (with a few planted faults), written to
+a temporary folder (20,002 files). Then times what ``clustertwin check`` does with them: read
+and parse every file, compare the wiring with the cabling map, grade every GPU, node and link,
+and build check.json. Wall time and CPU time are both printed: on a shared machine the CPU time
+is the figure to compare with the target.
 """
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 import time
+from pathlib import Path
 
 NODES = 10_000
 
@@ -45,13 +50,19 @@ def main() -> dict[str, float]:
     meas = synthesize(model, plan, nodes, designed,
                       Plants(slow_gpus=((nodes[5], 3), (nodes[700], 1)), bad_links=(11, 12345), missing=(11,),
                              crossed=((100, 200),)), seed=1)
+    tmp = Path(tempfile.mkdtemp(prefix="bench-acceptance-"))
+    (tmp / "burnin.csv").write_text(meas.burnin_csv)
+    (tmp / "ibnetdiscover.out").write_text(meas.ibnet)
+    for n in nodes:
+        (tmp / f"dcgm-{n}.json").write_text(meas.dcgm[n])
+        (tmp / f"nccl-{n}.txt").write_text(meas.nccl[n])
     t_gen = time.perf_counter() - t0
 
-    t1, c1 = time.perf_counter(), time.process_time()
-    b, rb = burnin.parse(meas.burnin_csv, "burnin.csv")
-    runs = [dcgm.parse(doc, f"dcgm-{n}.json") for n, doc in meas.dcgm.items()]
-    logs = [nccl.parse_text(text, f"nccl-{n}.txt") for n, text in meas.nccl.items()]
-    seen, ri = ibnet.parse(meas.ibnet, "ibnetdiscover.out")
+    t1, c1 = time.perf_counter(), time.process_time()  # from here on: what `check` does
+    b, rb = burnin.load(tmp / "burnin.csv")
+    runs = [dcgm.load(f"{tmp}/dcgm-{n}.json") for n in nodes]
+    logs = [nccl.load(f"{tmp}/nccl-{n}.txt") for n in nodes]
+    seen, ri = ibnet.load(tmp / "ibnetdiscover.out")
     t_parse = time.perf_counter() - t1
     t2 = time.perf_counter()
     wiring = compare(designed, seen)
@@ -61,6 +72,7 @@ def main() -> dict[str, float]:
     t_grade = time.perf_counter() - t2
     total = t_parse + t_grade
     cpu = time.process_time() - c1
+    shutil.rmtree(tmp, ignore_errors=True)
     print(f"   {NODES:,} nodes, {len(b):,} GPUs, {len(designed):,} designed links (generated in {t_gen:.1f} s)")
     print(f"   parse {t_parse:.2f} s + wiring/grade/report {t_grade:.2f} s = {total:.2f} s wall, {cpu:.2f} s CPU (target < 5 s)")
     print(f"   diagnosis: drain {len(rep.drain())}, actions {len(doc['actions'])}, "

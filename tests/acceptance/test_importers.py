@@ -125,3 +125,11 @@ def test_ibnetdiscover_garbage():
         ibnet.parse("this is not a fabric\n", "ib.txt")
     links, rep = ibnet.parse('Switch 65 "S-01" # "leaf1" port 0\n[1] broken line\n', "ib.txt")
     assert rep.rows_rejected == 1 and links == []
+
+
+@pytest.mark.parametrize("text", ["[" * 100_000, '{"results": [{"size": 1e999999}]}', "\ufeff{"])
+def test_hostile_json_is_a_usage_error(text):
+    with pytest.raises(UsageError):
+        nccl.parse_json(text, "deep.json")
+    with pytest.raises(UsageError):
+        dcgm.parse(text, "dcgm-deep.json")

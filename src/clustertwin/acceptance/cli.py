@@ -58,7 +58,7 @@ def _load_all(nccl: list[Path], dcgm: list[Path], burnin: list[Path], ibnet: Pat
     from clustertwin.acceptance.importers import dcgm as dc
     from clustertwin.acceptance.importers import ibnet as ib
     from clustertwin.acceptance.importers import nccl as nc
-    from clustertwin.errors import UsageError
+    from clustertwin.errors import UsageError, UserError
 
     problems, reports = [], []
     got: dict[str, list[Any]] = {"nccl": [], "dcgm": [], "burnin": [], "ibnet": []}
@@ -67,7 +67,7 @@ def _load_all(nccl: list[Path], dcgm: list[Path], burnin: list[Path], ibnet: Pat
     for kind, fn, path in jobs:
         try:
             data, rep = fn(path)
-        except UsageError as exc:
+        except UserError as exc:
             problems.extend(exc.problems)
             continue
         got[kind].append(data)

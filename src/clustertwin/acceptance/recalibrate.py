@@ -15,7 +15,6 @@ is the ordinary pipeline, so the step time changes by exactly what the model imp
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -63,13 +62,9 @@ class Recalibration:
 
 def read_measured(path: str | Path) -> dict[str, Any]:
     """The ``measured`` block of a check.json (UsageError naming what is wrong)."""
-    from clustertwin.acceptance.importers.common import read_text
+    from clustertwin.acceptance.importers.common import load_json, read_text
 
-    text = read_text(path, "--measured")
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise UsageError([Problem(str(path), "--measured", f"not valid JSON (line {exc.lineno}): {exc.msg}")]) from None
+    doc = load_json(read_text(path, "--measured"), str(path), "--measured")
     m = doc.get("measured") if isinstance(doc, dict) else None
     if not isinstance(m, dict):
         raise UsageError([Problem(str(path), "measured", "expected a check.json written by 'clustertwin check'")])

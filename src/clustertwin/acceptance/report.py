@@ -13,17 +13,16 @@ from clustertwin.acceptance.grade import HealthReport
 from clustertwin.acceptance.plan import AcceptancePlan
 
 
-def check_doc(rep: HealthReport, plan: AcceptancePlan, max_gpus: int = 200_000) -> dict[str, Any]:
+def check_doc(rep: HealthReport, plan: AcceptancePlan) -> dict[str, Any]:
     """check.json: imports (rows read/rejected), each log's figures and grade, every node's
-    grade, GPUs with serial/bin/grade, the wiring, stragglers, actions and the ``measured``
+    grade, GPUs (as columns) with serial/bin/grade, the wiring, stragglers, actions and the ``measured``
     block that ``plan --measured`` reads."""
     g = rep.gpus
-    gpus = []
-    if g is not None:
-        for i in range(min(g.node.size, max_gpus)):
-            gpus.append({"node": str(g.node[i]), "gpu": int(g.gpu[i]), "serial": str(g.serial[i]),
-                         "tflops": float(g.tflops[i]), "ratio": round(float(g.ratio[i]), 4),
-                         "bin": str(g.bin[i]), "grade": str(g.grade[i])})
+    gpus: dict[str, list[Any]] = {}
+    if g is not None:  # columns (one list per field, GPUs in burn-in order): compact at 10^5 GPUs
+        gpus = {"node": g.node.tolist(), "gpu": g.gpu.tolist(), "serial": g.serial.tolist(),
+                "tflops": g.tflops.tolist(), "ratio": np.round(g.ratio, 4).tolist(),
+                "bin": g.bin.tolist(), "grade": g.grade.tolist()}
     grades = Counter(gr for gr, _ in rep.nodes.values())
     return {
         "scenario": plan.scenario, "gpu": plan.gpu_id, "node": plan.node_id, "fabric": plan.fabric_id,

@@ -42,8 +42,18 @@ class BurnIn:
         return int(self.gpu.size)
 
 
-def parse(text: str, source: str) -> tuple[BurnIn, ImportReport]:
-    rep = ImportReport(source, "burn-in")
+def _floats(col: list[str]) -> np.ndarray:
+    """A column as floats, NaN where a cell is not a finite number (NumPy parses the whole
+    column at once; cell by cell only when some cell is not a number at all)."""
+    try:
+        out = np.array(col, dtype=np.float64)
+    except ValueError:
+        out = np.array([v if (v := number(c)) is not None else np.nan for c in col], dtype=np.float64)
+    out[~np.isfinite(out)] = np.nan
+    return out
+
+
+def _rows(text: str, source: str, rep: ImportReport) -> tuple[list[list[str]], list[int], int | None]:
     reader = csv.reader(io.StringIO(text))
     header = [h.strip().lower() for h in next(reader, [])]
     missing = [c for c in COLUMNS if c not in header]
@@ -53,8 +63,7 @@ def parse(text: str, source: str) -> tuple[BurnIn, ImportReport]:
     idx = [header.index(c) for c in COLUMNS]
     pcol = header.index("precision") if "precision" in header else None
     need = max(idx) + 1
-    node, gpu, serial, vals, precs = [], [], [], [], set()
-    seen: set[tuple[str, int]] = set()
+    rows = []
     for row in reader:
         if not row or all(not c.strip() for c in row):
             continue
@@ -62,32 +71,40 @@ def parse(text: str, source: str) -> tuple[BurnIn, ImportReport]:
         if len(row) < need:
             rep.reject("too few columns")
             continue
-        n, g, s, t, tmp, e = (row[i].strip() for i in idx)
-        nums = [number(g), number(t), number(tmp), number(e)]
-        if not n or not s or any(v is None for v in nums):
-            rep.reject("empty field or not a finite number")
-            continue
-        if any(v < 0 for v in nums) or nums[0] != int(nums[0]) or nums[3] != int(nums[3]):
-            rep.reject("negative or fractional value")
-            continue
-        if (n, int(nums[0])) in seen:
+        rows.append(row)
+    return rows, idx, pcol
+
+
+def parse(text: str, source: str) -> tuple[BurnIn, ImportReport]:
+    rep = ImportReport(source, "burn-in")
+    rows, idx, pcol = _rows(text, source, rep)
+    node, gcol, serial, tcol, mcol, ecol = ([r[i].strip() for r in rows] for i in idx)
+    nums = np.column_stack([_floats(c) for c in (gcol, tcol, mcol, ecol)]) if rows else np.zeros((0, 4))
+    node_a, serial_a = np.array(node, dtype=object), np.array(serial, dtype=object)
+    empty = (node_a == "") | (serial_a == "") | np.isnan(nums).any(axis=1)
+    with np.errstate(invalid="ignore"):
+        odd = ~empty & ((nums < 0).any(axis=1) | (nums[:, 0] % 1 != 0) | (nums[:, 3] % 1 != 0))
+    ok = ~empty & ~odd
+    seen: set[tuple[str, float]] = set()
+    for i in np.flatnonzero(ok):  # duplicates: the first row of a node/gpu pair wins
+        key = (node[i], nums[i, 0])
+        if key in seen:
+            ok[i] = False
             rep.reject("duplicate node/gpu")
-            continue
-        seen.add((n, int(nums[0])))
-        node.append(n)
-        gpu.append(int(nums[0]))
-        serial.append(s)
-        vals.append(nums[1:])
-        if pcol is not None and pcol < len(row):
-            precs.add(row[pcol].strip().lower())
-    if not node:
+        seen.add(key)
+    for _ in range(int(empty.sum())):
+        rep.reject("empty field or not a finite number")
+    for _ in range(int(odd.sum())):
+        rep.reject("negative or fractional value")
+    if not ok.any():
         fail([Problem(source, "--burnin", f"no valid rows ({rep.rows_rejected} rejected: "
                       f"{', '.join(rep.reasons) or 'file empty'})")])
+    precs = {rows[i][pcol].strip().lower() for i in np.flatnonzero(ok) if pcol < len(rows[i])} if pcol is not None else set()
     if len(precs) > 1:
         fail([Problem(source, "precision", f"one precision per file expected, found {sorted(precs)}")])
-    v = np.asarray(vals, dtype=np.float64)
-    b = BurnIn(source, np.asarray(node), np.asarray(gpu, dtype=np.int64), np.asarray(serial),
-               v[:, 0], v[:, 1], v[:, 2].astype(np.int64), precs.pop() if precs else "bf16")
+    v = nums[ok]
+    b = BurnIn(source, node_a[ok].astype(str), v[:, 0].astype(np.int64), serial_a[ok].astype(str),
+               v[:, 1], v[:, 2], v[:, 3].astype(np.int64), precs.pop() if precs else "bf16")
     return b, rep
 
 

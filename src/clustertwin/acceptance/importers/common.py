@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import math
+import os
+import stat
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from clustertwin.errors import Problem, UsageError
 
@@ -34,18 +38,40 @@ class ImportReport:
 
 
 def read_text(path: str | Path, option: str) -> str:
-    """File text, or UsageError naming the file and the option it came from."""
-    p = Path(path)
+    """File text (a regular file of at most MAX_BYTES, UTF-8); a problem is a UsageError naming
+    the file and the option it came from. Same checks as :func:`clustertwin.io.read_text`, in
+    fewer system calls: ``check`` reads one file per node, 20,000 at 10,000 nodes."""
+    p = str(path)
     try:
-        if not p.is_file():
-            raise UsageError([Problem(str(p), option, "file not found")])
-        if p.stat().st_size > MAX_BYTES:
-            raise UsageError([Problem(str(p), option, f"larger than {MAX_BYTES // 2**20} MiB")])
-        return p.read_text(encoding="utf-8", errors="strict")
-    except UnicodeDecodeError:
-        raise UsageError([Problem(str(p), option, "not UTF-8 text")]) from None
+        st = os.stat(p)
+        if stat.S_ISDIR(st.st_mode):
+            raise UsageError([Problem(p, option, "is a folder, not a file")])
+        if not stat.S_ISREG(st.st_mode):  # a FIFO would block the read
+            raise UsageError([Problem(p, option, "is not a regular file")])
+        if st.st_size > MAX_BYTES:
+            raise UsageError([Problem(p, option, f"{st.st_size:,} bytes; at most {MAX_BYTES:,}")])
+        with open(p, "rb") as fh:
+            raw = fh.read(MAX_BYTES + 1)
+    except FileNotFoundError:
+        raise UsageError([Problem(p, option, "file not found")]) from None
     except OSError as exc:
-        raise UsageError([Problem(str(p), option, f"cannot read: {exc.strerror or exc}")]) from None
+        raise UsageError([Problem(p, option, f"cannot read: {exc.strerror or exc}")]) from None
+    if len(raw) > MAX_BYTES:
+        raise UsageError([Problem(p, option, f"at most {MAX_BYTES:,} bytes")])
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise UsageError([Problem(p, option, f"not UTF-8 text (byte {exc.start})")]) from None
+
+
+def load_json(text: str, source: str, option: str) -> Any:
+    """json.loads with every failure (syntax, absurd nesting, huge numbers) as a UsageError."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UsageError([Problem(source, option, f"not valid JSON (line {exc.lineno}): {exc.msg}")]) from None
+    except (RecursionError, ValueError, OverflowError) as exc:
+        raise UsageError([Problem(source, option, f"not valid JSON: {type(exc).__name__}")]) from None
 
 
 def number(text: str) -> float | None:

@@ -13,13 +13,13 @@ One file is one node's run; the node is named by the file (``dcgm-NODE.json`` or
 
 from __future__ import annotations
 
-import json
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from clustertwin.acceptance.importers.common import ImportReport, fail, read_text
+from clustertwin.acceptance.importers.common import ImportReport, fail, load_json, read_text
 from clustertwin.errors import Problem
 
 _STATUS = {"pass": "pass", "skip": "skip", "skipped": "skip", "fail": "fail", "failed": "fail",
@@ -47,11 +47,14 @@ class DcgmRun:
 
 
 def node_of(source: str) -> str:
-    stem = Path(source).name.split(".")[0]
+    stem = os.path.basename(source).split(".")[0]
     return re.sub(r"^(dcgm|diag|dcgmi)[-_]", "", stem)
 
 
 def _gpu_ids(result: dict[str, Any]) -> list[int] | None:
+    eid = result.get("entity_id")
+    if type(eid) is int and eid >= 0 and result.get("entity_group", "GPU") == "GPU":
+        return [eid]  # the common 4.x case, first
     if "entity_id" in result:
         if str(result.get("entity_group", "GPU")).upper() != "GPU":
             return []
@@ -92,13 +95,37 @@ def _serials(doc: dict[str, Any], body: dict[str, Any]) -> dict[int, str]:
     return out
 
 
+_PASS = ("Pass", "PASS", "pass")
+
+
+def _results(name: str, results: list[Any], status: dict[int, str],
+             findings: list[tuple[int, str, str, str]], rep: ImportReport) -> None:
+    """Fold one test's per-GPU results into ``status`` (worst wins) and ``findings``."""
+    for res in results:
+        ids = _gpu_ids(res) if isinstance(res, dict) else None
+        if ids is None:
+            rep.reject("result without a GPU id")
+            continue
+        raw = res.get("status", "")
+        if raw in _PASS:  # nearly every result: nothing to record beyond "seen"
+            for g in ids:
+                status.setdefault(g, "pass")
+            continue
+        word = str(raw).strip().lower()
+        st = _STATUS.get(word, "warn")
+        if word not in _STATUS:
+            rep.reasons[f"unknown status {word!r} graded warn"] += 1
+        for g in ids:
+            if _RANK[st] >= _RANK[status.get(g, "pass")]:
+                status[g] = "pass" if st == "skip" else st
+            if st in ("fail", "warn"):
+                findings.append((g, name, st, _warnings(res)))
+
+
 def parse(text: str, source: str) -> tuple[DcgmRun, ImportReport]:
     rep = ImportReport(source, "dcgm-diag")
     start = text.find("{")  # dcgmi may print a banner line before the document
-    try:
-        doc = json.loads(text[start:] if start >= 0 else text)
-    except json.JSONDecodeError as exc:
-        fail([Problem(source, "--dcgm", f"not valid JSON (line {exc.lineno}): {exc.msg}")])
+    doc = load_json(text[start:] if start >= 0 else text, source, "--dcgm")
     if not isinstance(doc, dict):
         fail([Problem(source, "--dcgm", "expected a JSON object from dcgmi diag -j")])
     gen = "4.x" if "DCGM Diagnostic" in doc else "3.x" if "DCGM GPU Diagnostic" in doc else ""
@@ -114,22 +141,9 @@ def parse(text: str, source: str) -> tuple[DcgmRun, ImportReport]:
             if not isinstance(test, dict):
                 continue
             tests += 1
-            name = str(test.get("name", "?"))
-            for res in test.get("results") or []:
-                rep.rows_read += 1
-                ids = _gpu_ids(res) if isinstance(res, dict) else None
-                if ids is None:
-                    rep.reject("result without a GPU id")
-                    continue
-                word = str(res.get("status", "")).strip().lower()
-                st = _STATUS.get(word, "warn")
-                if word not in _STATUS:
-                    rep.reasons[f"unknown status {word!r} graded warn"] += 1
-                for g in ids:
-                    if _RANK[st] >= _RANK[status.get(g, "pass")]:
-                        status[g] = "pass" if st == "skip" else st
-                    if st in ("fail", "warn"):
-                        findings.append((g, name, st, _warnings(res)))
+            results = test.get("results") or []
+            rep.rows_read += len(results)
+            _results(str(test.get("name", "?")), results, status, findings, rep)
     meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
     version = str(meta.get("version") or body.get("version") or doc.get("version") or "")
     run = DcgmRun(source, node_of(source), gen, version, status, tuple(findings), _serials(doc, body), tests)

@@ -11,14 +11,14 @@ in-place; :attr:`NcclRun.avg_busbw` recomputes it from the rows read.
 
 from __future__ import annotations
 
-import json
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from clustertwin.acceptance.importers.common import ImportReport, fail, number, read_text
+from clustertwin.acceptance.importers.common import ImportReport, fail, load_json, number, read_text
 from clustertwin.errors import Problem
 
 _PREFIX = re.compile(r"^\[\d+,\d+\]<std(?:out|err)>:\s?")
@@ -70,7 +70,7 @@ class NcclRun:
 
 
 def _op_from(text_head: str, source: str) -> str:
-    m = _OP.search(text_head) or _OP_NAME.search(Path(source).name)
+    m = _OP.search(text_head) or _OP_NAME.search(os.path.basename(source))
     return m.group(1) if m else "unknown"
 
 
@@ -156,10 +156,7 @@ def parse_json(text: str, source: str) -> tuple[NcclRun, ImportReport]:
     """The ``-J`` document: ``results[{size, out_of_place{alg_bw, bus_bw, nwrong}, in_place}]``,
     ``average_bus_bandwidth{bandwidth, okay}``, ``devices[{hostname}]``."""
     rep = ImportReport(source, "nccl-tests-json")
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        fail([Problem(source, "--nccl", f"not valid JSON (line {exc.lineno}): {exc.msg}")])
+    doc = load_json(text, source, "--nccl")
     if not isinstance(doc, dict) or not isinstance(doc.get("results"), list):
         fail([Problem(source, "results", "expected a nccl-tests -J document with a 'results' list")])
     rows, wrong = [], 0
