@@ -194,3 +194,15 @@ def test_calibration_csv_search_and_classes(catalog, tmp_path):
     assert out["classes"]["all"]["rows"] == 2
     missing = CliRunner().invoke(app, ["calibration", "--csv", str(tmp_path / "nope.csv")])
     assert missing.exit_code == 2 and "file not found" in missing.output
+
+
+def test_head_size_wider_than_hidden_over_heads():
+    """Qwen3-style attention: 32 heads of 128 on a 2,048 hidden size have a 4,096-wide query,
+    so projections, scores and stored queries follow heads x head size, not the hidden size."""
+    from clustertwin.perf.flops import attn_core_flops, attn_proj_flops
+
+    plain = Shape(layers=48, hidden=2048, ffn=6144, heads=32, kv_heads=4, vocab=151936, swiglu=True)
+    qwen = replace(plain, head_size=128)
+    assert (plain.q_dim, qwen.q_dim, qwen.kv_dim) == (2048, 4096, 512)
+    assert attn_core_flops(qwen, 4096) == 2 * attn_core_flops(plain, 4096)
+    assert attn_proj_flops(qwen) == 2 * 2048 * (2 * 4096 + 2 * 512)

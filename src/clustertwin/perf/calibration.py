@@ -89,10 +89,23 @@ class CalResult:
         return self.predicted / self.published - 1.0
 
 
-_MOE_RE = re.compile(
-    r"(\d+) routed experts \+ (\d+) shared, (\d+) active, expert ffn (\d+), "
-    r"first (\d+) layers dense"
-)
+#: MoE layout in a row's notes, e.g. "256 routed experts + 1 shared, 8 active, expert ffn 2048,
+#: first 3 layers dense"; each piece found on its own (shared experts and dense layers default 0)
+_MOE_PARTS = {
+    "experts": r"(\d+)\s*(?:routed\s+)?experts",
+    "shared_experts": r"(\d+)\s*shared",
+    "active_experts": r"(\d+)\s*active",
+    "expert_ffn": r"expert\s*ffn\s*(?:hidden\s*)?(\d+)",
+    "dense_layers": r"first\s*(\d+)\s*(?:layers\s*)?dense",
+}
+
+
+def moe_layout(notes: str) -> dict[str, int] | None:
+    """Experts, shared experts, active experts, expert width and leading dense layers."""
+    found = {k: re.search(rx, notes, re.IGNORECASE) for k, rx in _MOE_PARTS.items()}
+    if not (found["experts"] and found["active_experts"] and found["expert_ffn"]):
+        return None
+    return {k: int(m.group(1)) if m else 0 for k, m in found.items()}
 
 
 def _int(x: str) -> int | None:
@@ -109,11 +122,9 @@ def make_row(r: dict[str, str]) -> CalRow:
     mlp = r["mlp"]
     kw: dict[str, Any] = {}
     if "moe" in mlp:
-        mo = _MOE_RE.search(r["notes"])
-        if not mo:
+        kw = moe_layout(r.get("notes", "")) or {}
+        if not kw:
             raise ValueError(f"row {r['id']}: MoE layout not found in notes")
-        e, sh, k, fe, dl = (int(x) for x in mo.groups())
-        kw = dict(experts=e, shared_experts=sh, active_experts=k, expert_ffn=fe, dense_layers=dl)
     shape = Shape(
         layers=int(r["layers"]),
         hidden=int(r["hidden"]),
@@ -122,6 +133,7 @@ def make_row(r: dict[str, str]) -> CalRow:
         kv_heads=int(r["kv_heads"]),
         vocab=int(r["vocab"]),
         swiglu=mlp.startswith("swiglu"),
+        head_size=_int(r.get("head_dim", "")) or 0,
         **kw,
     )
     seq = int(r["seq_len"])

@@ -42,10 +42,18 @@ class Shape:
     expert_ffn: int = 0
     dense_layers: int = 0
     tied: bool = False
+    #: size of one attention head where it is not hidden / heads (Qwen3, GPT-OSS, Gemma: the
+    #: query width heads x head_size differs from the hidden size); 0: hidden // heads
+    head_size: int = 0
 
     @property
     def head_dim(self) -> int:
-        return self.hidden // self.heads
+        return self.head_size or self.hidden // self.heads
+
+    @property
+    def q_dim(self) -> int:
+        """Width of the queries (and of the attention output): heads x head size."""
+        return self.heads * self.head_dim
 
     @property
     def kv_dim(self) -> int:
@@ -92,12 +100,12 @@ def shape_of(m: Any) -> Shape:
 def attn_proj_flops(m: Shape) -> float:
     """Q, K, V and output projections, forward FLOPs per token per layer."""
     h = m.hidden
-    return 2 * h * (2 * h + 2 * m.kv_dim)
+    return 2 * h * (2 * m.q_dim + 2 * m.kv_dim)
 
 
 def attn_core_flops(m: Shape, seq: float, causal: bool = True) -> float:
     """Scores and weighted sum, forward FLOPs per token per layer (``causal`` halves)."""
-    return 4 * seq * m.hidden * (0.5 if causal else 1.0)
+    return 4 * seq * m.q_dim * (0.5 if causal else 1.0)
 
 
 def mlp_flops(m: Shape, ffn: int) -> float:

@@ -78,7 +78,7 @@ def grad_bytes(precision: str) -> float:
 def layer_params(m: Shape) -> tuple[float, float, float]:
     """(attention + norms params, dense MLP params, one expert's params) of one layer."""
     h = m.hidden
-    attn = 2 * h * h + 2 * h * m.kv_dim + 4 * h
+    attn = 2 * h * m.q_dim + 2 * h * m.kv_dim + 4 * h
     dense = m.mlp_mats * h * m.ffn
     expert = m.mlp_mats * h * m.expert_ffn if m.moe else 0.0
     return attn, dense, expert
@@ -148,7 +148,7 @@ def layer_activation_bytes(
         mlp = max(mlp, inner * m.ffn)
     else:
         mlp = inner * m.ffn
-    split_part = (4.0 * h + 4.0 * m.kv_dim + mlp) / tp
+    split_part = (4.0 * m.q_dim + 4.0 * m.kv_dim + mlp) / tp
     scores = LSE_BYTES * m.heads / tp if flash else 5.0 * m.heads * seq_local / tp
     none = tokens * (rep + split_part + scores)
     selective = tokens * (rep + split_part + (scores if flash else 0.0))

@@ -118,7 +118,7 @@ def gemm(
 def attention(c: Ctx, cp_eff: Any) -> tuple[Any, Any, Any]:
     """(forward, backward, softmax bytes) of the attention core per layer."""
     m = c.m
-    h, s = float(m.hidden), c.seq
+    s = c.seq
     if c.st.flash_attention:
         eff = c.st.attention_efficiency or c.g["attention_efficiency"]
         hd_half = c.g.get("attention_half_dim", 0.0)
@@ -126,7 +126,7 @@ def attention(c: Ctx, cp_eff: Any) -> tuple[Any, Any, Any]:
         keys = s / (2.0 * c.cp)  # keys a query block sees on average (causal), per ring block
         eff = eff * _sat(float(m.head_dim), hd_half) / _sat(ATT_REF_DIM, hd_half)
         eff = eff * _sat(keys, key_half) / _sat(ATT_REF_KEYS, key_half)
-        core = 4.0 * c.T * s * h / c.tp * 0.5
+        core = 4.0 * c.T * s * m.q_dim / c.tp * 0.5
         fwd = core / (c.sys.peak("bf16") * eff * cp_eff)
         return fwd, 2.5 * fwd, 0.0
     b = c.T * c.cp / s
@@ -145,7 +145,7 @@ def elementwise_bytes(c: Ctx, inner_width: Any) -> Any:
     rep = c.T * h * REPLICATED_ELEMS * ACT_BYTES / c.seq_div
     act = c.T * inner_width * (3.0 if m.swiglu else 2.0) * ACT_BYTES
     # rotary embedding on queries and keys (read + write) in the swiglu (Llama-style) family
-    rope = c.T * 2.0 * (h + m.kv_dim) / c.tp * ACT_BYTES if m.swiglu else 0.0
+    rope = c.T * 2.0 * (m.q_dim + m.kv_dim) / c.tp * ACT_BYTES if m.swiglu else 0.0
     return (rep + act + rope) * c.st.elementwise_passes
 
 
