@@ -146,10 +146,17 @@ def test_load_compresses_real_traces(tmp_path: Path) -> None:
 
     p = _jobs_csv(tmp_path, [f"j{i},{i * 1000},4,500" for i in range(20)])
     w = load_trace(str(p))
-    assert offered_load(w, 8) == pytest.approx(20 * 4 * 500 / (8 * 19000))
+    # work inside the arrival window: the last job arrives at its end and adds nothing
+    assert offered_load(w, 8) == pytest.approx(19 * 4 * 500 / (8 * 19000))
     w9, note = compress_to_load(w, 8, 0.9, "t")
     assert offered_load(w9, 8) == pytest.approx(0.9)
-    assert "native offered load" in note
+    assert "as recorded" in note
+
+
+def test_load_beyond_reach_refused(tmp_path: Path) -> None:
+    p = _jobs_csv(tmp_path, ["a,0,1,10", "b,1000,1,10"])
+    res = run("--cluster", "pool:64", "--trace", str(p), "--load", "5")
+    assert res.exit_code == 2 and "cannot offer" in res.output
 
 
 def test_load_refused_without_a_window(tmp_path: Path) -> None:
