@@ -63,7 +63,7 @@ def compress_to_load(w: Workload, cluster_gpus: int, load: float, source: str) -
         raise UsageError([Problem(source, "--load", f"this trace cannot offer {load:g} on "
                                   f"{cluster_gpus:,} GPUs (at most {top:.3g} with every gap closed); "
                                   "use a smaller cluster, --scale or a lower --load")])
-    for _ in range(4):                                  # 4 x 24 points: factor to ~1e-6 relative
+    for _ in range(6):                                  # 6 x 24 points: factor to ~1e-7 relative
         grid = np.linspace(lo, hi, 24)
         vals = _load_at(w, cluster_gpus, np.exp(grid))
         k = int(np.searchsorted(-vals, -load))          # vals fall with the factor
