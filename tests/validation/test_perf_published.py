@@ -113,11 +113,11 @@ def _mark(ids: dict[str, str], rows: list) -> list:
 
 
 @pytest.mark.parametrize("row", _mark(KNOWN_MISSES, ROWS), ids=_id)
-def test_published_run_within_tolerance(row, pinned_results, catalog):
+def test_published_run_within_tolerance(row, pinned_results):
+    """Every published plan fits (a run that held more than the catalog GPU has is judged
+    against its published peak, calibration.run_row) and its time is within tolerance."""
     res, _ = pinned_results[row.id]
-    hbm = catalog.gpu(row.gpu).hbm_gib
-    if MEMORY.get(row.id, 0.0) <= hbm:  # runs that used more than the catalog GPU holds
-        assert res.fits, f"{row.id}: the published plan does not fit ({res.memory_gib:.1f} GiB)"
+    assert res.fits, f"{row.id}: the published plan does not fit ({res.memory_gib:.1f} GiB)"
     for k, v in row.pinned.items():
         assert res.plan[k] == v
     assert abs(res.error) <= TOL[row.id], (
