@@ -89,6 +89,19 @@ def count_check(d, inv, links=None) -> list[str]:
         "inband links": (fab["inband"], n.inband_links),
         "oob links": (fab["oob"], n.oob_devices),
     }
+    # cable ids per medium against the bill of materials' cable lines (catalog ids too)
+    for line in d.bom:
+        for prefix, fabric, media in (("compute-fabric optical cables", "compute", "optical"),
+                                      ("compute-fabric copper cables", "compute", "copper"),
+                                      ("storage-fabric cables", "storage", None)):
+            if not line.item.startswith(prefix):
+                continue
+            sel = cols["fabric"] == fabric
+            if media:
+                sel &= cols["media"] == media
+            want[f"BOM {prefix}"] = (len(set(cols["cable_id"][sel].tolist())), line.quantity)
+            want[f"BOM {prefix} id"] = (set(cols["cable"][sel].tolist()) or {line.catalog_id},
+                                        {line.catalog_id})
     bad = [f"{k}: exported {got} != design {exp}" for k, (got, exp) in want.items()
            if got != exp]
     ends = np.concatenate([cols["a_device"] + "/" + cols["a_port"],

@@ -172,3 +172,19 @@ def test_every_export_agrees_with_random_designs(systems, spares, node, fabric):
     f = d.fabric
     cab = files["cabling.csv"].count("\n") - 1
     assert cab >= f.node_leaf_links + f.leaf_spine_links + f.spine_core_links
+
+
+@pytest.mark.parametrize(("gpus", "fabric", "topology"), [
+    (64, "ib-ndr200", "rail-optimized-fat-tree"),    # BasePOD leaf pair, storage on in-band
+    (2048, "roce-400g", "fat-tree"),                 # ToR per rack on copper
+    (16, "ib-ndr", "rail-optimized-fat-tree"),       # two nodes
+])
+def test_small_and_tor_builds_match_the_design_and_its_cable_lines(gpus, fabric, topology):
+    scen = scenario(gpus, fabric={"technology": fabric, "topology": topology})
+    d = design_of(scen)
+    inv = build_inventory(scen, catalog(), d)
+    links = build_cabling(inv, d)
+    assert count_check(d, inv, links) == []
+    if d.fabric.tor:   # ToR leaves sit in their compute racks: node links never leave the rack
+        assert {lk.reach for lk in links if lk.kind == "node-leaf"} == {"in-rack"}
+        assert {lk.media for lk in links if lk.kind == "node-leaf"} == {"copper"}

@@ -18,8 +18,9 @@ kind          node-leaf, manager-leaf, leaf-leaf (BasePOD ISL), leaf-spine, spin
 fabric        compute, storage, inband, oob
 plane         1-based compute-fabric plane (0 off the compute fabric)
 media         copper | optical, from the design (``node_links_optical``, leaf-pair DACs)
-cable         DAC (copper), MMF (optical within a row, <= 50 m SR optics), SMF (optical
-              across rows), CAT6 (OOB RJ45)
+cable         catalog cable id from the design: the compute fabric's ``copper_cable`` /
+              ``fiber_cable`` (the storage fabric uses the same, as the BOM counts it),
+              ``cat6-rj45`` for OOB, empty for in-band (the design names no in-band cable)
 reach         in-rack | in-row | cross-row, from the two ends' racks in the inventory
 cable_id      links sharing one physical cable share the id (twin-port node cages, leaf-pair
               DACs); distinct ids per fabric equal the design's cable counts
@@ -297,6 +298,16 @@ def cabling_groups(inv: Inventory, design) -> list[_Group]:
             + _inband_links(inv, design) + _oob_links(inv, design))
 
 
+def _cable(inv: Inventory, g: _Group) -> str:
+    """Catalog cable id: the fabric's copper / optical cable for compute and storage links
+    (as the design's bill of materials counts them), RJ45 Cat6 for OOB, none for in-band."""
+    if g.fabric == "oob":
+        return "cat6-rj45"
+    if g.fabric == "inband":
+        return ""
+    return inv.copper_cable if g.media == "copper" else inv.fiber_cable
+
+
 def cabling_columns(inv: Inventory, design) -> dict[str, np.ndarray]:
     """The cabling map as columns named like :class:`Link`'s fields (object arrays for
     strings)."""
@@ -320,12 +331,7 @@ def cabling_columns(inv: Inventory, design) -> dict[str, np.ndarray]:
         same_row = (racks_row[ra] == racks_row[rb]) & (ra >= 0) & (rb >= 0)
         reach = np.where((ra == rb) & (ra >= 0), "in-rack",
                          np.where(same_row, "in-row", "cross-row")).astype(object)
-        if g.fabric == "oob":
-            cable = np.full(n, "CAT6", dtype=object)
-        elif g.media == "copper":
-            cable = np.full(n, "DAC", dtype=object)
-        else:
-            cable = np.where(reach == "cross-row", "SMF", "MMF").astype(object)
+        cable = np.full(n, _cable(inv, g), dtype=object)
         local = g.cable if g.cable is not None else np.arange(n)
         cid = next_cable[g.fabric] + local
         next_cable[g.fabric] = int(cid.max()) + 1

@@ -4,8 +4,9 @@
 
 What is in it (names per :mod:`clustertwin.export.naming`):
 
-* **racks** in rows of ``racks_per_row`` (design rule): compute racks first, then network,
-  management and storage racks, filling rows in that order (row 1 position 1 onwards).
+* **racks** in rows of ``racks_per_row`` (design rule), filled in order (row 1 position 1
+  onwards): each scalable unit's compute racks followed by its share of the network racks,
+  then the management and storage racks (:func:`rack_kinds`).
 * **nodes**: the schedulable nodes. A rack-scale system (GB200 NVL72) is expanded into its
   compute trays (``compute_nics / rack_scale_ports_per_tray`` = 18 trays of 4 GPUs), all in one
   NVLink domain, plus its NVLink switch trays (role ``nvswitch``). Each node carries its rack,
@@ -75,6 +76,8 @@ class Inventory:
     gpu_model: str
     storage_nics: int                           #: storage / in-band ports per catalog node
     storage_nic_gbps: float
+    fiber_cable: str                            #: catalog cable id of optical fabric links
+    copper_cable: str                           #: catalog cable id of copper (DAC) links
     rack_index: np.ndarray = field(repr=False)  #: rack index of every device (-1 = none)
 
     def span(self, role: str) -> tuple[int, int]:
@@ -107,13 +110,28 @@ def trays_per_system(node, rules) -> int:
     return max(1, int(node.compute_nics) // per) if per else 1
 
 
+def rack_kinds(design) -> list[str]:
+    """Rack kinds in floor order: each scalable unit's compute racks followed by its share of
+    the network racks (so its leaves sit at the end of its racks, in-row), then the management
+    and storage racks."""
+    rc, lay = design.rack_counts, design.layout
+    per_su = max(1, math.ceil(design.fabric.su_nodes / max(1, lay.nodes_per_rack)))
+    sus = max(1, math.ceil(rc.compute / per_su))
+    kinds: list[str] = []
+    done_c = done_n = 0
+    for k in range(sus):
+        n = min(per_su, rc.compute - done_c)
+        target = round((k + 1) * rc.network / sus)
+        kinds += ["compute"] * n + ["network"] * (target - done_n)
+        done_c, done_n = done_c + n, target
+    kinds += ["compute"] * (rc.compute - done_c) + ["network"] * (rc.network - done_n)
+    return kinds + ["management"] * rc.management + ["storage"] * rc.storage
+
+
 def _racks(design, rules, naming: Naming) -> list[Rack]:
-    rc = design.rack_counts
     per_row = max(1, int(rules.num("racks_per_row")))
-    kinds = (["compute"] * rc.compute + ["network"] * rc.network
-             + ["management"] * rc.management + ["storage"] * rc.storage)
     out = []
-    for i, kind in enumerate(kinds):
+    for i, kind in enumerate(rack_kinds(design)):
         row, pos = divmod(i, per_row)
         out.append(Rack(f"{naming.rack}{row + 1:02d}-{pos + 1:02d}", kind, row + 1, pos + 1))
     return out
@@ -303,6 +321,7 @@ def build_inventory(scenario, catalog, design, naming: Naming = Naming()) -> Inv
 
     rules = load_rules()
     node = catalog.node(design.node_id)
+    fabric = catalog.fabric(design.fabric.technology)
     racks = _racks(design, rules, naming)
     placer = _Placer(racks)
     nodes, nvsw, trays = _nodes(design, node, rules, naming, racks)
@@ -322,4 +341,5 @@ def build_inventory(scenario, catalog, design, naming: Naming = Naming()) -> Inv
                      trays_per_system=trays, node_model=node.id, gpu_model=design.gpu_id,
                      storage_nics=int(node.storage_nics),
                      storage_nic_gbps=float(node.storage_nic_gbps or 0.0),
+                     fiber_cable=fabric.fiber_cable, copper_cable=fabric.copper_cable,
                      rack_index=rack_index)
