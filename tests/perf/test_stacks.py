@@ -206,3 +206,20 @@ def test_head_size_wider_than_hidden_over_heads():
     assert (plain.q_dim, qwen.q_dim, qwen.kv_dim) == (2048, 4096, 512)
     assert attn_core_flops(qwen, 4096) == 2 * attn_core_flops(plain, 4096)
     assert attn_proj_flops(qwen) == 2 * 2048 * (2 * 4096 + 2 * 512)
+
+
+def test_published_plan_within_memory_tolerance_is_not_refused(catalog):
+    """A published run whose predicted peak is a few percent above the GPU's memory ran in
+    reality: calibration counts it as fitting within the memory model's 5% and flags it."""
+    from clustertwin.perf import calibration as cal
+    from tests.validation.test_perf_published import ROWS
+
+    row = next(r for r in ROWS if r.id == "llmfoundry-mpt7b-h100-2k-8")
+    base, _ = cal.run_row(catalog, row)
+    assert base.fits and not base.tight
+    need = base.memory_gib * 2**30
+    sys = cal.row_system(catalog, row)
+    tight, _ = cal.run_row(catalog, row, system=replace(sys, hbm_bytes=need / 1.03))
+    assert tight.fits and tight.tight
+    over, _ = cal.run_row(catalog, row, system=replace(sys, hbm_bytes=need / 1.2))
+    assert not over.fits

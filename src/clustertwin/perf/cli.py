@@ -192,6 +192,7 @@ def register(app: typer.Typer) -> None:
                 "step_time_s": r.step_time_s,
                 "plan": r.plan,
                 "fits": r.fits,
+                "fits_within_memory_tolerance_only": r.tight,
                 "memory_gib": r.memory_gib,
                 "stack": r.row.stack,
                 "class": calreport.row_class(r),
