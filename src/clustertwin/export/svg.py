@@ -64,8 +64,35 @@ def racks_svg(racks, name: str, cell: int = 14, gap: int = 2) -> str:
     return "\n".join(parts) + "\n"
 
 
+def _heights(ctx: ExportContext) -> dict[str, int]:
+    """Rack units per device model / role, from the catalog and the design rules (1U where
+    neither says: UFM appliances, NVL72 compute and switch trays)."""
+    from clustertwin.design.rules import load_rules
+
+    rules = load_rules()
+    out = {"management": int(rules.num("management_server_ru"))}
+    if ctx.node.rack_units:
+        out["node"] = int(ctx.node.rack_units)
+    cat = ctx.catalog
+    if cat is not None:
+        for d in ctx.inventory.devices:
+            if d.model and d.model not in out and d.role not in ("node", "pdu", "cdu"):
+                kind = "storage" if d.role == "storage" else "switch"
+                try:
+                    out[d.model] = int(cat.get(kind, d.model).rack_units or 1)
+                except Exception:  # noqa: BLE001 - a model the catalog lacks draws as 1U
+                    out[d.model] = 1
+    return out
+
+
 def rack_elevations_svg(ctx: ExportContext, unit: int = 9, width: int = 150) -> str:
+    """Front elevation of the first rack of each kind: devices stacked from the bottom at
+    their catalog height (U), the rack's ``rack_ru`` drawn with U marks every 5."""
+    from clustertwin.design.rules import load_rules
+
     inv = ctx.inventory
+    rack_u = int(load_rules().num("rack_ru"))
+    heights = _heights(ctx)
     firsts: dict[str, str] = {}
     for r in inv.racks:
         firsts.setdefault(r.kind, r.name)
@@ -73,23 +100,31 @@ def rack_elevations_svg(ctx: ExportContext, unit: int = 9, width: int = 150) -> 
     for d in inv.devices:
         if d.rack in content and d.slot:
             content[d.rack].append(d)
-    slots = max((len(v) for v in content.values()), default=1)
-    h = 40 + max(slots, 1) * unit + 20
-    w = 20 + len(content) * (width + 30)
+    top = 22
+    h = top + rack_u * unit + 24
+    w = 20 + len(content) * (width + 40)
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" '
              f'viewBox="0 0 {w} {h}" font-family="sans-serif" font-size="8">',
              f"<title>rack elevations: {escape(inv.name)}</title>"]
     for i, (kind, name) in enumerate(firsts.items()):
-        x = 20 + i * (width + 30)
+        x = 30 + i * (width + 40)
         parts.append(f'<text x="{x}" y="14" font-size="10">{escape(name)} ({kind})</text>')
-        parts.append(f'<rect x="{x}" y="22" width="{width}" height="{slots * unit + 4}" '
-                     'fill="none" stroke="#333"/>')
-        for k, d in enumerate(sorted(content[name], key=lambda d: d.slot)):
-            y = 24 + k * unit
-            parts.append(f'<rect x="{x + 2}" y="{y}" width="{width - 4}" height="{unit - 1}" '
-                         f'fill="{ROLE_COLOURS.get(d.role, "#999")}"><title>{escape(d.name)} '
-                         f"({d.role})</title></rect>"
-                         f'<text x="{x + 5}" y="{y + unit - 2}" fill="#fff">'
+        parts.append(f'<rect x="{x}" y="{top}" width="{width}" height="{rack_u * unit}" '
+                     'fill="#f4f4f4" stroke="#333"/>')
+        for u in range(5, rack_u + 1, 5):
+            parts.append(f'<text x="{x - 16}" y="{top + (rack_u - u + 1) * unit - 1}">'
+                         f"{u}</text>")
+        used = 0
+        for d in sorted(content[name], key=lambda d: d.slot):
+            hu = heights.get(d.model, heights.get(d.role, 1))
+            if used + hu > rack_u:
+                break                      # more than the rack holds: drawn up to the top
+            y = top + (rack_u - used - hu) * unit
+            used += hu
+            parts.append(f'<rect x="{x + 2}" y="{y + 1}" width="{width - 4}" '
+                         f'height="{hu * unit - 2}" fill="{ROLE_COLOURS.get(d.role, "#999")}">'
+                         f"<title>{escape(d.name)} ({d.role}, {hu}U)</title></rect>"
+                         f'<text x="{x + 5}" y="{y + min(hu, 2) * unit - 2}" fill="#fff">'
                          f"{escape(d.name)}</text>")
     parts.append("</svg>")
     return "\n".join(parts) + "\n"
