@@ -99,7 +99,13 @@ def test_tables_and_svg_agree_with_the_inventory():
     cells = [e for e in floor.iter("{http://www.w3.org/2000/svg}rect")
              if e.find("{http://www.w3.org/2000/svg}title") is not None]
     assert len(cells) == d.racks
-    ET.fromstring(files["rack-elevations.svg"])
+    elev = files["rack-elevations.svg"]
+    ET.fromstring(elev)
+    assert elev.count("(node, 1U)") == 18 and elev.count("(nvswitch, 1U)") == 9  # one NVL72
+    from clustertwin.export.svg import rack_elevations_svg
+
+    scen, d, _, _ = example("default")
+    assert rack_elevations_svg(make_context(scen, catalog(), d)).count("(node, 8U)") == 4
 
 
 @pytest.mark.skipif(shutil.which("ansible-inventory") is None,
