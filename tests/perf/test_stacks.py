@@ -223,3 +223,17 @@ def test_published_plan_within_memory_tolerance_is_not_refused(catalog):
     assert tight.fits and tight.tight
     over, _ = cal.run_row(catalog, row, system=replace(sys, hbm_bytes=need / 1.2))
     assert not over.fits
+
+
+def test_estimate_reports_the_published_plan_for_the_same_job(catalog):
+    """The default scenario is Llama 3 405B on 16,384 H100 (Table 4 row 2): `estimate` prices
+    Meta's published plan with the same model and says how far the search's plan is from it."""
+    from clustertwin.perf.cli import top_plans
+    from clustertwin.scenario import load_scenario
+
+    out = top_plans(load_scenario(None, catalog), catalog, 3)
+    pub = [p for p in out["published"] if p["id"] == "llama3-405b-8k-16384"]
+    assert len(pub) == 1 and pub[0]["fits"]
+    assert (pub[0]["plan"]["tp"], pub[0]["plan"]["pp"], pub[0]["plan"]["dp"]) == (8, 16, 128)
+    assert 1.0 <= pub[0]["search_speedup"] <= 1.25
+    assert pub[0]["plans_ahead"] >= 0

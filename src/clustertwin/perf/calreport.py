@@ -86,3 +86,83 @@ def free_vs_published(catalog: Any, res: CalResult) -> dict[str, Any]:
 
 def fmt_changed(changed: dict[str, list[Any]]) -> str:
     return ", ".join(f"{k} {a}->{b}" for k, (a, b) in changed.items()) or "same plan"
+
+
+PUBLISHED_CSV = ("tests", "validation", "data", "published_runs.csv")
+
+
+def published_rows() -> list[Any]:
+    """Rows of the published-runs table (tests/validation/data/published_runs.csv, found from
+    the working directory or this package upward) and of the shared calibration CSV; empty
+    where neither is present (an installed package without the repository)."""
+    from pathlib import Path
+
+    from clustertwin.perf import calibration as cal
+
+    rows: list[Any] = []
+    for start in (Path.cwd(), Path(__file__).resolve()):
+        for d in [start, *start.parents]:
+            p = d.joinpath(*PUBLISHED_CSV)
+            if p.is_file():
+                rows += [cal.make_row(r) for r in cal.parse_rows(p)]
+                break
+        if rows:
+            break
+    shared = cal.find_csv()
+    if shared is not None:
+        rows += cal.load_rows(shared)
+    return rows
+
+
+def _same_job(row: Any, job: Any, gpu: str, gpus: int) -> bool:
+    a, b = row.shape, job.shape
+    keys = ("layers", "hidden", "ffn", "heads", "kv_heads", "vocab", "experts")
+    return (
+        all(getattr(a, k) == getattr(b, k) for k in keys)
+        and row.job.seq == job.seq
+        and row.job.batch_seqs == job.batch_seqs
+        and row.job.precision == job.precision
+        and row.gpu == gpu
+        and row.gpus == gpus
+        and {"tp", "pp", "dp"} <= set(row.pinned)
+    )
+
+
+def published_plans(scenario: Any, catalog: Any, gpus: int, best_step_s: float) -> list[dict]:
+    """Published plans for the scenario's job (same model shape, sequence, batch, precision,
+    GPU and GPU count), priced by the same model: how much faster the search's plan is, and
+    how many evaluated plans rank ahead of the published one."""
+    from dataclasses import replace
+
+    from clustertwin.perf.search import search
+    from clustertwin.perf.stage import job_of, system_of
+
+    job, sys = job_of(scenario, catalog), system_of(scenario, catalog)
+    out, seen = [], set()
+    for row in published_rows():
+        if not _same_job(row, job, scenario.cluster.gpu, gpus):
+            continue
+        key = tuple(sorted(row.pinned.items()))
+        if key in seen:
+            continue
+        seen.add(key)
+        job_r = replace(job, grad_bytes=row.job.grad_bytes)
+        res = search(job_r, sys, gpus, row.pinned)
+        ranked = res.ranked()
+        if not ranked.size:
+            out.append({"id": row.id, "source": row.source, "pinned": row.pinned, "fits": False})
+            continue
+        i = int(ranked[0])
+        step = float(res.metrics["step_time_s"][i])
+        out.append(
+            {
+                "id": row.id,
+                "source": row.source,
+                "pinned": row.pinned,
+                "plan": res.plan(i),
+                "fits": True,
+                "step_time_s": step,
+                "search_speedup": step / best_step_s,
+            }
+        )
+    return out

@@ -68,9 +68,17 @@ def top_plans(scenario: Any, catalog: Any, k: int) -> dict[str, Any]:
         }
         for i in oom
     ]
+    from clustertwin.perf.calreport import published_plans
+
+    published = published_plans(scenario, catalog, est.gpus, est.step_time_s)
+    steps = res.metrics["step_time_s"][res.ranked()]
+    for p in published:
+        if p["fits"]:  # evaluated plans the search ranks ahead of the published one
+            p["plans_ahead"] = int((steps < p["step_time_s"] * (1 - 1e-9)).sum())
     return {
         "best": est.to_contract(),
         "top": top,
+        "published": published,
         "rejected": rejected,
         "not_built": dict(res.pruned),
         "evaluated": res.size,
@@ -146,6 +154,16 @@ def register(app: typer.Typer) -> None:
             for r in out["rejected"]:
                 r2.add_row(_plan_str(r["plan"]), f"{r['step_time_s']:.2f}", r["reason"])
             con.print(r2)
+        for p in out["published"]:
+            if not p["fits"]:
+                con.print(f"published plan {p['pinned']} ({p['source']}): does not fit here")
+                continue
+            con.print(
+                f"published plan for this job ({p['source']}): {_plan_str(p['plan'])}, "
+                f"{p['step_time_s']:.2f} s per step; the search's plan is "
+                f"{p['search_speedup']:.2f}x faster under the same model "
+                f"({p['plans_ahead']:,} plans rank ahead of it)"
+            )
         for reason, n in sorted(out["not_built"].items(), key=lambda x: -x[1]):
             con.print(f"not built: {reason} ({n})")
 
