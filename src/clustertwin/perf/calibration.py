@@ -27,6 +27,14 @@ import numpy as np
 
 from clustertwin.errors import Problem, UsageError
 from clustertwin.perf.costmodel import Job
+from clustertwin.perf.csvrows import (  # noqa: F401  (re-exported for callers of this module)
+    ROW_STACKS,
+    STACK_WORDS,
+    moe_layout,
+    precision_of,
+    row_stack,
+    stack_name,
+)
 from clustertwin.perf.flops import Shape, model_flops_per_token
 from clustertwin.perf.search import SearchResult, search
 from clustertwin.perf.stacks import profile_of
@@ -93,25 +101,6 @@ class CalResult:
         return self.predicted / self.published - 1.0
 
 
-#: MoE layout in a row's notes, e.g. "256 routed experts + 1 shared, 8 active, expert ffn 2048,
-#: first 3 layers dense"; each piece found on its own (shared experts and dense layers default 0)
-_MOE_PARTS = {
-    "experts": r"(\d+)\s*(?:routed\s+)?experts",
-    "shared_experts": r"(\d+)\s*shared",
-    "active_experts": r"(\d+)\s*active",
-    "expert_ffn": r"expert\s*ffn\s*(?:hidden\s*)?(\d+)",
-    "dense_layers": r"first\s*(\d+)\s*(?:layers\s*)?dense",
-}
-
-
-def moe_layout(notes: str) -> dict[str, int] | None:
-    """Experts, shared experts, active experts, expert width and leading dense layers."""
-    found = {k: re.search(rx, notes, re.IGNORECASE) for k, rx in _MOE_PARTS.items()}
-    if not (found["experts"] and found["active_experts"] and found["expert_ffn"]):
-        return None
-    return {k: int(m.group(1)) if m else 0 for k, m in found.items()}
-
-
 def _int(x: str) -> int | None:
     x = (x or "").strip()
     return int(float(x)) if x else None
@@ -120,6 +109,27 @@ def _int(x: str) -> int | None:
 def parse_rows(path: Path) -> list[dict[str, str]]:
     with open(path, newline="", encoding="utf-8") as fh:
         return list(csv.DictReader(fh))
+
+
+def _target(r: dict[str, str], unit: str, value: float, seq: int) -> tuple[str, float, bool, float]:
+    """(kind, target in the compared unit, loose, tokens) of a row's published figure."""
+    derived = (r.get("derived_step_time_s") or "").strip()
+    if derived:
+        return "step", float(derived), False, 0.0
+    if unit.startswith("seconds per iteration"):
+        return "step", value, False, 0.0
+    if unit.lower().startswith("tokens/s") and _int(r["gpus"]):
+        # tokens per second per GPU (or for the whole job) -> step time of the global batch
+        tps = value * (int(r["gpus"]) if "gpu" in unit.lower() else 1)
+        return "step", int(r["global_batch_seqs"]) * seq / tps, False, 0.0
+    if unit.startswith("TFLOP/s"):
+        return "tflops", value, True, 0.0
+    if "per trillion tokens" in unit:
+        return "gpu_hours_per_t", value, True, 1e12
+    if "GPU-hours" in unit:
+        mo = re.search(r"for ([0-9.]+)T tokens", unit)
+        return "gpu_hours", value, True, float(mo.group(1)) * 1e12 if mo else 1e12
+    raise ValueError(f"row {r['id']}: unknown measured_unit {unit!r}")
 
 
 def make_row(r: dict[str, str]) -> CalRow:
@@ -163,28 +173,7 @@ def make_row(r: dict[str, str]) -> CalRow:
         pinned = {k: v for k, v in pinned.items() if k in ("cp", "ep")}
     unit = r["measured_unit"]
     value = float(r["measured_value"])
-    derived = (r.get("derived_step_time_s") or "").strip()
-    tokens = 0.0
-    loose = False
-    if derived:
-        kind, target = "step", float(derived)
-    elif unit.startswith("seconds per iteration"):
-        kind, target = "step", value
-    elif unit.lower().startswith("tokens/s") and _int(r["gpus"]):
-        # tokens per second per GPU (or for the whole job) -> step time of the global batch
-        per_gpu = "gpu" in unit.lower()
-        tps = value * (int(r["gpus"]) if per_gpu else 1)
-        kind, target = "step", int(r["global_batch_seqs"]) * seq / tps
-    elif unit.startswith("TFLOP/s"):
-        kind, target, loose = "tflops", value, True
-    elif "per trillion tokens" in unit:
-        kind, target, loose, tokens = "gpu_hours_per_t", value, True, 1e12
-    elif "GPU-hours" in unit:
-        mo = re.search(r"for ([0-9.]+)T tokens", unit)
-        tokens = float(mo.group(1)) * 1e12 if mo else 1e12
-        kind, target, loose = "gpu_hours", value, True
-    else:
-        raise ValueError(f"row {r['id']}: unknown measured_unit {unit!r}")
+    kind, target, loose, tokens = _target(r, unit, value, seq)
     mem = (r.get("memory_gib") or "").strip()
     return CalRow(
         memory_gib=float(mem) if mem else 0.0,
@@ -204,71 +193,6 @@ def make_row(r: dict[str, str]) -> CalRow:
         loose=loose,
         notes=r.get("notes", ""),
     )
-
-
-#: software stack of the rows of the shared calibration CSV, which has no ``stack`` column, by
-#: row-id prefix, as each source describes its run: Megatron-LM 2021 (arXiv 2104.04473) and
-#: Korthikanti et al. 2022 ran Megatron-LM without flash attention; BLOOM-176B ran
-#: Megatron-DeepSpeed (2022, no flash attention); Llama 3 and DeepSeek-V3 ran in-house stacks
-#: with fused attention and FP8/BF16 kernels comparable to Megatron-core's; Llama 2 (2023) ran
-#: Meta's FSDP-based stack with memory-efficient attention (closest catalog stack: fsdp).
-ROW_STACKS = {
-    "megatron21": "megatron-lm-2021",
-    "korthikanti22": "megatron-lm-2021",
-    "bloom": "megatron-lm-2021",
-    "mtnlg": "megatron-lm-2021",
-    "llama3": "megatron",
-    "deepseek": "deepseek-hai",
-    "llama2": "fsdp",
-}
-
-
-def precision_of(text: str) -> str:
-    """bf16 / fp16 / fp8 from how tables spell it (FP8-CS, MXFP8, amp_bf16, BF16 ...)."""
-    t = (text or "").strip().lower()
-    for p in ("fp8", "bf16", "fp16"):
-        if p in t:
-            return p
-    return t or "bf16"
-
-
-#: substrings of stack names as tables spell them -> catalog stack ids (first match wins)
-STACK_WORDS = (
-    ("titan", "torchtitan"),
-    ("foundry", "llm-foundry"),
-    ("mosaic", "llm-foundry"),
-    ("composer", "llm-foundry"),
-    ("deepspeed", "deepspeed"),
-    ("nanotron", "nanotron"),
-    ("fsdp", "fsdp"),
-    ("nemo", "megatron"),
-    ("megatron", "megatron"),
-)
-
-
-def stack_name(catalog: Any, text: str) -> str:
-    """A catalog stack id for a table's stack name: the id or an alias, else a known word in
-    it (``NeMo 24.09`` -> megatron), else :data:`DEFAULT_STACK`."""
-    from clustertwin.perf.stacks import DEFAULT_STACK, find_stack
-
-    t = (text or "").strip().lower()
-    if not t:
-        return DEFAULT_STACK
-    e = find_stack(catalog, t) or find_stack(catalog, t.replace(" ", "-").replace("_", "-"))
-    if e is not None:
-        return e.id
-    return next((sid for word, sid in STACK_WORDS if word in t), DEFAULT_STACK)
-
-
-def row_stack(r: dict[str, str]) -> str:
-    """The row's ``stack`` column, else :data:`ROW_STACKS` by id prefix, else megatron."""
-    given = (r.get("stack") or "").strip()
-    if given:
-        return given
-    for prefix, stack in ROW_STACKS.items():
-        if r["id"].startswith(prefix):
-            return stack
-    return "megatron"
 
 
 def load_rows(path: Path | None = None) -> list[CalRow]:

@@ -92,6 +92,49 @@ def _plan_str(p: dict[str, Any]) -> str:
     return fmt_plan(p)
 
 
+def _print_calibration(
+    rows: list[dict[str, Any]], summ: dict[str, Any], classes: dict[str, Any], free: bool
+) -> None:
+    """The calibration table, its summary and the error by class of run."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from clustertwin.perf import calreport
+
+    t = Table(title="training-time model vs published runs")
+    cols = ["row", "compared", "predicted", "published", "error", "plan"]
+    for col in cols + (["search vs published plan"] if free else []):
+        t.add_column(col)
+    for r in rows:
+        extra = []
+        if "search" in r:
+            s = r["search"]
+            extra = [f"{s['speedup']:.2f}x: {calreport.fmt_changed(s['changed'])}"]
+        t.add_row(
+            r["id"] + (" (loose)" if r["loose"] else ""),
+            r["compared"],
+            f"{r['predicted']:.4g}",
+            f"{r['published']:.4g}",
+            f"{r['error']:+.1%}",
+            _plan_str(r["plan"]),
+            *extra,
+        )
+    con = Console()
+    con.print(t)
+    con.print(
+        f"step-time rows: mean |error| {summ['strict_mean_abs_error']:.1%}, max "
+        f"{summ['strict_max_abs_error']:.1%} ({summ['strict_rows']} rows); loose rows: max "
+        f"{summ['loose_max_abs_error']:.1%} ({summ['loose_rows']} rows); all rows mean "
+        f"{summ['all_mean_abs_error']:.1%}"
+    )
+    for c, st in classes.items():
+        con.print(
+            f"{c}: {st['rows']} rows, median |error| {st['median_abs_error']:.1%}, mean "
+            f"signed {st['mean_signed_error']:+.1%} (+ = predicted slower), max "
+            f"{st['max_abs_error']:.1%}"
+        )
+
+
 def register(app: typer.Typer) -> None:
     @app.command("estimate")
     def estimate_cmd(
@@ -221,38 +264,4 @@ def register(app: typer.Typer) -> None:
         if as_json:
             emit_json({"rows": rows, "summary": summ, "classes": classes})
             return
-        from rich.console import Console
-        from rich.table import Table
-
-        t = Table(title="training-time model vs published runs")
-        cols = ["row", "compared", "predicted", "published", "error", "plan"]
-        for col in cols + (["search vs published plan"] if free else []):
-            t.add_column(col)
-        for r in rows:
-            extra = []
-            if "search" in r:
-                s = r["search"]
-                extra = [f"{s['speedup']:.2f}x: {calreport.fmt_changed(s['changed'])}"]
-            t.add_row(
-                r["id"] + (" (loose)" if r["loose"] else ""),
-                r["compared"],
-                f"{r['predicted']:.4g}",
-                f"{r['published']:.4g}",
-                f"{r['error']:+.1%}",
-                _plan_str(r["plan"]),
-                *extra,
-            )
-        con = Console()
-        con.print(t)
-        con.print(
-            f"step-time rows: mean |error| {summ['strict_mean_abs_error']:.1%}, max "
-            f"{summ['strict_max_abs_error']:.1%} ({summ['strict_rows']} rows); loose rows: max "
-            f"{summ['loose_max_abs_error']:.1%} ({summ['loose_rows']} rows); all rows mean "
-            f"{summ['all_mean_abs_error']:.1%}"
-        )
-        for c, st in classes.items():
-            con.print(
-                f"{c}: {st['rows']} rows, median |error| {st['median_abs_error']:.1%}, mean "
-                f"signed {st['mean_signed_error']:+.1%} (+ = predicted slower), max "
-                f"{st['max_abs_error']:.1%}"
-            )
+        _print_calibration(rows, summ, classes, free)

@@ -1,0 +1,90 @@
+"""Reading rows of published-run tables: the MoE layout in a row's notes, how tables spell
+precisions and software stacks, and which stack the shared calibration CSV's rows ran on."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+#: MoE layout in a row's notes, e.g. "256 routed experts + 1 shared, 8 active, expert ffn 2048,
+#: first 3 layers dense"; each piece found on its own (shared experts and dense layers default 0)
+_MOE_PARTS = {
+    "experts": r"(\d+)\s*(?:routed\s+)?experts",
+    "shared_experts": r"(\d+)\s*shared",
+    "active_experts": r"(\d+)\s*active",
+    "expert_ffn": r"expert\s*ffn\s*(?:hidden\s*)?(\d+)",
+    "dense_layers": r"first\s*(\d+)\s*(?:layers\s*)?dense",
+}
+
+
+def moe_layout(notes: str) -> dict[str, int] | None:
+    """Experts, shared experts, active experts, expert width and leading dense layers."""
+    found = {k: re.search(rx, notes, re.IGNORECASE) for k, rx in _MOE_PARTS.items()}
+    if not (found["experts"] and found["active_experts"] and found["expert_ffn"]):
+        return None
+    return {k: int(m.group(1)) if m else 0 for k, m in found.items()}
+
+
+#: software stack of the rows of the shared calibration CSV, which has no ``stack`` column, by
+#: row-id prefix, as each source describes its run: Megatron-LM 2021 (arXiv 2104.04473) and
+#: Korthikanti et al. 2022 ran Megatron-LM without flash attention; BLOOM-176B ran
+#: Megatron-DeepSpeed (2022, no flash attention); Llama 3 and DeepSeek-V3 ran in-house stacks
+#: with fused attention and FP8/BF16 kernels comparable to Megatron-core's; Llama 2 (2023) ran
+#: Meta's FSDP-based stack with memory-efficient attention (closest catalog stack: fsdp).
+ROW_STACKS = {
+    "megatron21": "megatron-lm-2021",
+    "korthikanti22": "megatron-lm-2021",
+    "bloom": "megatron-lm-2021",
+    "mtnlg": "megatron-lm-2021",
+    "llama3": "megatron",
+    "deepseek": "deepseek-hai",
+    "llama2": "fsdp",
+}
+
+
+def precision_of(text: str) -> str:
+    """bf16 / fp16 / fp8 from how tables spell it (FP8-CS, MXFP8, amp_bf16, BF16 ...)."""
+    t = (text or "").strip().lower()
+    for p in ("fp8", "bf16", "fp16"):
+        if p in t:
+            return p
+    return t or "bf16"
+
+
+#: substrings of stack names as tables spell them -> catalog stack ids (first match wins)
+STACK_WORDS = (
+    ("titan", "torchtitan"),
+    ("foundry", "llm-foundry"),
+    ("mosaic", "llm-foundry"),
+    ("composer", "llm-foundry"),
+    ("deepspeed", "deepspeed"),
+    ("nanotron", "nanotron"),
+    ("fsdp", "fsdp"),
+    ("nemo", "megatron"),
+    ("megatron", "megatron"),
+)
+
+
+def stack_name(catalog: Any, text: str) -> str:
+    """A catalog stack id for a table's stack name: the id or an alias, else a known word in
+    it (``NeMo 24.09`` -> megatron), else :data:`DEFAULT_STACK`."""
+    from clustertwin.perf.stacks import DEFAULT_STACK, find_stack
+
+    t = (text or "").strip().lower()
+    if not t:
+        return DEFAULT_STACK
+    e = find_stack(catalog, t) or find_stack(catalog, t.replace(" ", "-").replace("_", "-"))
+    if e is not None:
+        return e.id
+    return next((sid for word, sid in STACK_WORDS if word in t), DEFAULT_STACK)
+
+
+def row_stack(r: dict[str, str]) -> str:
+    """The row's ``stack`` column, else :data:`ROW_STACKS` by id prefix, else megatron."""
+    given = (r.get("stack") or "").strip()
+    if given:
+        return given
+    for prefix, stack in ROW_STACKS.items():
+        if r["id"].startswith(prefix):
+            return stack
+    return "megatron"
