@@ -13,9 +13,9 @@ import reliability_support as rs
 from clustertwin.catalog import load_catalog
 from clustertwin.reliability import analyze
 from clustertwin.reliability.montecarlo import Outcome
+from clustertwin.reliability.montecarlo import stretch as _stretch
 from clustertwin.reliability.profiles import default_profile_id, job_rates
 from clustertwin.reliability.spares import spares_needed, spares_worth_keeping
-from clustertwin.reliability.stage import _stretch
 
 
 @pytest.fixture(scope="module")

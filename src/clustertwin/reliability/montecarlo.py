@@ -25,7 +25,8 @@ waiting for repair.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import math
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -72,6 +73,27 @@ class Outcome:
     def ettr(self) -> np.ndarray:
         return self.work_h / self.wall_h
 
+
+
+def stretch(out: Outcome, factor: float) -> Outcome:
+    """Per-trial totals of a run ``factor`` times longer than the one simulated: sums of many
+    independent renewal cycles, so each trial keeps the mean's growth and sqrt of its spread."""
+    if factor <= 1.0:
+        return out
+
+    def grow(a, axis: int):
+        if a is None:
+            return None
+        a = np.asarray(a, dtype=float)
+        mean = a.mean(axis=axis, keepdims=True)
+        return np.maximum(0.0, factor * mean + math.sqrt(factor) * (a - mean))
+
+    fields = ("wall_h", "work_h", "stall_h", "lost_h", "restart_h", "waiting_h", "interruptions",
+              "planned", "local_restores")
+    changes = {f: grow(getattr(out, f), 1) for f in fields if getattr(out, f) is not None}
+    if out.counts is not None:
+        changes["counts"] = grow(out.counts, 0)
+    return replace(out, **changes)
 
 
 class Arrivals:

@@ -38,7 +38,7 @@ from clustertwin.errors import InfeasibleError, Problem, ScenarioError
 from clustertwin.reliability import interval as iv
 from clustertwin.reliability import tiersearch
 from clustertwin.reliability.checkpoint import checkpoint_times, local_tier_times
-from clustertwin.reliability.montecarlo import RunawayError, RunSpec, simulate
+from clustertwin.reliability.montecarlo import RunawayError, RunSpec, simulate, stretch
 from clustertwin.reliability.profiles import job_rates, profile_for
 from clustertwin.reliability.result import CATEGORIES, ReliabilityResult
 from clustertwin.reliability.spares import (
@@ -121,27 +121,6 @@ def _search_grid(floor_min: float, daly_min: float) -> np.ndarray:
     return np.geomspace(lo, hi, SEARCH_POINTS)
 
 
-
-
-def _stretch(out: Any, factor: float) -> Any:
-    """Per-trial totals of a run ``factor`` times longer than the one simulated: sums of many
-    independent renewal cycles, so each trial keeps the mean's growth and sqrt of its spread."""
-    if factor <= 1.0:
-        return out
-
-    def grow(a: Any, axis: int) -> Any:
-        if a is None:
-            return None
-        a = np.asarray(a, dtype=float)
-        mean = a.mean(axis=axis, keepdims=True)
-        return np.maximum(0.0, factor * mean + math.sqrt(factor) * (a - mean))
-
-    fields = ("wall_h", "work_h", "stall_h", "lost_h", "restart_h", "waiting_h", "interruptions",
-              "planned", "local_restores")
-    changes = {f: grow(getattr(out, f), 1) for f in fields if getattr(out, f) is not None}
-    if out.counts is not None:
-        changes["counts"] = grow(out.counts, 0)
-    return replace(out, **changes)
 
 
 def analyze(scenario: Any, catalog: Any, estimate: Any, design: Any = None) -> ReliabilityResult:
@@ -374,21 +353,21 @@ def analyze(scenario: Any, catalog: Any, estimate: Any, design: Any = None) -> R
         source = "optimum" if fixed_pfs is None else "scenario"
         local_source = "optimum" if fixed_local is None else "scenario"
     budget = guard(used_min)
-    main_h, stretch = work_h, 1.0
+    main_h, factor = work_h, 1.0
     if finite and work_h > MAIN_FAILURES * rates.mtbf_h * e_est:
         main_h = MAIN_FAILURES * rates.mtbf_h * e_est
-        stretch = work_h / main_h
+        factor = work_h / main_h
         notes.append(f"the run sees ~{work_h / rates.mtbf_h / e_est:,.0f} interruptions: about "
                      f"{MAIN_FAILURES:,} are simulated per trial and the totals stretched "
-                     f"x{stretch:.1f} (mean linearly, spread as the root)")
+                     f"x{factor:.1f} (mean linearly, spread as the root)")
 
     if tiers is None:
-        out = _stretch(run(main_h, used_min, 1, False, r.trials, main_seq, budget,
-                           count_causes=True, record=True), stretch)
+        out = stretch(run(main_h, used_min, 1, False, r.trials, main_seq, budget,
+                           count_causes=True, record=True), factor)
         pfs_only_ettr = None
     else:
-        out = _stretch(run(main_h, local_used, every, True, r.trials, main_seq, budget,
-                           count_causes=True, record=True), stretch)
+        out = stretch(run(main_h, local_used, every, True, r.trials, main_seq, budget,
+                           count_causes=True, record=True), factor)
         # file-system-only checkpoints at the same interval, on the search's trials and horizon
         # (the main run's length is set by its slowest schedule, so this one would double it)
         horizon = min(work_h, SEARCH_FAILURES * rates.mtbf_h * slow) if finite else work_h
