@@ -19,8 +19,17 @@ class Problem:
     message: str
 
     def __str__(self) -> str:
-        where = f"{self.source}: {self.path}" if self.path else self.source
-        return f"{where}: {self.message}"
+        where = f"{_one_line(self.source)}: {_one_line(self.path)}" if self.path else _one_line(self.source)
+        return f"{where}: {_one_line(self.message, 600)}"
+
+
+def _one_line(text: str, limit: int = 300) -> str:
+    """Text from a hostile input shown on one terminal line: control characters (newlines,
+    escapes that recolour the terminal) written as escapes, very long text cut."""
+    t = str(text)
+    if not t.isprintable():
+        t = "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in t)
+    return t if len(t) <= limit else t[:limit - 15] + f"... ({len(t):,} chars)"
 
 
 class UserError(Exception):
