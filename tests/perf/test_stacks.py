@@ -237,3 +237,21 @@ def test_estimate_reports_the_published_plan_for_the_same_job(catalog):
     assert (pub[0]["plan"]["tp"], pub[0]["plan"]["pp"], pub[0]["plan"]["dp"]) == (8, 16, 128)
     assert 1.0 <= pub[0]["search_speedup"] <= 1.25
     assert pub[0]["plans_ahead"] >= 0
+
+
+def test_table_gpu_names_and_unreadable_rows(catalog, tmp_path):
+    from clustertwin.perf import calibration as cal
+    from tests.validation.test_perf_published import DATA
+
+    assert cal.gpu_name(catalog, "H100 SXM 80GB") == "h100-sxm-80gb"
+    assert cal.gpu_name(catalog, "A100 40GB") == "a100-sxm-40gb"
+    assert cal.gpu_name(catalog, "DGX-GB200") == "gb200"
+    lines = DATA.read_text().splitlines()
+    good = next(ln for ln in lines if ln.startswith("torchtitan-8b-fsdp-8,"))
+    bad = next(ln for ln in lines if ln.startswith("nemotron4-340b-1536,"))
+    bad = bad.replace("seconds per iteration", "furlongs").replace(",10.3,,", ",,,")
+    path = tmp_path / "t.csv"
+    path.write_text("\n".join([lines[0], good.replace("h100-sxm-80gb", "H100 80GB"), bad]) + "\n")
+    results, skipped = cal.run_table(catalog, path)
+    assert [r.row.id for r in results] == ["torchtitan-8b-fsdp-8"]
+    assert len(skipped) == 1 and "nemotron4-340b-1536" in skipped[0] and "furlongs" in skipped[0]

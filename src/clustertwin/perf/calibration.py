@@ -30,6 +30,7 @@ from clustertwin.perf.costmodel import Job
 from clustertwin.perf.csvrows import (  # noqa: F401  (re-exported for callers of this module)
     ROW_STACKS,
     STACK_WORDS,
+    gpu_name,
     moe_layout,
     precision_of,
     row_stack,
@@ -212,7 +213,8 @@ def load_rows(path: Path | None = None) -> list[CalRow]:
 
 
 def row_system(catalog: Any, row: CalRow) -> System:
-    node_id = default_node(catalog, row.gpu)
+    gpu = gpu_name(catalog, row.gpu)
+    node_id = default_node(catalog, gpu)
     node = catalog.node(node_id)
     fabrics = [
         f
@@ -220,7 +222,7 @@ def row_system(catalog: Any, row: CalRow) -> System:
         if f.technology == "infiniband" and f.link_gbps == node.compute_nic_gbps
     ]
     fabric_id = fabrics[0].id if fabrics else "ib-ndr"
-    return system_from_catalog(catalog, row.gpu, node_id, fabric_id)
+    return system_from_catalog(catalog, gpu, node_id, fabric_id)
 
 
 def predicted_figure(row: CalRow, metrics: dict[str, float]) -> float:
@@ -276,6 +278,22 @@ def run_row(
 def run_all(catalog: Any, rows: list[CalRow] | None = None) -> list[CalResult]:
     rows = rows if rows is not None else load_rows()
     return [run_row(catalog, r)[0] for r in rows]
+
+
+def run_table(catalog: Any, path: Path) -> tuple[list[CalResult], list[str]]:
+    """Every row of a table that can be read and run, and one line per row that cannot (a
+    unit, GPU or layout the model does not know) instead of stopping at the first."""
+    from clustertwin.errors import UserError
+
+    results, skipped = [], []
+    for r in parse_rows(path):
+        try:
+            results.append(run_row(catalog, make_row(r))[0])
+        except (ValueError, KeyError, UserError) as exc:
+            msg = str(exc)
+            msg = msg if msg.startswith("row ") else f"row {r.get('id', '?')}: {msg}"
+            skipped.append(f"{path}: {msg}")
+    return results, skipped
 
 
 def summary(results: list[CalResult]) -> dict[str, float]:

@@ -232,8 +232,11 @@ def register(app: typer.Typer) -> None:
             cat = load_catalog(catalog or [])
             if csv_path is not None and not csv_path.is_file():
                 raise UsageError([Problem(str(csv_path), "--csv", "file not found")])
-            rows_in = cal.load_rows(csv_path) if csv_path is not None else None
-            results = cal.run_all(cat, rows_in)
+            skipped: list[str] = []
+            if csv_path is not None:
+                results, skipped = cal.run_table(cat, csv_path)
+            else:
+                results = cal.run_all(cat)
         except UserError as exc:
             _fail(exc)
             return
@@ -261,7 +264,9 @@ def register(app: typer.Typer) -> None:
             }
             for r, s in zip(results, searched, strict=True)
         ]
+        for line in skipped:
+            typer.echo(f"skipped: {line}", err=True)
         if as_json:
-            emit_json({"rows": rows, "summary": summ, "classes": classes})
+            emit_json({"rows": rows, "summary": summ, "classes": classes, "skipped": skipped})
             return
         _print_calibration(rows, summ, classes, free)

@@ -88,3 +88,30 @@ def row_stack(r: dict[str, str]) -> str:
         if r["id"].startswith(prefix):
             return stack
     return "megatron"
+
+
+#: words in how tables name a GPU -> catalog GPU ids (first match wins; checked after exact ids)
+GPU_WORDS = (
+    (("a100", "40"), "a100-sxm-40gb"),
+    (("a100",), "a100-sxm-80gb"),
+    (("h100", "pcie"), "h100-pcie-80gb"),
+    (("h100", "nvl"), "h100-pcie-80gb"),
+    (("h100",), "h100-sxm-80gb"),
+    (("h800",), "h800"),
+    (("h200",), "h200"),
+    (("gb200",), "gb200"),
+    (("b200",), "b200"),
+    (("mi300",), "mi300x"),
+)
+
+
+def gpu_name(catalog: Any, text: str) -> str:
+    """A catalog GPU id for a table's GPU name (``H100 80GB`` -> h100-sxm-80gb); the text
+    itself when nothing matches (the catalog lookup then names the problem)."""
+    t = (text or "").strip().lower()
+    if catalog.has("gpu", t):
+        return t
+    for words, gid in GPU_WORDS:
+        if all(w in t for w in words) and catalog.has("gpu", gid):
+            return gid
+    return t
