@@ -23,6 +23,27 @@ def test_expected_within_published_range(plan, cid, low, high, source):
     assert low <= check.expected <= high, f"{cid}: twin {check.expected:.1f} outside {low}-{high} ({source})"
 
 
+OTHER_GPUS = [
+    ("h800", "hgx-h800", "nvlink_allreduce_nvls", 215 * 0.95, 215 * 1.05,
+     "8xH800 all_reduce NVLS busbw 215 GB/s measured (NVIDIA/nccl#1374), +-5%"),
+    ("a100-sxm-80gb", "dgx-a100", "nvlink_allreduce_ring", 230 * 0.95, 230 * 1.05,
+     "DGX A100 all_reduce busbw ~230 GB/s (perf-ampere calibration prior), +-5%"),
+]
+
+
+@pytest.mark.parametrize("gpu,node,cid,low,high,source", OTHER_GPUS, ids=[f"{c[0]} {c[2]}: {c[5]}" for c in OTHER_GPUS])
+def test_other_generations_within_published_range(catalog, gpu, node, cid, low, high, source):
+    from clustertwin.acceptance.plan import build_plan
+    from clustertwin.scenario import scenario_from_dict
+
+    from .conftest import SMALL
+
+    doc = {**SMALL, "cluster": {**SMALL["cluster"], "gpu": gpu, "node": node, "gpus": 64}}
+    doc.pop("model"), doc.pop("training")  # a design-only scenario is enough for the plan
+    p = build_plan(scenario_from_dict(doc, "x.yaml", catalog), catalog)
+    assert low <= p.find(cid).expected <= high, source
+
+
 def test_published_thresholds_sit_in_the_bands(plan):
     """Azure's 460 GB/s NVLS threshold is at or above the warn edge of the twin's band, and its
     IB loopback threshold (40 GB/s per NIC) at or above the network fail edge."""

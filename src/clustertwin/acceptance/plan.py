@@ -94,15 +94,15 @@ def _per_gpu_checks(m: AcceptanceModel, gpn: int) -> list[Check]:
                               "burn-in GEMM per GPU (e.g. dcgmproftester12 -t 1004 -d 300); report it in the burn-in CSV"))
     out.append(_check("hbm_bandwidth", "hbm", "gpu", "GB/s", m.hbm_gbps(),
                       "dcgmi diag -r memory_bandwidth (or nvbandwidth -t device_local_copy)"))
+    # one process drives a node's GPUs; a rack-scale NVLink domain spans hosts: one rank per GPU
+    run = f"all_reduce_perf -b 16G -e 16G -g {gpn}" if gpn <= 8 else f"mpirun -np {gpn} all_reduce_perf -b 16G -e 16G -g 1"
     out.append(_check("nvlink_allreduce_ring", "nvlink", "node", "GB/s",
-                      float(m.busbw("all_reduce", gpn, INTRA_SIZE)),
-                      f"NCCL_ALGO=Ring all_reduce_perf -b 16G -e 16G -g {gpn}",
+                      float(m.busbw("all_reduce", gpn, INTRA_SIZE)), f"NCCL_ALGO=Ring {run}",
                       op="all_reduce", gpus=gpn, size_bytes=INTRA_SIZE))
     if m.has_nvls:
         out.append(_check("nvlink_allreduce_nvls", "nvlink", "node", "GB/s",
                           float(m.busbw("all_reduce", gpn, INTRA_SIZE, nvls=True)),
-                          f"all_reduce_perf -b 16G -e 16G -g {gpn}  (NCCL picks NVLS)",
-                          op="all_reduce", gpus=gpn, size_bytes=INTRA_SIZE))
+                          f"{run}  (NCCL picks NVLS)", op="all_reduce", gpus=gpn, size_bytes=INTRA_SIZE))
     out.append(_check("nic_gpudirect", "network", "nic", "GB/s", m.nic_busbw(),
                       "ib_write_bw -d mlx5_N --use_cuda=N -s 8388608 --report_gbits (per NIC; divide Gb/s by 8)"))
     return out
