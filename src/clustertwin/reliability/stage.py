@@ -53,10 +53,10 @@ from clustertwin.reliability.tiers import TierSpec, simulate_tiers
 SEARCH_TRIALS = 256
 SEARCH_FAILURES = 400
 SEARCH_POINTS = 25
-#: a main run longer than this many mean times between failures simulates this many and
+#: a main run of more interruptions than this simulates about this many per trial and
 #: stretches the sums (renewal-reward: each trial's totals grow linearly, their spread as the
 #: square root); a 1,000,000-GPU run sees ~24,000 interruptions and would take a minute
-MAIN_FAILURES = 2000
+MAIN_FAILURES = 1000
 #: events one run may take before it is declared hopeless
 MAX_EVENTS = 5_000_000
 MAX_TRIALS = 1_000_000
