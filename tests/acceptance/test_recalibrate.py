@@ -63,3 +63,8 @@ def test_bad_measured_file(tmp_path, doc, what):
     with pytest.raises(UsageError) as exc:
         read_measured(p)
     assert what in str(exc.value)
+
+
+def test_other_scenarios_measurements_are_flagged(small, catalog):
+    rec = recalibrate(small, catalog, {"fabric_ratio": 1.0, "scenario": "another-cluster"})
+    assert "another-cluster" in rec.figures["note"]

@@ -138,6 +138,9 @@ def recalibrate(scenario: Any, catalog: Any, figures: dict[str, Any], base: Any 
     scen2, note = _without_drained(scenario, base, len(figures.get("drained_nodes") or []), gpn)
     new = make_plan(scen2, cat2)
     fig = dict(figures)
-    if note:
-        fig["note"] = note
+    notes = [note] if note else []
+    if figures.get("scenario") not in (None, scenario.name):
+        notes.append(f"measured on scenario {figures['scenario']!r}, applied to {scenario.name!r}")
+    if notes:
+        fig["note"] = "; ".join(notes)
     return Recalibration(base, new, fig)
