@@ -255,3 +255,16 @@ def test_table_gpu_names_and_unreadable_rows(catalog, tmp_path):
     results, skipped = cal.run_table(catalog, path)
     assert [r.row.id for r in results] == ["torchtitan-8b-fsdp-8"]
     assert len(skipped) == 1 and "nemotron4-340b-1536" in skipped[0] and "furlongs" in skipped[0]
+
+
+def test_unbuildable_published_details_are_left_to_the_search(catalog):
+    """A published detail the search cannot build (a micro-batch of 5 does not divide the 32
+    sequences per replica) is left to the search; tp, pp and dp stay as published."""
+    from clustertwin.perf import calibration as cal
+    from tests.validation.test_perf_published import ROWS
+
+    row = next(r for r in ROWS if r.id == "torchtitan-405b-3d-512-interleaved")
+    odd = replace(row, pinned={**row.pinned, "micro_batch": 5})
+    res, _ = cal.run_row(catalog, odd)
+    assert (res.plan["tp"], res.plan["pp"], res.plan["dp"]) == (8, 8, 8)
+    assert 32 % res.plan["micro_batch"] == 0
