@@ -133,3 +133,13 @@ def test_hostile_json_is_a_usage_error(text):
         nccl.parse_json(text, "deep.json")
     with pytest.raises(UsageError):
         dcgm.parse(text, "dcgm-deep.json")
+
+
+def test_burnin_hours_column_grades_short_runs(plan):
+    from clustertwin.acceptance.grade import grade_gpus
+
+    text = "node,gpu,serial,tflops,max_temp_c,errors,hours\nn1,0,s0,742,60,0,48\nn1,1,s1,742,60,0,12\nn1,2,s2,742,60,0,\n"
+    b, rep = burnin.parse(text, "b.csv")
+    g = grade_gpus(b, plan, {})
+    assert g.grade.tolist() == ["pass", "warn", "warn"]
+    assert "shorter than 48 h" in g.reason[1]

@@ -89,7 +89,10 @@ def _merge_burnin(parts: list[Any]) -> Any:
         raise UsageError([Problem("--burnin", "precision", "all burn-in files must use one precision")])
     cat = {f: np.concatenate([getattr(p, f) for p in parts]) for f in
            ("node", "gpu", "serial", "tflops", "max_temp_c", "errors")}
-    return BurnIn(",".join(p.source for p in parts), precision=parts[0].precision, **cat)
+    hours = None
+    if any(p.hours is not None for p in parts):
+        hours = np.concatenate([p.hours if p.hours is not None else np.full(len(p), np.nan) for p in parts])
+    return BurnIn(",".join(p.source for p in parts), precision=parts[0].precision, hours=hours, **cat)
 
 
 def run_check(scen: Any, cat: Any, nccl: list[Path], dcgm: list[Path], burnin: list[Path],

@@ -119,6 +119,10 @@ def grade_gpus(b: BurnIn, plan: AcceptancePlan, dcgm_by_gpu: dict[tuple[str, int
     for mask, why in ((hot, f"hotter than {plan.max_temp_c:g} C"), (err, "burn-in errors")):
         grade[mask] = "fail"
         reason[mask] = [f"{r}; {why}".lstrip("; ") for r in reason[mask]]
+    if b.hours is not None:  # a burn-in cut short (or with no duration) is not yet evidence
+        short = ~(b.hours >= plan.burnin_hours)
+        grade[short & (grade == "pass")] = "warn"
+        reason[short] = [f"{r}; burn-in shorter than {plan.burnin_hours:g} h".lstrip("; ") for r in reason[short]]
     bad = {k: st for k, st in dcgm_by_gpu.items() if st in ("fail", "warn")}
     if bad:
         row = {key: i for i, key in enumerate(zip(b.node.tolist(), b.gpu.tolist(), strict=True))}

@@ -6,7 +6,8 @@
 ``node``: host name as in the inventory; ``gpu``: index 0..GPUs-1 in the node; ``serial``: the
 GPU's serial (``nvidia-smi --query-gpu=serial``); ``tflops``: sustained dense GEMM TFLOP/s in the
 precision the plan names (BF16 unless a ``precision`` column says otherwise); ``max_temp_c``:
-hottest reading during the run, deg C; ``errors``: XID / ECC / validation errors counted.
+hottest reading during the run, deg C; ``errors``: XID / ECC / validation errors counted;
+optional ``hours``: how long the burn-in ran (graded against the plan's duration).
 Rows with a missing field, a non-number, NaN/inf or a negative value are rejected and counted.
 """
 
@@ -37,6 +38,7 @@ class BurnIn:
     max_temp_c: np.ndarray
     errors: np.ndarray       #: int
     precision: str = "bf16"
+    hours: np.ndarray | None = None   #: burn-in duration per GPU, when the file has an ``hours`` column
 
     def __len__(self) -> int:
         return int(self.gpu.size)
@@ -53,7 +55,7 @@ def _floats(col: list[str]) -> np.ndarray:
     return out
 
 
-def _rows(text: str, source: str, rep: ImportReport) -> tuple[list[list[str]], list[int], int | None]:
+def _rows(text: str, source: str, rep: ImportReport) -> tuple[list[list[str]], list[int], int | None, list[str]]:
     reader = csv.reader(io.StringIO(text))
     header = [h.strip().lower() for h in next(reader, [])]
     missing = [c for c in COLUMNS if c not in header]
@@ -72,12 +74,12 @@ def _rows(text: str, source: str, rep: ImportReport) -> tuple[list[list[str]], l
             rep.reject("too few columns")
             continue
         rows.append(row)
-    return rows, idx, pcol
+    return rows, idx, pcol, header
 
 
 def parse(text: str, source: str) -> tuple[BurnIn, ImportReport]:
     rep = ImportReport(source, "burn-in")
-    rows, idx, pcol = _rows(text, source, rep)
+    rows, idx, pcol, header = _rows(text, source, rep)
     node, gcol, serial, tcol, mcol, ecol = ([r[i].strip() for r in rows] for i in idx)
     nums = np.column_stack([_floats(c) for c in (gcol, tcol, mcol, ecol)]) if rows else np.zeros((0, 4))
     node_a, serial_a = np.array(node, dtype=object), np.array(serial, dtype=object)
@@ -103,8 +105,12 @@ def parse(text: str, source: str) -> tuple[BurnIn, ImportReport]:
     if len(precs) > 1:
         fail([Problem(source, "precision", f"one precision per file expected, found {sorted(precs)}")])
     v = nums[ok]
+    hours = None
+    if "hours" in header:
+        h = header.index("hours")
+        hours = _floats([rows[i][h].strip() if h < len(rows[i]) else "" for i in np.flatnonzero(ok)])
     b = BurnIn(source, node_a[ok].astype(str), v[:, 0].astype(np.int64), serial_a[ok].astype(str),
-               v[:, 1], v[:, 2], v[:, 3].astype(np.int64), precs.pop() if precs else "bf16")
+               v[:, 1], v[:, 2], v[:, 3].astype(np.int64), precs.pop() if precs else "bf16", hours)
     return b, rep
 
 
