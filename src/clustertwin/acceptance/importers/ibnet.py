@@ -90,16 +90,19 @@ _LINE = re.compile(
 def parse(text: str, source: str) -> tuple[list[SeenLink], ImportReport]:
     rep = ImportReport(source, "ibnetdiscover")
     links: dict[str, SeenLink] = {}
-    both_ends: set[tuple[str, str, str, str]] = set()
     names: dict[tuple[str, str], str] = {}              # (description, guid) -> switch name
     speeds: dict[str, tuple[str, float]] = {}           # last word of the remark -> speed
+    blocks: set[str] = set()                            # switches whose block the file holds
+    later: list[tuple[str, str, tuple[str, ...]]] = []  # switch links seen from the higher GUID
     current, cur_guid = "", ""
     switches = matched = ca_ports = 0
     # findall hands back plain tuples ('' for groups that did not take part): at 10^5-10^6
     # port lines this loop is the importer's cost, so it keeps to local lookups
-    for sw_guid, sw_desc, port, kind, guid, rport, desc, rest in _LINE.findall(text):
+    for t in _LINE.findall(text):
+        sw_guid, sw_desc, port, kind, guid, rport = t[:6]
         if sw_guid:
             current, cur_guid = switch_name(sw_desc, sw_guid), sw_guid
+            blocks.add(sw_guid)
             switches += 1
             continue
         if not port or not current:  # a Ca / Rt block: its links are read from the switch side
@@ -107,30 +110,14 @@ def parse(text: str, source: str) -> tuple[list[SeenLink], ImportReport]:
             current = current if port else ""
             continue
         matched += 1
-        if kind == "S":  # listed from both ends: keep the first, cheaply
-            dk = (cur_guid, port, guid, rport) if cur_guid <= guid else (guid, rport, cur_guid, port)
-            if dk in both_ends:
-                continue
-            both_ends.add(dk)
-        word = rest[rest.rfind(" ") + 1:]
-        sp = speeds.get(word)
-        if sp is None:
-            sp = speed_gbps(word.strip())
-            speeds[word] = sp = sp if sp[1] > 0 else speed_gbps(rest)  # speed not the last word
-        if sp[1] <= 0:
-            rep.reject("no link speed (e.g. 4xNDR) on the port line")
+        # a switch-to-switch link is listed from both ends: read it from the lower GUID's block
+        if kind == "S" and (guid < cur_guid or (guid == cur_guid and rport < port)):
+            later.append((current, cur_guid, t))
             continue
-        near = current + ":" + port
-        if kind == "S":
-            name = names.get((desc, guid))
-            if name is None:
-                name = names[(desc, guid)] = switch_name(desc, guid)
-            far = name + ":" + rport
-        else:
-            far = host_end(desc, guid, rport)
-        key = near + "|" + far if near <= far else far + "|" + near
-        if key not in links:
-            links[key] = SeenLink(near, far, sp[0], sp[1], key)
+        _take(links, names, speeds, rep, current, t)
+    for current, _, t in later:  # the lower end's block is missing (an excerpt): read it here
+        if t[4] not in blocks:
+            _take(links, names, speeds, rep, current, t)
     if switches == 0:
         fail([Problem(source, "--ibnet", "no 'Switch N \"S-GUID\" # \"NAME\"' block found; expected "
                       "ibnetdiscover output")])
@@ -140,6 +127,30 @@ def parse(text: str, source: str) -> tuple[list[SeenLink], ImportReport]:
     for _ in range(max(0, port_lines - matched)):
         rep.reject("port line not in ibnetdiscover's form")
     return list(links.values()), rep
+
+
+def _take(links: dict[str, SeenLink], names: dict, speeds: dict, rep: ImportReport,
+          current: str, t: tuple[str, ...]) -> None:
+    _, _, port, kind, guid, rport, desc, rest = t
+    word = rest[rest.rfind(" ") + 1:]
+    sp = speeds.get(word)
+    if sp is None:
+        sp = speed_gbps(word.strip())
+        speeds[word] = sp = sp if sp[1] > 0 else speed_gbps(rest)  # speed not the last word
+    if sp[1] <= 0:
+        rep.reject("no link speed (e.g. 4xNDR) on the port line")
+        return
+    near = current + ":" + port
+    if kind == "S":
+        name = names.get((desc, guid))
+        if name is None:
+            name = names[(desc, guid)] = switch_name(desc, guid)
+        far = name + ":" + rport
+    else:
+        far = host_end(desc, guid, rport)
+    key = near + "|" + far if near <= far else far + "|" + near
+    if key not in links:
+        links[key] = SeenLink(near, far, sp[0], sp[1], key)
 
 
 def load(path: str | Path) -> tuple[list[SeenLink], ImportReport]:
