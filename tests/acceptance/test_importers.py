@@ -143,3 +143,16 @@ def test_burnin_hours_column_grades_short_runs(plan):
     g = grade_gpus(b, plan, {})
     assert g.grade.tolist() == ["pass", "warn", "warn"]
     assert "shorter than 48 h" in g.reason[1]
+
+
+def test_ibnetdiscover_switch_link_read_once_even_from_an_excerpt():
+    text = ibnet.render([("leaf-a", "1", "spine-b", "7", 400.0), ("gpu0001", "mlx5_0", "leaf-a", "2", 400.0)])
+    links, rep = ibnet.parse(text, "full.out")
+    assert sorted(lk.key for lk in links) == ["gpu0001:mlx5_0|leaf-a:2", "leaf-a:1|spine-b:7"]
+    assert rep.rows_read == 3  # the switch link is listed from both ends
+    # drop each switch's block in turn: the link is still read from the block that remains
+    blocks = text.split("\nvendid")
+    for keep in range(1, len(blocks)):
+        part = blocks[0] + "\nvendid" + blocks[keep]
+        seen, _ = ibnet.parse(part, "part.out")
+        assert "leaf-a:1|spine-b:7" in {lk.key for lk in seen}
