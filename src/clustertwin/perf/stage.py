@@ -116,7 +116,7 @@ class TrainingEstimate(BaseModel):
             ("step time", f"{self.step_time_s:.2f} s"),
             ("throughput", f"{self.tokens_per_s / 1e6:.2f} M tokens/s"),
             ("model TFLOP/s per GPU", f"{self.model_tflops_per_gpu:.0f}"),
-            (f"MFU / HFU (of the {peak}dense {self.precision} peak)", f"{self.mfu:.1%} / {self.hfu:.1%}"),
+            ("MFU / HFU", f"{self.mfu:.1%} / {self.hfu:.1%} of the {peak}dense {self.precision} peak"),
             ("memory per GPU", mem),
             ("days to train (no failures)", f"{self.days:.1f}"),
             ("plans evaluated", f"{self.plans_evaluated:,} ({self.plans_feasible:,} fit)"),
