@@ -87,6 +87,27 @@ def test_one_node_needs_no_fabric_switch(catalog):
     assert d.networks.ufm_appliances == 0
     assert d.facility == "existing-facility"
     assert not [b for b in d.bom if b.item.startswith(("UPS", "diesel"))]
+    assert d.power.ups_modules == 0 and d.power.generators == 0
+    # a 405B checkpoint history and 15.6T tokens do not fit 30 TB of NVMe; an 8B model on 1T
+    # tokens (8 TB of data, 0.11 TB checkpoints) does: no 1.4 PB of shared storage for it
+    assert not d.storage.on_nodes
+    small = _one_dgx_8b(catalog)
+    assert small.storage.on_nodes and small.storage.capacity_pb == 0
+    assert small.rack_counts.storage == 0 and small.racks == 2
+    two = design(scenario(catalog, 16), catalog, None)
+    assert not two.storage.on_nodes and two.fabric.switches > 0    # two nodes share storage
+
+
+def _one_dgx_8b(catalog):
+    import yaml
+
+    from clustertwin.scenario import DEFAULT_SCENARIO, scenario_from_dict
+
+    doc = yaml.safe_load(DEFAULT_SCENARIO.read_text())
+    doc["model"] = {"preset": "llama3-8b"}
+    doc["training"].update(tokens=1e12, global_batch_tokens=2**20)
+    doc["cluster"].update(gpus=8, spare_nodes=0)
+    return design(scenario_from_dict(doc, "<one dgx>", catalog), catalog, None)
 
 
 def test_fabric_modules_have_no_import_cycle():

@@ -4,6 +4,7 @@ storage, power, cooling, floor and bill of materials. Pure: no I/O beyond the ca
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 from clustertwin.design import bom as B
 from clustertwin.design.cooling import plan_cooling
@@ -154,7 +155,8 @@ def design(scenario, catalog, estimate=None, *, rules: DesignRules | None = None
     floor = plan_floor(racks, rules)
     existing = power.facility_kw <= rules.num("existing_facility_max_kw")
     notes = list(cf.notes) + notes
-    if existing:
+    if existing:   # the site's UPS and generators carry it: none are sized or bought here
+        power = replace(power, ups_modules=0, generators=0)
         notes.append(f"{power.facility_kw:,.0f} kW of facility power fits an existing facility "
                      f"(up to {rules.num('existing_facility_max_kw'):,.0f} kW, design rule "
                      "existing_facility_max_kw): its UPS, generators and air handlers are not "

@@ -9,9 +9,10 @@ Bandwidths here are gigaBYTES per second (GB/s, 1e9 B/s), capacities TB/PB (1e12
   PFS read = GPUs x ``read_gbps_per_gpu`` (data loading; R1 Table 6 'better').
 * PFS capacity = (dataset + retained checkpoints) x headroom; object store = (dataset +
   archived checkpoints) x headroom. Dataset = tokens x ``dataset_bytes_per_token``.
-* Small clusters (at most ``local_storage_max_nodes``) keep it on the nodes: when the shared capacity (PFS + object store) fits in
-  ``local_storage_share`` of the nodes' own NVMe and the NVMe's aggregate write bandwidth
-  covers the PFS write and read needs, no shared storage is bought (one DGX H100 holds 30 TB;
+* A single server (``local_storage_max_nodes``) keeps it on its own NVMe: when the PFS
+  capacity (dataset + retained checkpoints) fits in ``local_storage_share`` of the nodes' own
+  NVMe and the NVMe's aggregate write bandwidth covers the PFS write and read needs, no shared
+  storage is bought and archives go to the site's existing backup (one DGX H100 holds 30 TB;
   a 500 TB PFS appliance and a 900 TB object block for it would be 1.4 PB for 0.1 TB of
   checkpoint). The figures then describe the NVMe tier.
 * Building blocks from the catalog's ``storage`` entries: the count is the largest of the
@@ -127,7 +128,7 @@ def plan_storage(*, checkpoint_tb: float, tokens: float, gpus: int, node, nodes:
                                  nodes * nvme_w, 0.0, 0, 0.0))
     local = tiers[0] if tiers else None
     if (local is not None and nodes <= rules.num("local_storage_max_nodes")
-            and pfs_cap + obj_cap <= local.capacity_tb * rules.num("local_storage_share")
+            and pfs_cap <= local.capacity_tb * rules.num("local_storage_share")
             and max(write, read) <= local.write_gbps):
         by_tier = {}                      # small: it all fits on the nodes' own NVMe
     for name, cap, w, r in (("pfs", pfs_cap, write, read), ("object", obj_cap, 0.0, 0.0)):
