@@ -156,3 +156,16 @@ def test_ibnetdiscover_switch_link_read_once_even_from_an_excerpt():
         part = blocks[0] + "\nvendid" + blocks[keep]
         seen, _ = ibnet.parse(part, "part.out")
         assert "leaf-a:1|spine-b:7" in {lk.key for lk in seen}
+
+
+def test_nccl_algo_from_the_echoed_command(plan, model):
+    from clustertwin.acceptance.grade import grade_nccl
+    from clustertwin.acceptance.synthetic import nccl_log
+
+    ring = plan.find("nvlink_allreduce_ring").expected
+    text = "# NCCL_ALGO=Ring all_reduce_perf -b 16G -e 16G -g 8\n" + nccl_log("gpu0001", 8, ring)
+    run, _ = nccl.parse_text(text, "ring.txt")
+    assert run.algo == "ring"
+    assert grade_nccl(run, model, 8)["grade"] == "pass"  # against the ring figure, not NVLS
+    nvls_run, _ = nccl.parse_text(nccl_log("gpu0001", 8, ring), "default.txt")
+    assert grade_nccl(nvls_run, model, 8)["grade"] == "fail"  # 360 of the 476 NVLS expects

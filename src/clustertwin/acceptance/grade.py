@@ -144,7 +144,9 @@ def grade_nccl(run: NcclRun, model: AcceptanceModel, gpn: int, memo: dict | None
     if run.op not in ("all_reduce", "all_gather", "alltoall") or size <= 0 or n < 2:
         return {**d, "grade": "untested", "expected_gbps": None, "ratio": None,
                 "note": f"no model figure for op {run.op!r} on {n} GPUs"}
-    nvls = n <= model.system.nvlink_domain and run.op == "all_reduce"
+    # NCCL picks NVLink SHARP for an intra-node all_reduce where the switch has it, unless the
+    # run pinned another algorithm (NCCL_ALGO=Ring / Tree echoed in the log)
+    nvls = n <= model.system.nvlink_domain and run.op == "all_reduce" and (not run.algo or "nvls" in run.algo)
     key = (run.op, n, size, nvls and model.has_nvls)
     memo = {} if memo is None else memo
     if key not in memo:

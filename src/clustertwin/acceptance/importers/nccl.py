@@ -26,6 +26,7 @@ _RANK = re.compile(r"#\s*Rank\s+(\d+)\s+Group\s+\d+\s+Pid\s+\d+\s+on\s+(\S+)\s+d
 _AVG = re.compile(r"#\s*Avg bus bandwidth\s*:\s*(\S+)\s*(OK|FAILED)?")
 _OP = re.compile(r"\b(all_reduce|all_gather|alltoall|reduce_scatter|broadcast|reduce|sendrecv|scatter|gather|hypercube)_perf\b")
 _OP_NAME = re.compile(r"(all_reduce|all_gather|alltoall|reduce_scatter|broadcast|sendrecv|hypercube)")
+_ALGO = re.compile(r"NCCL_ALGO=([A-Za-z,]+)")
 _DEFAULT_COLS = "size count type redop root time algbw busbw #wrong time algbw busbw #wrong".split()
 
 
@@ -45,6 +46,7 @@ class NcclRun:
     avg_busbw_reported: float | None
     avg_ok: bool | None             #: the OK/FAILED nccl-tests printed against its own minimum
     version: str = ""
+    algo: str = ""                  #: NCCL_ALGO named in the log's header (command echo), if any
 
     @property
     def avg_busbw(self) -> float:
@@ -66,7 +68,7 @@ class NcclRun:
                 "rows": int(self.size.size), "avg_busbw_gbps": round(self.avg_busbw, 4),
                 "avg_busbw_reported_gbps": self.avg_busbw_reported, "avg_ok": self.avg_ok,
                 "largest_size_bytes": size, "busbw_at_largest_gbps": bw, "wrong": self.wrong,
-                "nccl_version": self.version}
+                "nccl_version": self.version, "nccl_algo": self.algo}
 
 
 def _op_from(text_head: str, source: str) -> str:
@@ -140,9 +142,11 @@ def parse_text(text: str, source: str) -> tuple[NcclRun, ImportReport]:
         fail([Problem(source, "--nccl", "no nccl-tests result rows found (expected the table "
                       "'size count type redop root time algbw busbw #wrong ...' or a -J JSON file)")])
     arr = np.array([r[:4] for r in rows], dtype=np.float64)
-    run = NcclRun(source, _op_from("\n".join(head), source), tuple(dict.fromkeys(hosts.values())),
+    head_text = "\n".join(head)
+    algo = m.group(1).lower() if (m := _ALGO.search(head_text)) else ""
+    run = NcclRun(source, _op_from(head_text, source), tuple(dict.fromkeys(hosts.values())),
                   len(hosts), arr[:, 0], arr[:, 1], arr[:, 2], arr[:, 3], sum(r[4] for r in rows),
-                  avg, avg_ok, version)
+                  avg, avg_ok, version, algo)
     return run, rep
 
 
