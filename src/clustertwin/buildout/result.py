@@ -10,6 +10,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from clustertwin.report.text import plural
+
 
 class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True)
@@ -144,8 +146,9 @@ class BuildoutPlan(_Frozen):
             ("start date", self.start_date.isoformat()),
             (
                 "scope",
-                f"{q['gpus']:,} GPUs, {q['servers']:,} servers, {q['racks']:,} racks, "
-                f"{q['cables']:,} fabric links, {q['it_mw']:.1f} MW IT",
+                f"{plural(int(q['gpus']), 'GPU')}, {plural(int(q['servers']), 'server')}, "
+                f"{plural(int(q['racks']), 'rack')}, {plural(int(q['cables']), 'fabric link')}, "
+                + (f"{q['it_mw']:.1f} MW IT" if q["it_mw"] >= 1 else f"{q['it_mw'] * 1000:.0f} kW IT"),
             ),
             (
                 "go-live P50",
