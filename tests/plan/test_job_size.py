@@ -11,7 +11,9 @@ installed GPUs used.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -163,3 +165,41 @@ def test_search_stays_small_at_a_million_gpus(catalog):
     s = scen(DONE_WHEN["llama3-405b on 1,000,000 GB200 NVL72 (1G-token batch)"], catalog)
     res = search_job(job_of(s), system_of(s, catalog), 1_000_000, 4)
     assert 0 < res.size < 60_000
+
+
+def _ladder_rungs():
+    import yaml
+
+    from clustertwin.scenario import DEFAULT_SCENARIO
+
+    base = yaml.safe_load(DEFAULT_SCENARIO.read_text())
+    study = yaml.safe_load((Path(__file__).parents[2] / "examples" / "ladder.yaml").read_text())
+    rungs = [(c["name"], c["set"]) for c in study["cases"]]
+    rungs.append(("1,000,000 GPUs, Llama-3-405B (GB200 NVL72, 1G-token batch)", {
+        "cluster.gpus": 1_000_000, "cluster.gpu": "gb200", "cluster.node": "gb200-nvl72",
+        "cluster.fabric.technology": "ib-xdr", "training.global_batch_tokens": 1024 * M}))
+    out = []
+    for name, sets in rungs:
+        d = copy.deepcopy(base)
+        for key, val in sets.items():
+            *path, last = key.split(".")
+            node = d
+            for p in path:
+                node = node.setdefault(p, {})
+            node[last] = val
+        out.append(pytest.param(d, id=name))
+    return out
+
+
+@pytest.mark.parametrize("d", _ladder_rungs())
+def test_scaling_ladder_plans(d, catalog):
+    """The seeds' ladder (examples/ladder.yaml: 8 -> 64 -> 1,024 -> 16,384 -> 100,000) and a
+    1,000,000-GPU rung: every rung plans and uses >= 90% of its GPUs; from 64 GPUs the MFU is
+    >= 30% or the plan says the batch is small for the cluster (the ladder's 100K rung trains
+    with 32M tokens, 335 per GPU: 1F1B with 85 micro-batches on 32 stages, ~27% bubble)."""
+    est = estimate(scen(d, catalog), catalog)
+    assert est.gpus >= 0.9 * d["cluster"]["gpus"]
+    if est.gpus >= 64:
+        small = any("is small for" in n for n in est.notes)
+        assert est.mfu >= 0.30 or small, (est.parallelism, est.mfu)
+        assert est.mfu >= 0.25
