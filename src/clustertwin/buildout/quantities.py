@@ -13,7 +13,7 @@ the design stage is the authority; these only size crew work:
   (radix/2)); two tiers while nics <= radix^2/2, else three; uplinks = leaf-spine (+ spine-core)
   links = nics / oversubscription per tier above the leaf.
 * IT power: servers x node.max_power_kw + switches x switch power.
-* storage racks: one per 1,024 GPUs, at least one.
+* storage racks: the design's; by rule one per 1,024 GPUs, at least one.
 """
 
 from __future__ import annotations
@@ -162,7 +162,11 @@ def derive_quantities(scenario: Any, catalog: Any, design: Any = None) -> Quanti
     leaf, spine, core, uplinks = fabric_counts(nics, radix, oversub)
     it_kw = servers * node_kw + (leaf + spine + core) * sw_kw
     source = "rules"
+    storage_racks = max(1, math.ceil(gpus / GPUS_PER_STORAGE_RACK))
     if design is not None:
+        # the design's storage racks (0 when a single server keeps its data on its NVMe)
+        by_design = _get(design, "rack_counts.storage")
+        storage_racks = int(by_design) if by_design is not None else storage_racks
         source = "design"
         servers = int(_get(design, "nodes") or servers)
         racks = int(_get(design, "racks") or racks)
@@ -187,7 +191,7 @@ def derive_quantities(scenario: Any, catalog: Any, design: Any = None) -> Quanti
         spine=spine,
         core=core,
         it_mw=it_kw / 1000.0,
-        storage_racks=max(1, math.ceil(gpus / GPUS_PER_STORAGE_RACK)),
+        storage_racks=storage_racks,
         cooling=cooling,
         source=source,
     )

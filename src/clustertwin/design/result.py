@@ -172,7 +172,8 @@ class ClusterDesign:
             ("racks", f"{self.racks:,} ({self.rack_counts.compute:,} compute), "
                       f"{self.floor.rows} rows, {self.floor.area_m2:,.0f} m2"),
             ("scalable units", f"{self.scalable_units} of {f.su_nodes} nodes"),
-            ("compute fabric", f"{f.technology} {f.tiers}-tier{planes}: {tiers}"),
+            ("compute fabric", f"{f.technology} {f.tiers}-tier{planes}: {tiers}" if f.switches
+             else "none: one node, its GPUs on NVLink"),
             ("fabric cables", f"{f.cables:,} ({f.fiber_cables:,} optical), "
                               f"{f.transceivers:,} transceivers"),
             ("storage", f"{s.capacity_pb:.2f} PB, write {s.write_gbps:,.0f} GB/s, "
@@ -189,7 +190,8 @@ class ClusterDesign:
                                   f"UPS {p.ups_modules} x {p.ups_module_kw:,.0f} kW "
                                   f"({p.ups_redundancy}), {p.generators} generators")),
             ("cooling", f"{c.mode}, {c.crah_units} CRAH"
-                        + (f", {c.cdu_units} CDU" if c.cdu_units else "")),
+                        + (f", {c.cdu_units} CDU" if c.cdu_units else "")
+                        + (" (the facility's)" if self.facility == "existing-facility" else "")),
             ("bill of materials", f"{usd(self.bom_priced_usd)} priced "
                                   f"({sum(1 for b in self.bom if not b.priced)} lines unpriced)"),
         ]
