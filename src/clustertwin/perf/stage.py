@@ -28,9 +28,10 @@ from clustertwin.scenario import Scenario, job_unit_gpus
 
 METHOD = "analytical roofline + collectives model, vectorized parallelism search"
 GIB = 2**30
-#: bubble share of a step above which the batch is called small for the cluster (our threshold,
-#: not a published one: a quarter of every step spent idle in the pipeline)
-SMALL_BATCH_BUBBLE = 0.25
+#: bubble share of a step above which the batch is called small for the cluster: 1F1B with at
+#: least 4 micro-batches per stage boundary, m >= 4 (p - 1), idles at most (p-1)/(m+p-1) = 20%
+#: (our rule of thumb from the bubble formula of Narayanan et al. 2021, not a published limit)
+SMALL_BATCH_BUBBLE = 0.20
 _TIME_KEYS = (
     "bubble_s",
     "tp_comm_s",
