@@ -82,7 +82,7 @@ def count_check(d, inv, links=None) -> list[str]:
         "pdus": (inv.count("pdu"), d.power.pdus), "cdus": (inv.count("cdu"), d.cooling.cdu_units),
         "node_leaf_links": (kinds["node-leaf"] + kinds["manager-leaf"], f.node_leaf_links),
         "leaf_spine_links": (kinds["leaf-spine"] + kinds["leaf-leaf"], f.leaf_spine_links),
-        "spine_core_links": (kinds["spine-core"], f.spine_core_links),
+        "spine_core_links": (kinds["spine-core"] + kinds["core-core"], f.spine_core_links),
         "compute cables": (compute_cables, f.cables),
         "storage cables": (fab["storage"], n.storage.storage_links if n.storage.converged
                            else n.storage.cables),
@@ -108,6 +108,15 @@ def count_check(d, inv, links=None) -> list[str]:
                            cols["b_device"] + "/" + cols["b_port"]]).astype(str)
     uniq, counts = np.unique(ends, return_counts=True)
     bad += [f"port used twice: {e}" for e in uniq[counts > 1][:5]]
+    if f.pod is None:   # one port speed: no compute switch uses more ports than it has
+        sw = np.isin(cols["kind"], ["node-leaf", "manager-leaf", "leaf-spine", "leaf-leaf",
+                                    "spine-core", "core-core"])
+        top = max((int(x) for x in cols["b_port"][sw].tolist()), default=0)
+        top_a = max((int(x) for x in cols["a_port"][sw & (cols["kind"] != "node-leaf")
+                                                   & (cols["kind"] != "manager-leaf")]
+                     .tolist()), default=0)
+        if max(top, top_a) > f.radix:
+            bad.append(f"compute switch port {max(top, top_a)} > radix {f.radix}")
     names = Counter(x.name for x in inv.devices)
     bad += [f"name used twice: {nm}" for nm, c in names.items() if c > 1][:5]
     return bad

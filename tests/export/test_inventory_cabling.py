@@ -188,3 +188,30 @@ def test_small_and_tor_builds_match_the_design_and_its_cable_lines(gpus, fabric,
     if d.fabric.tor:   # ToR leaves sit in their compute racks: node links never leave the rack
         assert {lk.reach for lk in links if lk.kind == "node-leaf"} == {"in-rack"}
         assert {lk.media for lk in links if lk.kind == "node-leaf"} == {"copper"}
+
+
+@pytest.mark.parametrize("gpus", [256, 2048])
+def test_rail_separated_planes_and_a_fourth_tier_match_the_design(gpus):
+    """8-port fixture switches (data/tiny-switch-catalog.yaml): 256 GPUs need 2 rail-separated
+    planes of 3 tiers, 2,048 GPUs 8 planes of 4 tiers; every port within the radix."""
+    import copy
+    from pathlib import Path
+
+    from clustertwin.catalog import load_catalog
+    from clustertwin.design import design
+    from clustertwin.scenario import scenario_from_dict
+
+    from .helpers import _BASE
+
+    cat = load_catalog([Path(__file__).parent / "data"])
+    doc = copy.deepcopy(_BASE)
+    doc["cluster"].update({"gpus": gpus, "spare_nodes": 0})
+    doc["cluster"]["fabric"]["technology"] = "fixture-ib-tiny"
+    scen = scenario_from_dict(doc, "<test>", cat)
+    d = design(scen, cat, None)
+    assert d.fabric.planes > 1 and d.fabric.tiers == (4 if gpus == 2048 else 3)
+    inv = build_inventory(scen, cat, d)
+    links = build_cabling(inv, d)
+    assert count_check(d, inv, links) == []
+    if d.fabric.tiers == 4:
+        assert any(lk.kind == "core-core" for lk in links)

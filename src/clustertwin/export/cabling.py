@@ -14,6 +14,7 @@ a_port        its port: ``mlx5_N`` compute NIC (N = plane x NICs-per-plane + NIC
 b_device      the upper end (always a switch)
 b_port        its 1-based port number (leaf downlinks first, then uplinks)
 kind          node-leaf, manager-leaf, leaf-leaf (BasePOD ISL), leaf-spine, spine-core,
+              core-core (third to fourth tier of a 4-tier tree),
               storage-node, storage-system, storage-leaf-spine, storage-spine-core, inband, oob
 fabric        compute, storage, inband, oob
 plane         1-based compute-fabric plane (0 off the compute fabric)
@@ -176,7 +177,8 @@ def _core_links(inv, cf, pods, down, spine0, core0) -> list[_Group]:
         ups = [cf.pod.spine_up] * (len(pods) - 1) + [cf.pod.last_spine_up]
         gbps = cf.pod.spine_gbps
     else:
-        n_groups, c = p.leaf_up, p.core // max(1, p.leaf_up)
+        t3 = p.upper_tiers[0] if p.tiers >= 4 and p.upper_tiers else p.core
+        n_groups, c = p.leaf_up, t3 // max(1, p.leaf_up)
         ups = [cf.radix // 2] * len(pods)
         gbps = cf.endpoint_gbps
     spine_l, link_i, span_l = [], [], []
@@ -188,12 +190,51 @@ def _core_links(inv, cf, pods, down, spine0, core0) -> list[_Group]:
     j = s - np.repeat(_i([st for _, st in pods]), [n * u for (n, _), u in zip(pods, ups,
                                                                               strict=True)])
     group = (j * span + i % span) % n_groups
-    core_local = group * c + (i // span) % c
+    pod_of_spine = np.repeat(np.arange(len(pods)), [n for n, _ in pods])[s]
+    if cf.pod is None and p.tiers >= 4:
+        core_local = _third_tier(p, group, pod_of_spine, i // span, len(pods))
+    else:
+        # rotated by pod, so a group whose size does not divide the uplinks stays even
+        core_local = group * c + (i // span + pod_of_spine) % c
     out = []
     for pl in range(q):
         b = core0 + pl * p.core + core_local
         out.append(_Group("spine-core", "compute", spine0 + pl * p.spine + s,
                           down[s] + i + 1, "", b, _rank(b) + 1, pl + 1, "optical", None, gbps))
+    if cf.pod is None and p.tiers >= 4:
+        out += _fourth_tier(cf, core0, gbps)
+    return out
+
+
+def _third_tier(p, position: np.ndarray, pod: np.ndarray, k: np.ndarray,
+                pods: int) -> np.ndarray:
+    """Plane-local index of the third-tier switch each spine uplink reaches (4-tier trees):
+    per spine position one third-tier switch per pod, grouped in super-pods of k/2 pods; a
+    spine spreads its uplinks over the switches of its position in its super-pod."""
+    half = p.radix // 2
+    sp = pod // half
+    in_sp = np.minimum(half, pods - sp * half)
+    # rotated by the pod's place in its super-pod: every third-tier switch takes k/2 links
+    return position * pods + sp * half + (k + pod % half) % in_sp
+
+
+def _fourth_tier(cf, core0: int, gbps: float) -> list[_Group]:
+    """Third-tier switch (position j, pod m of its super-pod) -> its group of fourth-tier
+    switches (j, m), k/2 uplinks round-robin over the group."""
+    p, q = cf.plane, cf.planes
+    t3, t4 = p.upper_tiers[0], p.upper_tiers[1]
+    half, pods = p.radix // 2, t3 // max(1, p.leaf_up)
+    c4 = max(1, t4 // max(1, p.leaf_up * half))
+    sw = np.repeat(np.arange(t3), half)
+    i = np.tile(np.arange(half), t3)
+    position, pod = np.divmod(sw, pods)
+    target = t3 + (position * half + pod % half) * c4 + i % c4
+    out = []
+    for pl in range(q):
+        a = core0 + pl * p.core + sw
+        b = core0 + pl * p.core + target
+        out.append(_Group("core-core", "compute", a, half + i + 1, "", b, _rank(b) + 1, pl + 1,
+                          "optical", None, gbps))
     return out
 
 
