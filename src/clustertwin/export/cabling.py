@@ -36,7 +36,11 @@ in-band = ``networks.inband_links``; OOB = ``networks.oob_devices``.
 Wiring rules: node ports land where ``ComputeFabric.port_map`` puts them; every leaf sends its
 uplinks round-robin over the spines of its pod (each leaf meets every spine of the pod, the
 SuperPOD rule); spine j of a pod feeds core (aggregation) group j, round-robin over the group's
-switches (a partial pod with fewer spines spreads each spine over several groups). Storage
+switches starting at the pod's number (so a group whose size does not divide the uplinks still
+loads its switches evenly; a partial pod with fewer spines spreads each spine over several
+groups). In a 4-tier tree the "core" devices are the third tier (one per spine position and
+pod, in super-pods of k/2 pods) followed by the fourth (a group per third-tier position),
+joined by ``core-core`` links. Storage
 and in-band node ports fill switches evenly in node order; OOB ports likewise in device order.
 """
 
