@@ -162,9 +162,12 @@ def register(app: typer.Typer) -> None:
         con = Console()
         b = out["best"]
         con.print(
-            f"[bold]{scen.name}[/]: {b['gpus']:,} GPUs, {out['evaluated']:,} plans evaluated, "
+            f"[bold]{scen.name}[/]: {b['gpus']:,} of {b['installed_gpus']:,} GPUs, batch "
+            f"{b['global_batch_seqs']:,} sequences, {out['evaluated']:,} plans evaluated, "
             f"{out['out_of_memory']:,} out of memory"
         )
+        for note in b["notes"]:
+            con.print(f"note: {note}")
         t = Table(title=f"top {len(out['top'])} plans (seconds per step)")
         for col in ("plan", "step s", "MFU", "GiB", "where the time goes"):
             t.add_column(col, overflow="fold")
