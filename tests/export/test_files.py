@@ -30,7 +30,7 @@ EXPECT = {"inventory": {"inventory.csv", "inventory.json", "floor-plan.svg",
           "cabling": {"cabling.csv"},
           "slurm": {"slurm.conf", "gres.conf", "topology.conf", "topology.yaml"},
           "kueue": {"kueue.yaml", "node-labels.yaml", "label-nodes.sh"},
-          "prometheus": {"clustertwin.rules.yml", "clustertwin.rules.test.yml",
+          "prometheus": {"clustertwin.rules.yml", "clustertwin.promtool-tests.yml",
                          "dcgm-exporter-counters.csv"},
           "grafana": {"grafana-cluster.json", "grafana-rack.json", "grafana-node.json",
                       "grafana-fabric.json"},
@@ -66,6 +66,8 @@ def test_export_command_writes_each_kind(kind, tmp_path):
     if kind == "all" and not _has_grafana():
         want -= EXPECT["grafana"]
     assert want <= written
+    if kind in ("all", "prometheus"):   # the contract's "a rules file named *rules*.yml"
+        assert [p.name for p in out.glob("*rules*.yml")] == ["clustertwin.rules.yml"]
 
 
 def test_out_safety_and_bad_input(tmp_path):

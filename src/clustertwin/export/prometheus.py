@@ -18,7 +18,8 @@ Critical XIDs: 48 (double-bit ECC), 74 (NVLink error), 79 (GPU fell off the bus)
 flap and symbol-error limits are site thresholds (:class:`Thresholds`), not published figures.
 
 Every alert comes with a promtool unit test that fires and one that does not
-(``rules.test.yml``); ``promtool check rules`` and ``promtool test rules`` run in the tests.
+(``clustertwin.promtool-tests.yml``, named so that ``*rules*.yml`` matches the rules file
+alone); ``promtool check rules`` and ``promtool test rules`` run in the tests.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from dataclasses import dataclass, field
 from clustertwin.export.stage import ExportContext, yaml_text
 
 RULES_FILE = "clustertwin.rules.yml"
-TEST_FILE = "clustertwin.rules.test.yml"
+TEST_FILE = "clustertwin.promtool-tests.yml"
 COUNTERS_FILE = "dcgm-exporter-counters.csv"
 
 
