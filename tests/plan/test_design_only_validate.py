@@ -42,6 +42,14 @@ def test_deadline_needs_a_job(catalog):
         scenario_from_dict(d, "x.yaml", catalog)
 
 
+def test_fixed_job_size_with_a_deadline_is_one_line(default_doc, catalog):
+    d = {**default_doc, "cluster": {**default_doc["cluster"], "gpus": None, "deadline_days": 60},
+         "training": {**default_doc["training"], "gpus": 1024}}
+    with pytest.raises(ScenarioError) as ei:
+        scenario_from_dict(d, "x.yaml", catalog)
+    assert [x for x in ei.value.lines() if "training.gpus: a number with cluster.deadline_days" in x]
+
+
 def _write(tmp_path, name, d):
     p = tmp_path / name
     p.write_text(yaml.safe_dump(d))
