@@ -108,6 +108,7 @@ SCENARIO_BOUNDS = {
     "start-year-9999": ("buildout", "start_date", __import__("datetime").date(9999, 12, 1), "buildout.start_date"),
     "deadline-1e-6-days": ("cluster", "deadline_days", 1e-6, "cluster.deadline_days"),
     "trials-1e9": ("reliability", "trials", 10**9, "reliability.trials"),
+    "trials-x-gpus-over-budget": ("reliability", "trials", 100_000, "reliability.trials"),  # x 16,384
 }
 
 
