@@ -39,7 +39,9 @@ DAY_MIN = 1440
 class SlurmSite:
     """Site lines of slurm.conf. Production defaults; tests pass a loopback site."""
 
-    controller: str = ""            #: SlurmctldHost; "" = the first management server
+    #: SlurmctldHost; "" = the first two management servers (primary and backup; the backup
+    #: needs StateSaveLocation on storage both reach)
+    controller: str = ""
     auth: str = "auth/munge"
     slurm_user: str = "slurm"
     state_dir: str = "/var/spool/slurmctld"
@@ -151,14 +153,15 @@ def slurm_conf(ctx: ExportContext, policy: str = "multifactor+backfill",
     block, or yaml (no TopologyPlugin line; topology.yaml, Slurm >= 25.05)."""
     d, inv = ctx.design, ctx.inventory
     mgmt = inv.role("management")
-    host = site.controller or (mgmt[0].name if mgmt else "slurmctld")
+    hosts = [site.controller] if site.controller else [m.name for m in mgmt[:2]] or ["slurmctld"]
+    host = hosts[0]
     if topology == "auto":
         topology = "block" if has_blocks(ctx) else "tree"
     log, pid = site.log_dir, site.pid_dir
     lines = [f"# slurm.conf for {ctx.scenario.name}: {inv.count('node'):,} nodes, "
              f"{d.gpus:,} GPUs ({ctx.gpu.id}), written by clustertwin export slurm",
              f"ClusterName={ctx.cluster_name.replace('-', '_')[:30]}",
-             f"SlurmctldHost={host}", f"SlurmctldPort={site.ctld_port}",
+             *(f"SlurmctldHost={h}" for h in hosts), f"SlurmctldPort={site.ctld_port}",
              f"SlurmdPort={site.slurmd_port}", f"AuthType={site.auth}",
              f"SlurmUser={site.slurm_user}", f"StateSaveLocation={site.state_dir}",
              f"SlurmdSpoolDir={site.spool_dir}", f"SlurmctldPidFile={pid}/slurmctld.pid",
