@@ -28,6 +28,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections import Counter
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -88,11 +89,16 @@ def per_replica(batch: int, dp: int, rounding: str) -> list[int]:
     return [k] if abs(k * dp - batch) <= BATCH_TOLERANCE * batch else []
 
 
-def _divisors_desc(n: int, at_most: int):
-    """Divisors of ``n`` not above ``at_most``, largest first (n is a batch: a few million at most)."""
+@lru_cache(maxsize=64)
+def _divisors_high_first(n: int) -> tuple[int, ...]:
+    """Divisors of a global batch ``n`` (sequences: millions at most), largest first; once per
+    batch, not per shape."""
     small = [d for d in range(1, math.isqrt(n) + 1) if n % d == 0]
-    divs = sorted(set(small + [n // d for d in small]), reverse=True)
-    return (d for d in divs if d <= at_most)
+    return tuple(sorted(set(small + [n // d for d in small]), reverse=True))
+
+
+def _divisors_desc(n: int, at_most: int):
+    return (d for d in _divisors_high_first(n) if d <= at_most)
 
 
 def _replica_counts(size: int, most: int, unit: int, fixed: int | None, batch: int,
