@@ -59,6 +59,13 @@ def test_real_slurmctld_accepts_the_generated_configs(case, tmp_path):
     leaves = [s for s, kind, _ in ours if kind == "Nodes"]
     assert {s for s, lvl in shown.items() if lvl == "0"} == set(leaves)
     assert len(leaves) == ctx.design.scalable_units
+    # the upper levels are the design's pods, then one top switch over them
+    pods = {n.pod for n in inv.nodes}
+    if len(leaves) > 1:
+        top = max(int(v) for v in shown.values())
+        assert sum(1 for v in shown.values() if v == str(top)) == 1
+        assert top == (2 if len(pods) > 1 else 1)
+        assert sum(1 for v in shown.values() if v == "1") == (len(pods) if len(pods) > 1 else 1)
     under = re.findall(r"Level=0 .*Nodes=(\S+)", run.topology)
     assert sorted(x for h in under for x in expand(h)) == sorted(n.name for n in inv.nodes)
 
