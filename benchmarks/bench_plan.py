@@ -20,6 +20,7 @@ cluster:
   node: gb200-nvl72
   gpus: 1000000
   fabric: {technology: ib-xdr}
+reliability: {trials: 500}   # scenario.MAX_TRIAL_GPUS allows at most 536 trials at 1M GPUs
 """
 
 

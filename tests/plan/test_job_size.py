@@ -6,7 +6,8 @@ table 2.1). Past ~16K GPUs a 16M-token batch leaves each GPU under 200 tokens pe
 100K- and 1M-GPU cases use 64M and 1G tokens (4K and 1K tokens per GPU; the batch a run that
 size would need), and the 16M batch at 100K GPUs is checked to draw the small-batch warning.
 Targets from the issue: MFU >= 30% for every job of 64 GPUs or more and >= 90% of the
-installed GPUs used.
+installed GPUs used. The 1M-GPU scenarios run 500 reliability trials: the scenario refuses more
+than 2**29 trials x GPUs (scenario.MAX_TRIAL_GPUS).
 """
 
 from __future__ import annotations
@@ -49,8 +50,8 @@ DONE_WHEN = {
     "llama3-405b on 16,000 H100": doc("llama3-405b", *H100, 16_000),
     "llama3-405b on 25,000 H100": doc("llama3-405b", *H100, 25_000),
     "llama3-405b on 100,000 H100 ib-ndr (64M-token batch)": doc("llama3-405b", *H100, 100_000, 64 * M),
-    "llama3-405b on 1,000,000 GB200 NVL72 (1G-token batch)": doc(
-        "llama3-405b", *GB200, 1_000_000, 1024 * M, fabric="ib-xdr"),
+    "llama3-405b on 1,000,000 GB200 NVL72 (1G-token batch)": {**doc(
+        "llama3-405b", *GB200, 1_000_000, 1024 * M, fabric="ib-xdr"), "reliability": {"trials": 500}},
     "llama3-405b on 1,008 GB200 NVL72": doc("llama3-405b", *GB200, 1008, fabric="ib-xdr"),
     "llama3-70b on 1,008 GB200 NVL72": doc("llama3-70b", *GB200, 1008, fabric="ib-xdr"),
 }
@@ -177,7 +178,8 @@ def _ladder_rungs():
     rungs = [(c["name"], c["set"]) for c in study["cases"]]
     rungs.append(("1,000,000 GPUs, Llama-3-405B (GB200 NVL72, 1G-token batch)", {
         "cluster.gpus": 1_000_000, "cluster.gpu": "gb200", "cluster.node": "gb200-nvl72",
-        "cluster.fabric.technology": "ib-xdr", "training.global_batch_tokens": 1024 * M}))
+        "cluster.fabric.technology": "ib-xdr", "training.global_batch_tokens": 1024 * M,
+        "reliability.trials": 500}))  # scenario.MAX_TRIAL_GPUS: at most 536 trials at 1M GPUs
     out = []
     for name, sets in rungs:
         d = copy.deepcopy(base)
