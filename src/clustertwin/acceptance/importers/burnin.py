@@ -56,7 +56,15 @@ def _floats(col: list[str]) -> np.ndarray:
 
 
 def _rows(text: str, source: str, rep: ImportReport) -> tuple[list[list[str]], list[int], int | None, list[str]]:
-    reader = csv.reader(io.StringIO(text))
+    try:
+        return _read_rows(text, source, rep)
+    except csv.Error as exc:  # NUL bytes, an unterminated quote...
+        fail([Problem(source, "--burnin", f"not a CSV file: {exc}")])
+        raise  # unreachable: fail() raises
+
+
+def _read_rows(text: str, source: str, rep: ImportReport) -> tuple[list[list[str]], list[int], int | None, list[str]]:
+    reader = csv.reader(io.StringIO(text, newline=""))
     header = [h.strip().lower() for h in next(reader, [])]
     missing = [c for c in COLUMNS if c not in header]
     if missing:
