@@ -116,3 +116,34 @@ def test_design_only_plan_agrees_and_prices_no_run(cat):
     d = plan_through(sc, cat, "design").design
     b = plan_buildout(sc, cat, None, samples=50)
     assert d.racks == out["design"]["racks"] == b.quantities["racks"]
+
+
+def test_cli_commands_agree_on_one_file(tmp_path, cat):
+    """Through the CLI runner: validate accepts the file, and design, buildout and plan print
+    the same racks and IT power (buildout in MW) for it."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from clustertwin.cli import app
+
+    doc = yaml.safe_load(DEFAULT_SCENARIO.read_text())
+    doc["model"] = {"preset": "llama3-70b"}
+    doc["cluster"]["gpus"] = 1024
+    doc["reliability"] = {"trials": 50}
+    path = tmp_path / "ladder-1024.yaml"
+    path.write_text(yaml.safe_dump(doc))
+    runner = CliRunner()
+    assert runner.invoke(app, ["validate", str(path)]).exit_code == 0
+
+    def js(*args: str) -> dict:
+        r = runner.invoke(app, [*args, str(path), "--json"])
+        assert r.exit_code == 0, r.output
+        return json.loads(r.stdout)
+
+    plan, design, buildout = js("plan"), js("design"), js("buildout")
+    assert plan["design"]["racks"] == design["racks"] == buildout["quantities"]["racks"]
+    assert design["power"]["it_kw"] == pytest.approx(buildout["quantities"]["it_mw"] * 1000)
+    assert plan["design"]["power"]["it_kw"] == pytest.approx(design["power"]["it_kw"])
+    rel = js("reliability")
+    assert rel["checkpoint_size_gb"] == pytest.approx(design["storage"]["checkpoint_tb"] * 1000)
