@@ -268,3 +268,22 @@ def test_unbuildable_published_details_are_left_to_the_search(catalog):
     res, _ = cal.run_row(catalog, odd)
     assert (res.plan["tp"], res.plan["pp"], res.plan["dp"]) == (8, 8, 8)
     assert 32 % res.plan["micro_batch"] == 0
+
+
+def test_fit_sets_stack_and_generation_constants_jointly(catalog):
+    """perf.fitting: a stack key changes only that stack's rows; a fit never ends worse than
+    where it started."""
+    from clustertwin.perf import fitting
+    from tests.validation.test_perf_published import ROWS
+
+    titan = [r for r in ROWS if r.id in ("torchtitan-8b-fsdp-8", "torchtitan-8b-fsdp-128")]
+    meg = [r for r in ROWS if r.id == "nemo2511-llama3-8b-h100-8"]
+    key = "stack:torchtitan:elementwise_passes"
+    assert fitting.objective(catalog, titan, {key: 1.0}) != fitting.objective(
+        catalog, titan, {key: 6.0}
+    )
+    assert fitting.objective(catalog, meg, {key: 1.0}) == fitting.objective(catalog, meg, {key: 6.0})
+    start = {key: (1.0, 8.0, 1.0)}
+    best, obj = fitting.fit(catalog, titan, start, sweeps=1, steps=3)
+    assert obj <= fitting.objective(catalog, titan, {key: 1.0})
+    assert 1.0 <= best[key] <= 8.0

@@ -239,17 +239,23 @@ def predicted_figure(row: CalRow, metrics: dict[str, float]) -> float:
 
 
 def run_row(
-    catalog: Any, row: CalRow, pinned: dict[str, Any] | None = None, system: System | None = None
+    catalog: Any,
+    row: CalRow,
+    pinned: dict[str, Any] | None = None,
+    system: System | None = None,
+    stack: Any = None,
 ) -> tuple[CalResult, SearchResult]:
-    """Best plan for the row under ``pinned`` (default: the published parallelism)."""
+    """Best plan for the row under ``pinned`` (default: the published parallelism); ``system``
+    and ``stack`` (a StackProfile) replace the catalog's where given (fitting)."""
     sys = system or row_system(catalog, row)
     if row.memory_gib * 2**30 > sys.hbm_bytes:
         # the run held more than the catalog part has: its GPU was a larger-memory variant
         # (torchtitan's 96 GB H100s); judge the plan against what it demonstrably had, within
         # the memory model's 5% accuracy target
         sys = replace(sys, hbm_bytes=row.memory_gib * 2**30 * (1 + MEMORY_TOLERANCE))
-    stack = stack_name(catalog, row.stack)
-    job = replace(row.job, stack=profile_of(catalog, stack, sys.generation))
+    if stack is None:
+        stack = profile_of(catalog, stack_name(catalog, row.stack), sys.generation)
+    job = replace(row.job, stack=stack)
     want = row.pinned if pinned is None else pinned
     res = search(job, sys, row.gpus, want)
     for key in RELAX_ORDER:  # a published plan the search cannot build: free its details
@@ -316,40 +322,3 @@ def summary(results: list[CalResult]) -> dict[str, float]:
         "loose_max_abs_error": float(np.max(loose)) if loose else float("nan"),
         "all_mean_abs_error": float(np.mean(strict + loose)) if results else float("nan"),
     }
-
-
-def fit(
-    catalog: Any,
-    rows: list[CalRow],
-    keys: dict[str, tuple[float, float]],
-    sweeps: int = 3,
-    steps: int = 9,
-) -> tuple[dict[str, float], float]:
-    """Fit generation constants ``keys`` (name -> (low, high)) jointly over ``rows`` (all rows
-    of one GPU generation) by coordinate search minimising the mean |log(pred/published)|.
-
-    Returns (constants, objective). Used offline to refresh perf_calibration.yaml; the fitted
-    values and the rows are recorded there."""
-    systems = {r.id: row_system(catalog, r) for r in rows}
-    base = dict(next(iter(systems.values())).gen)
-
-    def objective(consts: dict[str, float]) -> float:
-        errs = []
-        for r in rows:
-            sys = replace(systems[r.id], gen={**systems[r.id].gen, **consts})
-            res, _ = run_row(catalog, r, system=sys)
-            errs.append(abs(np.log(res.predicted / res.published)))
-        return float(np.mean(errs))
-
-    best = {k: base[k] for k in keys}
-    best_obj = objective(best)
-    for sweep in range(sweeps):
-        for k, (lo, hi) in keys.items():
-            span = (hi - lo) / (2**sweep)
-            grid = np.clip(np.linspace(best[k] - span / 2, best[k] + span / 2, steps), lo, hi)
-            for val in grid:
-                trial = {**best, k: float(val)}
-                obj = objective(trial)
-                if obj < best_obj - 1e-9:
-                    best, best_obj = trial, obj
-    return best, best_obj
