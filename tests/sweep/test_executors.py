@@ -33,6 +33,7 @@ def test_reference_rows_planned(reference):
 
 def test_two_workers_same_bytes(reference):
     table = run_sweep_table(build(SMALL, GRID), executor="local", workers=2)
+    assert _differences(table, reference) == []
     assert table.equals(reference, check_metadata=True)
     assert csv_text(table) == csv_text(reference)
     assert parquet_bytes(table) == parquet_bytes(reference)
@@ -43,8 +44,17 @@ def test_two_workers_same_bytes(reference):
 def test_ray_local_same_bytes(reference):
     table = run_sweep_table(build(SMALL, GRID), executor="ray", workers=2)
     assert table.column("error").to_pylist() == [None] * 4
+    assert _differences(table, reference) == []
     assert table.equals(reference, check_metadata=True)
     assert parquet_bytes(table) == parquet_bytes(reference)
+
+
+def _differences(a, b) -> list:
+    """Columns whose values differ (for a readable failure)."""
+    if a.column_names != b.column_names:
+        return [("columns", sorted(set(a.column_names) ^ set(b.column_names)))]
+    return [(n, a.column(n).to_pylist(), b.column(n).to_pylist()) for n in a.column_names
+            if not a.column(n).equals(b.column(n))]
 
 
 def _by_point(table) -> dict:
