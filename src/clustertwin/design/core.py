@@ -61,7 +61,8 @@ def design(scenario, catalog, estimate=None, *, rules: DesignRules | None = None
                              spine_switch=spine_sw, dual_tor=cl.fabric.dual_tor)
     # the switch model of the spine / aggregation tiers (the leaf model in a plain tree)
     upper_sw = spine_sw if cf.pod is not None else leaf_sw
-    layout = plan_layout(node, job_nodes, spares, cf.su_nodes, rules, src)
+    idle = max(0, job_nodes - math.ceil(estimate.gpus / node.gpus)) if estimate is not None else 0
+    layout = plan_layout(node, job_nodes, spares, cf.su_nodes, rules, src, idle_nodes=idle)
     if fab.reserved_ports_per_su and not cf.managers_attached and cf.leaf:
         warnings.append("every leaf slot holds a node, so the fabric managers (UFM) attach "
                         "outside the counted compute-fabric ports")

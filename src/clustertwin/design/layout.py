@@ -16,12 +16,13 @@ from clustertwin.errors import InfeasibleError, Problem
 
 @dataclass(frozen=True)
 class Layout:
-    job_nodes: int           #: nodes the training job uses
+    job_nodes: int           #: installed nodes before the hot spares (the job's and idle ones)
     spare_nodes: int         #: hot spares beyond the job
     gpus_per_node: int
     nvlink_domain_gpus: int
     nodes_per_rack: int
     rack_limit_kw: float     #: power limit that bounded the rack
+    idle_nodes: int = 0      #: of job_nodes, those the training job leaves idle
 
     @property
     def nodes(self) -> int:
@@ -77,9 +78,9 @@ def rack_capacity(node, rules, source: str) -> tuple[int, float]:
 
 
 def plan_layout(node, job_nodes: int, spare_nodes: int, su_nodes: int, rules,
-                source: str) -> Layout:
+                source: str, idle_nodes: int = 0) -> Layout:
     cap, limit = rack_capacity(node, rules, source)
     per_rack = max(d for d in range(1, min(cap, su_nodes) + 1) if su_nodes % d == 0)
     return Layout(job_nodes=job_nodes, spare_nodes=spare_nodes, gpus_per_node=node.gpus,
                   nvlink_domain_gpus=node.nvlink_domain_gpus, nodes_per_rack=per_rack,
-                  rack_limit_kw=limit)
+                  rack_limit_kw=limit, idle_nodes=idle_nodes)

@@ -76,6 +76,7 @@ class ClusterDesign:
         return {
             "nodes": self.nodes,
             "job_nodes": self.job_nodes,
+            "idle_nodes": self.layout.idle_nodes,
             "spare_nodes": self.spare_nodes,
             "gpus": self.gpus,
             "nodes_per_rack": self.layout.nodes_per_rack,
@@ -167,8 +168,9 @@ class ClusterDesign:
                       f"{f.pod.pod_nodes * self.layout.gpus_per_node:,} GPUs"
                       + (f", cross-pod {ratio:.2f}:1" if ratio else ""))
         return [
-            ("nodes", f"{plural(self.nodes, 'node')} ({self.spare_nodes} spare), "
-                      f"{self.layout.nodes_per_rack} per rack"),
+            ("nodes", f"{plural(self.nodes, 'node')} ({self.spare_nodes} spare"
+                      + (f", {self.layout.idle_nodes} idle" if self.layout.idle_nodes else "")
+                      + f"), {self.layout.nodes_per_rack} per rack"),
             ("racks", f"{self.racks:,} ({self.rack_counts.compute:,} compute), "
                       f"{self.floor.rows} rows, {self.floor.area_m2:,.0f} m2"),
             ("scalable units", f"{self.scalable_units} of {f.su_nodes} nodes"),
