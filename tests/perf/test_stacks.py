@@ -287,3 +287,17 @@ def test_fit_sets_stack_and_generation_constants_jointly(catalog):
     best, obj = fitting.fit(catalog, titan, start, sweeps=1, steps=3)
     assert obj <= fitting.objective(catalog, titan, {key: 1.0})
     assert 1.0 <= best[key] <= 8.0
+
+
+def test_mla_attention_core_uses_its_head_sizes():
+    """DeepSeek-V3's MLA runs the attention core on 128 heads of 192 (query/key) and 128
+    (value), 2.9x the core FLOPs of 128 heads of 56 that the hidden size alone suggests."""
+    from clustertwin.perf.calibration import mla_heads
+    from clustertwin.perf.flops import attn_core_flops
+
+    ds = Shape(layers=61, hidden=7168, ffn=18432, heads=128, kv_heads=128, vocab=129280, swiglu=True)
+    mla = replace(ds, **mla_heads("MoE ...; MLA attention"))
+    assert (mla.qk_head, mla.v_head) == (192, 128)
+    assert attn_core_flops(mla, 4096) == pytest.approx(attn_core_flops(ds, 4096) * 160 / 56)
+    assert mla_heads("MLA, qk head 96, v head 64") == {"qk_head": 96, "v_head": 64}
+    assert mla_heads("grouped-query attention") == {}

@@ -90,7 +90,7 @@ MEMORY_TOLERANCE = 0.05
 #: rows the model is known to miss, with the reason; strict xfail, so a fix is noticed
 KNOWN_MISSES = {
     "nemo2511-dsv3-b200-256-fp8": "DeepSeek-V3 on 16 pipeline stages (61 layers + MTP, uneven "
-    "stages) runs ~38% slower than predicted; the GB200 rows of the same table are within 12%",
+    "stages) runs ~34% slower than predicted; the GB200 rows of the same table are within 5%",
     "nemo2511-llama3-70b-gb200-64": "the recipe's recompute is not published; the memory model "
     "forces full recompute on 64-way FSDP at micro-batch 2 (+26%)",
 }

@@ -31,6 +31,7 @@ from clustertwin.perf.csvrows import (  # noqa: F401  (re-exported for callers o
     ROW_STACKS,
     STACK_WORDS,
     gpu_name,
+    mla_heads,
     moe_layout,
     precision_of,
     row_stack,
@@ -152,6 +153,7 @@ def make_row(r: dict[str, str]) -> CalRow:
         vocab=int(r["vocab"]),
         swiglu=mlp.startswith("swiglu"),
         head_size=_int(r.get("head_dim", "")) or 0,
+        **mla_heads(r.get("notes", "")),
         **kw,
     )
     seq = int(r["seq_len"])

@@ -115,3 +115,21 @@ def gpu_name(catalog: Any, text: str) -> str:
         if all(w in t for w in words) and catalog.has("gpu", gid):
             return gid
     return t
+
+
+#: multi-head latent attention as DeepSeek-V2/V3 (and Kimi K2) run it: 128 + 64 (RoPE) query/key
+#: head size, 128 value head size (DeepSeek-V3 report, arXiv 2412.19437, section 4.2)
+MLA_HEADS = (192, 128)
+
+
+def mla_heads(notes: str) -> dict[str, int]:
+    """``qk_head`` and ``v_head`` of a row whose notes say MLA ("qk head 192, v head 128" where
+    given, else :data:`MLA_HEADS`); empty otherwise."""
+    if not re.search(r"\bMLA\b|latent attention", notes or "", re.IGNORECASE):
+        return {}
+    qk = re.search(r"qk\s*head\s*(?:dim\s*)?(\d+)", notes, re.IGNORECASE)
+    v = re.search(r"\bv\s*head\s*(?:dim\s*)?(\d+)", notes, re.IGNORECASE)
+    return {
+        "qk_head": int(qk.group(1)) if qk else MLA_HEADS[0],
+        "v_head": int(v.group(1)) if v else MLA_HEADS[1],
+    }

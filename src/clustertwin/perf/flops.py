@@ -45,10 +45,20 @@ class Shape:
     #: size of one attention head where it is not hidden / heads (Qwen3, GPT-OSS, Gemma: the
     #: query width heads x head_size differs from the hidden size); 0: hidden // heads
     head_size: int = 0
+    #: multi-head latent attention (DeepSeek-V2/V3, Kimi K2): the attention core runs on
+    #: query/key heads of ``qk_head`` and value heads of ``v_head`` (0: head_dim); projections
+    #: are priced as multi-head attention of the hidden size
+    qk_head: int = 0
+    v_head: int = 0
 
     @property
     def head_dim(self) -> int:
         return self.head_size or self.hidden // self.heads
+
+    @property
+    def core_head(self) -> float:
+        """Mean of the query/key and value head sizes the attention core multiplies with."""
+        return ((self.qk_head or self.head_dim) + (self.v_head or self.head_dim)) / 2
 
     @property
     def q_dim(self) -> int:
@@ -105,7 +115,7 @@ def attn_proj_flops(m: Shape) -> float:
 
 def attn_core_flops(m: Shape, seq: float, causal: bool = True) -> float:
     """Scores and weighted sum, forward FLOPs per token per layer (``causal`` halves)."""
-    return 4 * seq * m.q_dim * (0.5 if causal else 1.0)
+    return 4 * seq * m.heads * m.core_head * (0.5 if causal else 1.0)
 
 
 def mlp_flops(m: Shape, ffn: int) -> float:

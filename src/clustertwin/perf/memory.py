@@ -148,7 +148,10 @@ def layer_activation_bytes(
         mlp = max(mlp, inner * m.ffn)
     else:
         mlp = inner * m.ffn
-    split_part = (4.0 * m.q_dim + 4.0 * m.kv_dim + mlp) / tp
+    # Q and K at the query/key head size, V and the attention output at the value head size
+    qk, v = (m.qk_head or m.head_dim), (m.v_head or m.head_dim)
+    attn = 2.0 * (m.heads + m.kv_heads) * qk + 2.0 * (m.kv_heads + m.heads) * v
+    split_part = (attn + mlp) / tp
     scores = LSE_BYTES * m.heads / tp if flash else 5.0 * m.heads * seq_local / tp
     none = tokens * (rep + split_part + scores)
     selective = tokens * (rep + split_part + (scores if flash else 0.0))

@@ -124,9 +124,9 @@ def attention(c: Ctx, cp_eff: Any) -> tuple[Any, Any, Any]:
         hd_half = c.g.get("attention_half_dim", 0.0)
         key_half = c.g.get("attention_half_keys", 0.0)
         keys = s / (2.0 * c.cp)  # keys a query block sees on average (causal), per ring block
-        eff = eff * _sat(float(m.head_dim), hd_half) / _sat(ATT_REF_DIM, hd_half)
+        eff = eff * _sat(m.core_head, hd_half) / _sat(ATT_REF_DIM, hd_half)
         eff = eff * _sat(keys, key_half) / _sat(ATT_REF_KEYS, key_half)
-        core = 4.0 * c.T * s * m.q_dim / c.tp * 0.5
+        core = 4.0 * c.T * s * m.heads * m.core_head / c.tp * 0.5
         fwd = core / (c.sys.peak("bf16") * eff * cp_eff)
         return fwd, 2.5 * fwd, 0.0
     b = c.T * c.cp / s
