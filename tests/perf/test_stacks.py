@@ -150,6 +150,7 @@ def test_scenario_stack_reaches_the_estimate(catalog, default_doc):
     doc["training"] = {**default_doc["training"], "stack": "fsdp"}
     fsdp = estimate(scenario_from_dict(doc, "fsdp", catalog), catalog)
     assert fsdp.step_time_s > meg.step_time_s
+    assert (meg.stack, fsdp.stack) == ("megatron", "fsdp")  # echoed in the plan's training block
     # FSDP's stack runs no interleaved pipeline
     assert fsdp.parallelism["virtual_stages"] == 1
 

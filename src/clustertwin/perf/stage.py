@@ -82,6 +82,8 @@ class TrainingEstimate(BaseModel):
     #: precision trained in and its dense tensor-core peak per GPU: the base of ``mfu`` and ``hfu``
     precision: str = "bf16"
     peak_tflops_per_gpu: float = 0.0
+    #: software stack priced (catalog kind ``stack``; scenario ``training.stack``)
+    stack: str = "megatron"
 
     @model_validator(mode="after")
     def _fill_counts(self) -> TrainingEstimate:
@@ -207,6 +209,7 @@ def _result(
         global_batch_seqs=batch,
         precision=job.precision,
         peak_tflops_per_gpu=peak / 1e12,
+        stack=job.stack.id,
     )
 
 
