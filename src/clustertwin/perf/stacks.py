@@ -86,9 +86,9 @@ def stack_ids(catalog: Any) -> list[str]:
 def unknown_stack(catalog: Any, stack_id: str, source: str, key: str) -> Problem:
     import difflib
 
-    known = stack_ids(catalog)
-    close = difflib.get_close_matches(str(stack_id).lower(), known, n=3, cutoff=0.4)
-    hint = f"did you mean {', '.join(close)}?" if close else f"known: {', '.join(known)}"
+    close = difflib.get_close_matches(str(stack_id).lower(), stack_ids(catalog), n=3, cutoff=0.4)
+    ids = [e.id for e in catalog.all("stack")] if "stack" in catalog.kinds() else []
+    hint = f"did you mean {', '.join(close)}?" if close else f"known: {', '.join(ids)}"
     return Problem(source, key, f"unknown software stack {stack_id!r}; {hint}")
 
 
