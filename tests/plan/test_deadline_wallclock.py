@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from clustertwin.errors import InfeasibleError
+from clustertwin.errors import InfeasibleError, ScenarioError
 from clustertwin.plan import make_plan
 from clustertwin.scenario import scenario_from_dict
 
@@ -54,3 +54,16 @@ def test_impossible_deadline_names_the_nearest_that_can_be_met(default_doc, cata
     (line,) = ei.value.lines()
     assert "cluster.deadline_days" in line and "3-day deadline cannot be met" in line
     assert "nearest deadline that can be met is" in line
+
+
+def test_pinned_parallelism_in_deadline_mode(default_doc, catalog):
+    """Pins bigger than the first clusters tried do not stop the walk; a pin that is wrong
+    for the model is one line at once."""
+    d = deadline_doc(default_doc, 90)
+    d["training"] = {**d["training"], "parallelism": {"tp": 8, "pp": 16}}
+    est = make_plan(scenario_from_dict(d, "d.yaml", catalog), catalog, stages=("training",)).training
+    assert est.parallelism["tp"] == 8 and est.parallelism["pp"] == 16
+    d["training"] = {**d["training"], "parallelism": {"tp": 3}}
+    with pytest.raises(ScenarioError) as ei:
+        make_plan(scenario_from_dict(d, "d.yaml", catalog), catalog, stages=("training",))
+    assert [x for x in ei.value.lines() if "training.parallelism.tp" in x and "heads" in x]

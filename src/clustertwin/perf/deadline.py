@@ -18,7 +18,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from clustertwin.errors import InfeasibleError, Problem
+from clustertwin.errors import InfeasibleError, Problem, ScenarioError
 from clustertwin.perf.flops import model_flops_per_token
 
 #: largest cluster the solver will consider, GPUs (the seeds' largest scale is 1,000,000)
@@ -67,7 +67,10 @@ def analytic_ettr(scenario: Any, catalog: Any, gpus: int, step_s: float) -> floa
 def _trial(scenario: Any, catalog: Any, installed: int, wall: bool, ettr_scale: float) -> Trial:
     from clustertwin.perf.stage import run_search
 
-    _, _, res = run_search(scenario, catalog, installed)
+    try:
+        _, _, res = run_search(scenario, catalog, installed)
+    except ScenarioError:  # pinned degrees larger than this cluster (checked once up front)
+        return Trial(installed, 0, 0.0, math.inf, 1.0)
     ranked = res.ranked()
     if ranked.size == 0:
         return Trial(installed, 0, 0.0, math.inf, 1.0)
@@ -80,12 +83,15 @@ def _trial(scenario: Any, catalog: Any, installed: int, wall: bool, ettr_scale: 
 
 def solve_gpus(scenario: Any, catalog: Any, ettr_scale: float = 1.0) -> tuple[int, list[str]]:
     """Installed GPUs (whole nodes) for the deadline, and a note saying how it was solved."""
+    from clustertwin.perf.search import check_pinned
     from clustertwin.perf.stage import job_of, system_of
 
     c, t = scenario.cluster, scenario.training
     wall = c.deadline_basis == "wall-clock"
     unit = catalog.node(c.node).gpus
     job, sys = job_of(scenario, catalog), system_of(scenario, catalog)
+    check_pinned(job, None, t.pinned, scenario.source, installed=MAX_GPUS,
+                 exact_batch=t.batch_rounding == "exact")  # pin mistakes, once, not per trial
     need_tps = t.tokens / (c.deadline_days * 86400.0)
     guess = need_tps * model_flops_per_token(job.shape, job.seq) / (0.4 * sys.peak(job.precision))
     nodes = max(1, math.ceil(guess / unit / 4))
