@@ -302,3 +302,18 @@ def test_mla_attention_core_uses_its_head_sizes():
     assert attn_core_flops(mla, 4096) == pytest.approx(attn_core_flops(ds, 4096) * 160 / 56)
     assert mla_heads("MLA, qk head 96, v head 64") == {"qk_head": 96, "v_head": 64}
     assert mla_heads("grouped-query attention") == {}
+
+
+def test_fsdp_with_pipeline_parallelism_is_expressible(catalog):
+    """ZeRO-3/FSDP with pipeline stages (torchtitan's FSDP + PP) is built when the scenario
+    pins zero 3; the layer gathers are priced per stage and micro-batch."""
+    from clustertwin.perf.search import search
+
+    sys = _sys(catalog)
+    job = Job(LLAMA8B, 4096, 256, stack=profile_of(catalog, "torchtitan", "hopper"))
+    res = search(job, sys, 64, {"pp": 4, "zero": 3})
+    best = res.plan(int(res.ranked()[0]))
+    assert (best["pp"], best["zero"]) == (4, 3)
+    assert res.row(int(res.ranked()[0]))["zero3_exposed_s"] > 0
+    free = search(job, sys, 64, {"pp": 4})
+    assert not np.any(free.plans["zero"] == 3)

@@ -290,7 +290,8 @@ def inner_plans(
             if not v_opts:
                 pruned["virtual_stages impossible"] += 1
                 continue
-            zs = z_opts if pp == 1 else [z for z in z_opts if z <= 2]
+            # FSDP/ZeRO-3 with pipeline stages only when asked for (torchtitan runs FSDP + PP)
+            zs = z_opts if pp == 1 or pinned.get("zero") == 3 else [z for z in z_opts if z <= 2]
             if not zs:
                 pruned["ZeRO-3 cannot run with pipeline parallelism"] += 1
                 continue
