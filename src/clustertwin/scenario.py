@@ -38,6 +38,23 @@ class _Section(BaseModel):
         return no_bool_for_number(cls.model_fields[info.field_name].annotation, v)
 
 
+#: Largest sizes the models compute in seconds (searches loop over divisors of layers, batch
+#: and GPU counts); far past any published model: Llama 3 405B has 126 layers, width 16,384,
+#: vocabulary 128,256; the longest trained context is ~10 M tokens (issue 15).
+_SIZE_MAX_MODEL = {"layers": 1024, "hidden": 262_144, "ffn_hidden": 1_048_576, "heads": 4096,
+                   "kv_heads": 4096, "vocab": 16_777_216}
+_SIZE_MAX = {**_SIZE_MAX_MODEL, "seq_len": 16_777_216, "global_batch_tokens": 2**36,
+             "global_batch_seqs": 2**26, "micro_batch": 2**20, "virtual_stages": 1024,
+             "tp": MAX_GPUS, "pp": 1024, "cp": MAX_GPUS, "ep": MAX_GPUS, "dp": MAX_GPUS}
+
+
+def _at_most(v: Any, name: str) -> Any:
+    top = _SIZE_MAX[name]
+    if isinstance(v, int) and not isinstance(v, bool) and v > top:
+        raise ValueError(f"at most {top:,} (got {v:,})")
+    return v
+
+
 class ModelSection(_Section):
     """The network to train. A ``preset`` fills every field; explicit fields override it."""
 
@@ -51,6 +68,11 @@ class ModelSection(_Section):
     mlp: Literal["gelu", "swiglu"] | None = Field(None, description="MLP type")
     moe: MoESpec | None = Field(None, description="mixture-of-experts layout; absent = dense")
     tied_embeddings: bool | None = Field(None, description="input embedding shared with the LM head")
+
+    @field_validator(*_SIZE_MAX_MODEL)
+    @classmethod
+    def _size_bound(cls, v: Any, info: Any) -> Any:
+        return _at_most(v, info.field_name)
 
 
 class ResolvedModel(_Section):
@@ -66,6 +88,11 @@ class ResolvedModel(_Section):
     mlp: Literal["gelu", "swiglu"]
     moe: MoESpec | None = None
     tied_embeddings: bool = False
+
+    @field_validator(*_SIZE_MAX_MODEL)
+    @classmethod
+    def _size_bound(cls, v: Any, info: Any) -> Any:
+        return _at_most(v, info.field_name)
 
     @property
     def head_dim(self) -> int:
@@ -86,6 +113,11 @@ class Parallelism(_Section):
     sequence_parallel: bool | Auto = Field("auto", description="Megatron sequence parallelism")
     zero: Literal[0, 1, 2, 3] | Auto = Field("auto", description="ZeRO stage (3 = FSDP)")
 
+    @field_validator("tp", "pp", "cp", "ep", "dp", "micro_batch", "virtual_stages")
+    @classmethod
+    def _size_bound(cls, v: Any, info: Any) -> Any:
+        return _at_most(v, info.field_name)
+
     def pinned(self) -> dict[str, Any]:
         return {k: v for k, v in self.model_dump().items() if v != "auto"}
 
@@ -103,6 +135,11 @@ class Training(_Section):
     batch_rounding: Literal["nearest", "exact"] = Field(
         "nearest", description="nearest = the global batch may move (at most perf.jobsize.BATCH_TOLERANCE) to a "
         "size the plan divides; exact = only plans that divide the batch as given")
+
+    @field_validator("seq_len", "global_batch_tokens", "global_batch_seqs")
+    @classmethod
+    def _size_bound(cls, v: Any, info: Any) -> Any:
+        return _at_most(v, info.field_name)
 
     @field_validator("parallelism", mode="before")
     @classmethod
@@ -183,7 +220,7 @@ class Cluster(_Section):
     gpu: str = Field(description="GPU catalog id")
     node: str = Field(description="node/system catalog id")
     gpus: GpuCount | None = Field(None, description="GPUs installed (spares excluded); the job uses training.gpus of them")
-    deadline_days: float | None = Field(None, ge=1 / 24, le=36500, description="solve for the GPU count that trains within this many days")
+    deadline_days: float | None = Field(None, ge=1 / 24, le=1000, description="solve for the GPU count that trains within this many days")
     deadline_basis: Literal["wall-clock", "failure-free"] = Field(
         "wall-clock", description="wall-clock = the deadline includes failures, checkpoints and restarts "
         "(reliability.effective_days); failure-free = training.days")
@@ -208,12 +245,12 @@ class Cluster(_Section):
 #: Upper bounds of the reliability numbers: past them the models stop meaning anything and the
 #: spare and interval searches grow without end (issue 15).
 _RELIABILITY_MAX = {
-    "failures_per_1000_node_days": (100_000.0, "100 failures per node-day"),
-    "checkpoint_interval_min": (525_600.0, "a year"),
+    "failures_per_1000_node_days": (1_000.0, "one failure per node-day, ~250x Llama 3's rate"),
+    "checkpoint_interval_min": (43_200.0, "30 days"),
     "checkpoint_blocking_s": (86_400.0, "a day"),
     "local_checkpoint_blocking_s": (86_400.0, "a day"),
     "local_checkpoint_write_s": (86_400.0, "a day"),
-    "repair_h": (8_760.0, "a year"),
+    "repair_h": (720.0, "30 days"),
 }
 
 
@@ -224,7 +261,7 @@ class Reliability(_Section):
     checkpoint_interval_min: float | Auto = Field("auto", description="minutes between checkpoints; auto = optimum")
     checkpoint_blocking_s: float | Auto = Field("auto", description="training stall per checkpoint; auto = from size and storage")
     restart_min: float = Field(10.0, ge=0, le=10080, description="detect + reschedule + init + reload per interruption")
-    trials: Annotated[int, Field(gt=0, le=100_000)] = Field(1000, description="Monte Carlo trials (at most 100,000)")
+    trials: Annotated[int, Field(gt=0, le=10_000)] = Field(1000, description="Monte Carlo trials (at most 10,000)")
     seed: int = Field(0, ge=0, description="random seed")
     local_checkpoint_interval_min: float | Literal["none", "auto"] = Field(
         "none", description="minutes between checkpoints to the local tier (node NVMe / host memory); none = file system only, auto = optimum")
@@ -346,7 +383,11 @@ def _resolve_model(doc: ScenarioFile, catalog: Catalog, source: str, problems: l
         for k in missing:
             problems.append(Problem(source, f"model.{k}", "required (no preset gives it)"))
         if not missing:
-            model = ResolvedModel(name=name, **merged)
+            try:  # a preset from a user catalog is bounded like explicit fields
+                model = ResolvedModel(name=name, **merged)
+            except ValidationError as exc:
+                problems.extend(pydantic_problems(exc, source, "model"))
+                return None
             problems.extend(_check_model(model, source))
     return model
 
@@ -394,8 +435,8 @@ def _check_sizes(doc: ScenarioFile, node: Any, source: str) -> list[Problem]:
 
 
 #: Most Monte Carlo trials x installed GPUs: the reliability simulation costs trials x
-#: interruptions per run, ~10 s on one core at this product (1,000 trials x 524,288 GPUs: 9 s;
-#: 100,000 x 16,384: 29 s; issue 15)
+#: interruptions per run, ~10 s on one core at this product (1,000 trials x 524,288 GPUs: 9 s);
+#: trials alone are at most 10,000 (100,000 trials took 31 s on 1,024 GPUs; issue 15)
 MAX_TRIAL_GPUS = 2**29
 #: GPUs past which a run's interruptions no longer add simulation work: the reliability stage
 #: simulates about reliability.stage.MAIN_FAILURES (1,000) per trial and stretches the totals,

@@ -108,7 +108,9 @@ SCENARIO_BOUNDS = {
     "start-year-9999": ("buildout", "start_date", __import__("datetime").date(9999, 12, 1), "buildout.start_date"),
     "deadline-1e-6-days": ("cluster", "deadline_days", 1e-6, "cluster.deadline_days"),
     "trials-1e9": ("reliability", "trials", 10**9, "reliability.trials"),
-    "trials-x-gpus-over-budget": ("reliability", "trials", 100_000, "reliability.trials"),  # x 16,384
+    "trials-20000": ("reliability", "trials", 20_000, "reliability.trials"),
+    "layers-2^40": ("model", "layers", 2**40, "model.layers"),
+    "seq-len-2^30": ("training", "seq_len", 2**30, "training.seq_len"),
 }
 
 
@@ -125,6 +127,16 @@ def test_scenario_bounds(doc: dict, catalog, section: str, key: str, value, path
     with pytest.raises(ScenarioError) as exc:
         scenario_from_dict(doc, "s.yaml", catalog)
     assert any(line.startswith(f"s.yaml: {path}") for line in exc.value.lines()), exc.value.lines()
+
+
+def test_trials_times_gpus_budget(doc: dict, catalog) -> None:
+    """8,000 trials on 131,072 GPUs (> 2**29 trial-GPUs) would run the Monte Carlo for minutes."""
+    from clustertwin.scenario import scenario_from_dict
+
+    doc["cluster"]["gpus"] = 131_072
+    doc["reliability"]["trials"] = 8_000
+    with pytest.raises(ScenarioError, match="at most 4,096 trials"):
+        scenario_from_dict(doc, "s.yaml", catalog)
 
 
 def test_validate_and_plan_share_bounds(tmp_path: Path) -> None:

@@ -47,9 +47,13 @@ def spares_worth_keeping(mean_in_repair: float, repair_h: float, job_nodes: int)
     if mean_in_repair <= 0 or repair_h <= 0:
         return 0
     rate_h = mean_in_repair / repair_h          # repair-needing failures per hour
-    k = 0
-    # the (k+1)-th spare spares the failures that find k nodes already in repair: P(N >= k+1)
-    while k < 10_000 and rate_h * (1.0 - poisson_cdf(k, mean_in_repair)) * repair_h * job_nodes >= 1.0:
+    # the (k+1)-th spare spares the failures that find k nodes already in repair: P(N >= k+1);
+    # the CDF is summed once, as poisson_cdf would term by term (re-summing per k was quadratic)
+    log_mean, cdf, k = math.log(mean_in_repair), 0.0, 0
+    while k < 10_000:
+        cdf += math.exp(-mean_in_repair + k * log_mean - math.lgamma(k + 1))
+        if rate_h * (1.0 - min(1.0, cdf)) * repair_h * job_nodes < 1.0:
+            break
         k += 1
     return k
 
