@@ -130,12 +130,13 @@ def test_scenario_bounds(doc: dict, catalog, section: str, key: str, value, path
 
 
 def test_trials_times_gpus_budget(doc: dict, catalog) -> None:
-    """8,000 trials on 131,072 GPUs (> 2**29 trial-GPUs) would run the Monte Carlo for minutes."""
-    from clustertwin.scenario import scenario_from_dict
+    """9,000 trials on 131,072 GPUs (past 2**29 trial-GPUs, GPUs counted up to STRETCH_GPUS)
+    would run the Monte Carlo for minutes."""
+    from clustertwin.scenario import MAX_TRIAL_GPUS, STRETCH_GPUS, scenario_from_dict
 
     doc["cluster"]["gpus"] = 131_072
-    doc["reliability"]["trials"] = 8_000
-    with pytest.raises(ScenarioError, match="at most 4,096 trials"):
+    doc["reliability"]["trials"] = 9_000
+    with pytest.raises(ScenarioError, match=f"at most {MAX_TRIAL_GPUS // STRETCH_GPUS:,} trials"):
         scenario_from_dict(doc, "s.yaml", catalog)
 
 
