@@ -200,3 +200,17 @@ def test_hostile_trace_files(tmp_path: Path) -> None:
         pass
     with pytest.raises(UsageError):
         load_trace("synthetic:philly:99999999999999")
+
+
+@pytest.mark.parametrize("cluster", ["pool:99999999999999999", "pool:inf", "uniform:1000000x1000000",
+                                     "uniform:8x0", "pool:-1"])
+def test_cluster_argument_bounded(cluster: str) -> None:
+    res = run("--cluster", cluster, "--trace", str(DATA / "slurm.sacct"))
+    assert res.exit_code == 2 and "Traceback" not in res.output, res.output
+
+
+def test_node_list_hostile(tmp_path: Path) -> None:
+    p = tmp_path / "nodes.csv"
+    p.write_text("name,gpus\nn1,8\nn2,inf\nn3,1e400\n")
+    res = run("--cluster", str(p), "--trace", str(DATA / "slurm.sacct"))
+    assert res.exit_code == 2 and "not a GPU count" in res.output, res.output

@@ -79,6 +79,11 @@ def uniform(nodes: int, gpus_per_node: int, *, nvlink_domain_gpus: int | None = 
                        domain_gpus=dom_gpus, source=source, notes=notes)
 
 
+#: Largest cluster a replay builds (the scenario bound, scenario.MAX_GPUS) and node size.
+MAX_CLUSTER_GPUS = 1_048_576
+MAX_NODE_GPUS = 4096
+
+
 def pooled(gpus: int, name: str = "pool") -> ClusterSpec:
     """One pool of ``gpus`` GPUs (no nodes, no topology; fractional demands simply add)."""
     one = np.zeros(1, dtype=np.int64)
@@ -91,12 +96,15 @@ def from_node_list(path: str | Path, *, nodes_per_su: int = DEFAULT_NODES_PER_SU
     """Read a node-list CSV: a name column (``sn``, ``name`` or ``node``) and a GPU-count column
     (``gpu`` or ``gpus``); optional ``su``/``leaf``/``domain`` columns give the grouping.
     Nodes without GPUs are left out (they cannot run GPU jobs) and counted in the notes."""
+    import io
+
+    from clustertwin.scheduling.traces.common import read_trace_text
+
     p = Path(path)
-    try:
-        with p.open(newline="", encoding="utf-8") as fh:
-            rows = list(csv.DictReader(fh))
-    except OSError as exc:
-        raise UsageError([Problem(str(p), "--cluster", f"cannot read node list: {exc}")]) from None
+    try:  # the input layer: regular file, size cap, UTF-8
+        rows = list(csv.DictReader(io.StringIO(read_trace_text(p))))
+    except csv.Error as exc:
+        raise ScenarioError([Problem(str(p), "", f"not CSV: {exc}")]) from None
     if not rows:
         raise ScenarioError([Problem(str(p), "", "node list is empty")])
     cols = set(rows[0])
@@ -111,9 +119,11 @@ def from_node_list(path: str | Path, *, nodes_per_su: int = DEFAULT_NODES_PER_SU
     for i, r in enumerate(rows, start=2):
         try:
             g = int(float(r[gpu_col]))
-        except (TypeError, ValueError):
+            if not -1 < g <= MAX_NODE_GPUS:
+                raise ValueError
+        except (TypeError, ValueError, OverflowError):
             problems.append(Problem(str(p), f"row {i}, column {gpu_col}",
-                                    f"not a GPU count: {r[gpu_col]!r}"))
+                                    f"not a GPU count from 0 to {MAX_NODE_GPUS}: {str(r[gpu_col])[:40]!r}"))
             continue
         if g <= 0:
             cpu_only += 1
@@ -220,7 +230,11 @@ def load_cluster(arg: str, catalog_dirs: list[Path] | None = None) -> ClusterSpe
         return pooled(_int(arg[5:], arg))
     if arg.startswith("uniform:"):
         n, _, g = arg[8:].partition("x")
-        return uniform(_int(n, arg), _int(g or "8", arg), name=arg)
+        nodes, per = _int(n, arg), _int(g or "8", arg)
+        if nodes * per > MAX_CLUSTER_GPUS or per > MAX_NODE_GPUS:
+            raise UsageError([Problem(arg, "--cluster", f"at most {MAX_CLUSTER_GPUS:,} GPUs and "
+                                      f"{MAX_NODE_GPUS:,} per node")])
+        return uniform(nodes, per, name=arg)
     p = Path(arg)
     if not p.exists():
         raise UsageError([Problem(arg, "--cluster", "file not found (give a scenario, a node-list "
@@ -232,9 +246,9 @@ def load_cluster(arg: str, catalog_dirs: list[Path] | None = None) -> ClusterSpe
 
 def _int(s: str, arg: str) -> int:
     try:
-        v = int(s)
+        v = int(s) if len(s) < 12 else -1
     except ValueError:
         raise UsageError([Problem(arg, "--cluster", f"{s!r} is not a whole number")]) from None
-    if v <= 0:
-        raise UsageError([Problem(arg, "--cluster", "must be positive")])
+    if not 0 < v <= MAX_CLUSTER_GPUS:
+        raise UsageError([Problem(arg, "--cluster", f"must be a whole number from 1 to {MAX_CLUSTER_GPUS:,}")])
     return v
