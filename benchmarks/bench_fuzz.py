@@ -72,6 +72,28 @@ def gen_scenario(rng: random.Random, base: list[str]) -> tuple[str, str]:
     return "scenario", "\n".join(lines) + "\n"
 
 
+def gen_scenario_values(rng: random.Random, base: list[str]) -> tuple[str, str]:
+    """Numbers only: 1-3 numeric values scaled by 10**U(-4, 4) or set to 0, 1, or a huge value,
+    so that many inputs validate and reach the stages (the ``plan`` inputs)."""
+    lines = list(base)
+    numeric = [i for i, ln in enumerate(lines) if ":" in ln and not ln.lstrip().startswith("#")
+               and _is_number(ln.split(":", 1)[1].split("#")[0].strip())]
+    for i in rng.sample(numeric, k=min(len(numeric), rng.randint(1, 3))):
+        key, val = lines[i].split(":", 1)
+        v = float(val.split("#")[0].strip())
+        new = rng.choice([v * 10 ** rng.uniform(-4, 4), 0, 1, 1e6, 2**20, v * 2, v / 2])
+        lines[i] = f"{key}: {int(new) if float(new).is_integer() and abs(new) < 2**63 else new!r}"
+    return "scenario", "\n".join(lines) + "\n"
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
 def gen_catalog(rng: random.Random, entries: list[tuple[str, dict]]) -> tuple[str, str]:
     import yaml
 
@@ -253,9 +275,10 @@ def generate(n: int, seed: int = 0) -> list[tuple[str, str]]:
     gens = [lambda: gen_scenario(rng, base)] * 4 + [lambda: gen_catalog(rng, entries)] * 2 + \
         [lambda: gen_trace(rng)] * 3 + [lambda: gen_measured(rng), lambda: gen_bytes(rng)]
     out = [rng.choice(gens)() for _ in range(n)]
-    # one scenario in 40 also runs the whole plan (seconds each): the stages see hostile values
-    # that validation let through
-    return [("plan", t) if k == "scenario" and i % 40 == 0 else (k, t) for i, (k, t) in enumerate(out)]
+    # one input in 80 is a scenario with only its numbers changed, run through the whole plan
+    # (seconds each): the stages see the values that validation lets through
+    return [("plan", gen_scenario_values(rng, base)[1]) if i % 80 == 0 else (k, t)
+            for i, (k, t) in enumerate(out)]
 
 
 def run_in_process(inputs: list[tuple[str, str]], limit_s: float, workers: int) -> tuple[collections.Counter, list[str]]:
@@ -300,7 +323,24 @@ def run_cli(inputs: list[tuple[str, str]], limit_s: float) -> tuple[collections.
             p.write_text(text, encoding="utf-8", errors="surrogateescape")
             for cmd in cmds:
                 counts[(f"cli-{cmd[0]}", _classify(exe + cmd, limit_s, examples))] += 1
+        for opts in HOSTILE_OPTIONS:  # command-line values, not files
+            cmd = ["schedule", "--trace", "synthetic:philly:200", *opts]
+            if "--cluster" not in opts:
+                cmd += ["--cluster", "pool:64"]
+            counts[("cli-options", _classify(exe + cmd, limit_s, examples))] += 1
     return counts, examples
+
+
+HOSTILE_OPTIONS = [
+    ["--load", "nan"], ["--load", "inf"], ["--load", "-1"], ["--load", "1e308"],
+    ["--failure-rate", "inf"], ["--failure-rate", "nan"], ["--repair-hours", "0"],
+    ["--repair-hours", "1e300"], ["--checkpoint-min", "-5"], ["--time-limit-factor", "nan"],
+    ["--seed", "-1"], ["--jobs", "0"], ["--scale", "0.5"], ["--scale", "1e9"],
+    ["--share", "x=nan"], ["--team-limit", "nosuch=4"], ["--reserve", "8@inf+1"],
+    ["--reserve", "9999999@0+1"], ["--policy", "multifactor:age=inf"], ["--policy", "nosuch"],
+    ["--cluster", "pool:inf"], ["--cluster", "uniform:99999999x99999999"], ["--cluster", "/dev/zero"],
+    ["--placement", "nosuch"], ["--trace", "synthetic:philly:99999999999"],
+]
 
 
 def _ct() -> str | None:
