@@ -411,11 +411,12 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     ccounts, cex = run_cli(sample, args.limit_s)
     _print("CLI sample", ccounts)
     examples += cex
+    kc: collections.Counter = collections.Counter()
     if args.corpus:
         kc, kex = run_corpus(args.corpus, args.limit_s)
         _print(f"corpus {args.corpus.name}", kc)
         examples += kex
-    bad = sum(n for (_, o), n in (counts + ccounts).items() if o in ("traceback", "crash", "hang"))
+    bad = sum(n for (_, o), n in (counts + ccounts + kc).items() if o in ("traceback", "crash", "hang"))
     print(f"tracebacks + crashes + hangs: {bad}")
     for e in examples[:20]:
         print("  ", e)
