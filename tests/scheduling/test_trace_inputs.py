@@ -214,3 +214,14 @@ def test_node_list_hostile(tmp_path: Path) -> None:
     p.write_text("name,gpus\nn1,8\nn2,inf\nn3,1e400\n")
     res = run("--cluster", str(p), "--trace", str(DATA / "slurm.sacct"))
     assert res.exit_code == 2 and "not a GPU count" in res.output, res.output
+
+
+def test_schedule_html_escapes_trace_names(tmp_path: Path) -> None:
+    evil = "<script>alert(1)</script>"
+    p = _jobs_csv(tmp_path, [f"{evil},0,1,60,{evil}", f"b,10,2,30,{evil}x"],
+                  header="job_id,submit_s,gpus,duration_s,team")
+    out = tmp_path / "out"
+    res = run("--cluster", "pool:8", "--trace", str(p), "--out", str(out), "--share", f"{evil}=1")
+    assert res.exit_code == 0, res.output
+    page = (out / "schedule.html").read_text()
+    assert "<script>alert" not in page
