@@ -3,6 +3,7 @@ records a file in the manifest only once it is complete, and turns OS errors int
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
 import subprocess
@@ -182,3 +183,21 @@ def test_plan_cli_refuses_symlink(tmp_path: Path) -> None:
     assert res.exit_code == 2
     assert "symbolic link" in res.output
     assert victim.read_text() == "precious"
+
+
+@pytest.mark.parametrize("err", [errno.EACCES, errno.EROFS, errno.ENOSPC], ids=["read-only-folder", "read-only-fs", "disk-full"])
+def test_os_errors_one_line_and_nothing_claimed(tmp_path: Path, monkeypatch, err: int) -> None:
+    """Simulated for any user (root ignores permissions): the write fails, one line, no target
+    file, no temporary file, no manifest entry."""
+    real_open = os.open
+
+    def failing_open(path, flags, *a, **k):  # noqa: ANN001, ANN002, ANN003, ANN202
+        if str(path).endswith(".tmp"):
+            raise OSError(err, os.strerror(err), str(path))
+        return real_open(path, flags, *a, **k)
+
+    monkeypatch.setattr(os, "open", failing_open)
+    with pytest.raises(UsageError) as exc:
+        write_outputs(tmp_path, {"plan.html": "x"})
+    assert len(exc.value.lines()) == 1 and "cannot write" in exc.value.lines()[0]
+    assert list(tmp_path.iterdir()) == []
