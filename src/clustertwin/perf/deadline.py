@@ -114,6 +114,11 @@ def solve_gpus(scenario: Any, catalog: Any, ettr_scale: float = 1.0) -> tuple[in
         best_tps, lo = max(best_tps, tps), nodes
         nodes *= 2
     if hi is None:
+        if not trials:  # the first guess was past the largest cluster: price a ladder of sizes
+            n = 1
+            while n * unit <= MAX_GPUS:
+                ok(n)
+                n *= 2
         raise _cannot(scenario, trials, wall)
     while hi - lo > max(1, hi // 100):  # whole nodes; within 1% on large clusters
         mid = (lo + hi) // 2
