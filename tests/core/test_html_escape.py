@@ -46,3 +46,25 @@ def test_render_page_escapes_titles_and_warnings() -> None:
     page = render_page(EVIL, [{"title": EVIL, "rows": [(EVIL, EVIL)]}], subtitle=EVIL, warnings=[EVIL])
     assert "<script>alert" not in page and "<img src=x" not in page
     assert page.count("&lt;script&gt;alert") == 7  # <title>, h1, subtitle, warning, h2, row label, value
+
+
+def test_compare_and_sweep_pages_escape_scenario_names(tmp_path: Path) -> None:
+    """compare.html and sweep.html build their tables themselves: the same rule holds there."""
+    import yaml
+
+    doc = yaml.safe_load((Path(__file__).parents[2] / "examples" / "gpt3-175b-1024-a100.yaml").read_text())
+    doc["name"] = EVIL
+    doc.setdefault("reliability", {})["trials"] = 50
+    a, b = tmp_path / "a.yaml", tmp_path / "b.yaml"
+    a.write_text(yaml.safe_dump(doc))
+    doc["economics"] = {"cloud_usd_per_gpu_hour": 2.0}
+    b.write_text(yaml.safe_dump(doc))
+    runs = {"compare.html": ["compare", str(a), str(b), "--out", str(tmp_path / "c")],
+            "sweep.html": ["sweep", str(a), "--set", "economics.cloud_usd_per_gpu_hour=2,3",
+                           "--workers", "1", "--out", str(tmp_path / "s")]}
+    for name, args in runs.items():
+        res = CliRunner().invoke(app, args)
+        assert res.exit_code == 0, res.output
+        page = (Path(args[args.index("--out") + 1]) / name).read_text()
+        assert "&lt;script&gt;alert" in page, name  # shown, escaped
+        assert "<script>alert" not in page and "<img src=x" not in page, name
