@@ -181,8 +181,10 @@ def _number_problem(v: Any) -> str | None:
     return None
 
 
-def check_tree(doc: Any, source: str) -> None:
-    """Depth, size, cycles and every number of a parsed document; all problems at once."""
+def check_tree(doc: Any, source: str, numbers: str = "raise") -> list[Problem]:
+    """Depth, size, cycles and every number of a parsed document; all problems at once.
+    Structure problems always raise; number problems raise too unless ``numbers="collect"``,
+    which returns them so a caller can report them with the schema's own problems."""
     problems: list[Problem] = []
     sizes: dict[int, int] = {}
     active: set[int] = set()
@@ -212,11 +214,12 @@ def check_tree(doc: Any, source: str) -> None:
         return 1
 
     walk(doc, "", 0)
-    if problems:
+    if problems and numbers == "raise":
         raise ScenarioError(problems)
+    return problems
 
 
-def parse_text(text: str, source: str, fmt: str = "yaml") -> Any:
+def parse_text(text: str, source: str, fmt: str = "yaml", numbers: str = "raise") -> Any:
     """Parse YAML or TOML text into checked Python objects; every problem is a ScenarioError
     naming the file, the key and the line."""
     if fmt == "toml":
@@ -228,8 +231,8 @@ def parse_text(text: str, source: str, fmt: str = "yaml") -> Any:
             raise _fail(source, "", f"not valid TOML: {type(exc).__name__}: {str(exc)[:80]}") from None
     else:
         doc = _parse_yaml(text, source)
-    check_tree(doc, source)
-    return doc
+    bad = check_tree(doc, source, numbers)
+    return (doc, bad) if numbers == "collect" else doc
 
 
 def read_text(path: str | Path, max_bytes: int = MAX_DOCUMENT_BYTES, what: str = "file") -> str:
@@ -260,12 +263,13 @@ def read_text(path: str | Path, max_bytes: int = MAX_DOCUMENT_BYTES, what: str =
         raise _fail(str(p), "", f"not UTF-8 text (byte {exc.start}); save it as UTF-8") from None
 
 
-def read_document(path: str | Path, max_bytes: int = MAX_DOCUMENT_BYTES) -> Any:
-    """Read a .yaml/.yml/.toml file into checked Python objects (see the module docstring)."""
+def read_document(path: str | Path, max_bytes: int = MAX_DOCUMENT_BYTES, numbers: str = "raise") -> Any:
+    """Read a .yaml/.yml/.toml file into checked Python objects (see the module docstring);
+    with ``numbers="collect"`` returns ``(document, number problems)`` instead of raising them."""
     p = Path(path)
     text = read_text(p, max_bytes, "file")
     fmt = "toml" if p.suffix.lower() == ".toml" else "yaml"
-    return parse_text(text, str(p), fmt)
+    return parse_text(text, str(p), fmt, numbers)
 
 
 _UNION_TAGS = frozenset({"int", "float", "bool", "str", "none", "date", "dict", "list"})

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from clustertwin.catalog import Catalog, load_catalog
 from clustertwin.catalog.models import MoESpec
-from clustertwin.errors import Problem, ScenarioError
+from clustertwin.errors import Problem, ScenarioError, UserError
 from clustertwin.io import no_bool_for_number, pydantic_problems, read_document
 
 Auto = Literal["auto"]
@@ -543,7 +543,19 @@ def load_scenario(path: str | Path | None = None, catalog: Catalog | None = None
     """Load a scenario file; ``None`` loads the built-in default scenario."""
     if path is None:
         path = DEFAULT_SCENARIO
-    return scenario_from_dict(read_document(path), str(path), catalog)
+    doc, bad = read_document(path, numbers="collect")
+    if not bad:
+        return scenario_from_dict(doc, str(path), catalog)
+    # non-finite or out-of-range numbers: report them with every schema problem, in one pass
+    seen = {p.path for p in bad}
+    try:
+        scenario_from_dict(doc, str(path), catalog)
+        more: list[Problem] = []
+    except UserError as exc:
+        more = [p for p in exc.problems if p.path not in seen]
+    except Exception:  # noqa: BLE001 - the bad numbers are the answer; the rest is a consequence
+        more = []
+    raise ScenarioError(bad + more)
 
 
 DEFAULT_SCENARIO = Path(__file__).parent / "data" / "default.yaml"

@@ -205,3 +205,22 @@ def test_catalog_costs_and_constants(tmp_path: Path, doc_text: str, key: str) ->
     (tmp_path / "x.yaml").write_text(doc_text)
     with pytest.raises(ScenarioError, match=key.replace(".", r"\.")):
         load_catalog([tmp_path])
+
+
+def test_bad_numbers_and_schema_problems_are_reported_in_one_pass(tmp_path, catalog):
+    """A NaN, an infinity, a GPU count past the bound and a bad precision: four lines at once,
+    the same in validate and plan (issue 11: all problems in one pass)."""
+    from clustertwin.errors import ScenarioError
+    from clustertwin.scenario import load_scenario
+
+    f = tmp_path / "multi.yaml"
+    f.write_text(
+        "schema_version: 1\nname: x\nmodel: {preset: llama3-8b}\n"
+        "training: {tokens: 1e12, seq_len: 8192, global_batch_seqs: 64, precision: fp9}\n"
+        "cluster: {gpu: h100-sxm-80gb, node: dgx-h100, gpus: 9223372036854775807}\n"
+        "reliability: {failures_per_1000_node_days: .nan}\neconomics: {pue: .inf}\n")
+    with pytest.raises(ScenarioError) as ei:
+        load_scenario(f, catalog)
+    keys = sorted(p.path for p in ei.value.problems)
+    assert keys == ["cluster.gpus", "economics.pue", "reliability.failures_per_1000_node_days",
+                    "training.precision"]
