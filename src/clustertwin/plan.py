@@ -64,8 +64,10 @@ def cannot_compute(scenario: Scenario, stage: str, exc: BaseException) -> Infeas
 
 def make_plan(scenario: Scenario, catalog: Catalog,
               on_stage: Callable[[str], None] | None = None,
-              stages: tuple[str, ...] = STAGES) -> Plan:
+              stages: tuple[str, ...] = STAGES, memo: Any = None) -> Plan:
     """Run the stages in order. ``on_stage(name)`` is called before each (for progress bars).
+    ``memo`` (a :class:`clustertwin.sweep.memo.StageMemo`) reuses the results of stage calls
+    with the same inputs from earlier plans; the plan is the same with or without it.
 
     The data flow, in one place: training estimate (none for a design-only scenario) ->
     design -> reliability -> economics -> build-out. In deadline mode on a wall-clock basis
@@ -77,6 +79,9 @@ def make_plan(scenario: Scenario, catalog: Catalog,
     from clustertwin.perf import estimate as training_stage
     from clustertwin.reliability import analyze as reliability_stage
 
+    if memo is not None:  # a sweep worker's cache: each stage keyed on what it reads
+        training_stage, design_stage, reliability_stage, economics_stage, plan_buildout = memo.bind(
+            training_stage, design_stage, reliability_stage, economics_stage, plan_buildout)
     warnings: list[str] = []
     skipped: list[str] = []
 

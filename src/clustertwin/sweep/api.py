@@ -22,22 +22,23 @@ def prepare(sw: Sweep, catalog_dirs: Iterable[str | Path] = ()) -> dict[int, str
 def run_sweep_table(sw: Sweep, executor: str = "local", workers: int | None = None,
                     ray_address: str | None = None, catalog_dirs: Iterable[str | Path] = (),
                     skip: dict[int, str] | None = None,
-                    on_progress: Callable[[int], None] | None = None) -> Any:
-    """Run a prepared sweep and build its table (rows in grid order)."""
+                    on_progress: Callable[[int], None] | None = None, cache: bool = True) -> Any:
+    """Run a prepared sweep and build its table (rows in grid order). ``cache``: each worker
+    reuses stage results with the same inputs (:mod:`clustertwin.sweep.memo`; same table)."""
     from clustertwin.sweep.run import execute
     from clustertwin.sweep.table import build_table
 
     if skip is None:
         skip = prepare(sw, catalog_dirs)
     rows = execute([p.doc for p in sw.points], sw.source, [str(d) for d in catalog_dirs], executor,
-                   workers, ray_address, skip, on_progress)
+                   workers, ray_address, skip, on_progress, cache)
     return build_table(sw.keys, [p.assignments for p in sw.points], rows, [p.label for p in sw.points])
 
 
 def sweep(base: Any = None, grid: dict[str, list[Any]] | None = None, *,
           cases: list[tuple[str, dict[str, Any]]] | None = None, executor: str = "local",
           workers: int | None = None, ray_address: str | None = None,
-          catalog: Iterable[str | Path] = (), seeds: str | None = None) -> Any:
+          catalog: Iterable[str | Path] = (), seeds: str | None = None, cache: bool = True) -> Any:
     """Plan every scenario of a grid and return one row per scenario as a ``pyarrow.Table``.
 
     ``base``: a scenario file path, a scenario mapping, a ``Scenario`` or None (the built-in
@@ -47,6 +48,8 @@ def sweep(base: Any = None, grid: dict[str, list[Any]] | None = None, *,
     Columns: the swept keys, every plan key flattened with dots, ``point``, ``error``.
     ``seeds``: ``"per-scenario"`` (default; each scenario's seed from the base seed and its
     coordinates) or ``"common"`` (every scenario the base seed: common random numbers).
+    ``cache``: each worker reuses a stage's result between scenarios that differ only in keys
+    the stage does not read (:mod:`clustertwin.sweep.memo`; the table is the same either way).
     ``table.to_pandas()`` gives a DataFrame when pandas is installed."""
     from clustertwin.sweep.study import is_study, load_study
 
@@ -54,7 +57,7 @@ def sweep(base: Any = None, grid: dict[str, list[Any]] | None = None, *,
         sw = load_study(Path(base), grid, seeds)
     else:
         sw = build(base, grid, cases, seeds=seeds or "per-scenario")
-    return run_sweep_table(sw, executor, workers, ray_address, catalog)
+    return run_sweep_table(sw, executor, workers, ray_address, catalog, cache=cache)
 
 
 def _is_study_file(path: Path, is_study: Callable[[Any], bool]) -> bool:

@@ -73,6 +73,8 @@ def sweep_command(
     require: Annotated[Optional[list[str]], typer.Option("--require", help="'COLUMN<=NUMBER' a scenario must meet; repeatable")] = None,  # noqa: UP045
     seeds: Annotated[Optional[str], typer.Option("--seeds", help="per-scenario (seed from base seed + grid coordinates) or common (base seed everywhere)")] = None,  # noqa: UP045
     force: Annotated[bool, typer.Option("--force", help="overwrite files in --out that clustertwin did not write")] = False,
+    cache: Annotated[bool, typer.Option("--cache/--no-cache", help="reuse a stage's result between scenarios that differ only "
+                                        "in keys it does not read (same table either way)")] = True,
     catalog: CatalogOpt = None,
 ) -> None:
     """Plan a grid of scenarios (any dotted keys) and rank them; writes sweep.parquet/.csv/.html."""
@@ -97,7 +99,7 @@ def sweep_command(
     t0 = time.perf_counter()
     prog, advance = _progress(len(sw.points))
     with prog:
-        table = run_sweep_table(sw, executor, workers, ray_address, catalog or [], skip, advance)
+        table = run_sweep_table(sw, executor, workers, ray_address, catalog or [], skip, advance, cache)
     elapsed = time.perf_counter() - t0
     choice = ch.choose(table, obj, reqs)
     _write(folder, sw, table, choice)

@@ -4,6 +4,8 @@ The work unit is :func:`plan_row`, a pure function of a scenario document: it va
 document, runs :func:`clustertwin.plan.make_plan` and returns the plan flattened into one row
 (or the row's ``error``). Nothing depends on which process runs it or when, so the rows (and
 the table built from them in grid order) are the same on every executor and worker count.
+Each process keeps a small cache of stage results (:mod:`clustertwin.sweep.memo`): points that
+differ only in keys a stage does not read reuse its result; ``cache=False`` turns it off.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from clustertwin.errors import Problem, UsageError, UserError
 
 EXECUTORS = ("local", "ray")
 _CATALOGS: dict[tuple[str, ...], Any] = {}
+_MEMO: Any = None
 
 
 def _catalog(dirs: tuple[str, ...]) -> Any:
@@ -27,15 +30,27 @@ def _catalog(dirs: tuple[str, ...]) -> Any:
     return _CATALOGS[dirs]
 
 
-def plan_row(doc: dict[str, Any], source: str, catalog_dirs: tuple[str, ...] = ()) -> dict[str, Any]:
-    """Plan one scenario document; return its plan flattened with dots plus ``error``."""
+def memo() -> Any:
+    """This process's cache of stage results (one per worker, shared by its points)."""
+    global _MEMO
+    if _MEMO is None:
+        from clustertwin.sweep.memo import StageMemo
+
+        _MEMO = StageMemo()
+    return _MEMO
+
+
+def plan_row(doc: dict[str, Any], source: str, catalog_dirs: tuple[str, ...] = (),
+             cache: bool = True) -> dict[str, Any]:
+    """Plan one scenario document; return its plan flattened with dots plus ``error``.
+    ``cache``: reuse stage results of this process's earlier points with the same inputs."""
     from clustertwin.plan import make_plan
     from clustertwin.scenario import scenario_from_dict
     from clustertwin.sweep.table import flatten
 
     cat = _catalog(catalog_dirs)
     try:
-        plan = make_plan(scenario_from_dict(doc, source, cat), cat)
+        plan = make_plan(scenario_from_dict(doc, source, cat), cat, memo=memo() if cache else None)
     except UserError as exc:
         return {"error": "; ".join(f"{p.path}: {p.message}" if p.path else p.message for p in exc.problems)}
     except Exception as exc:  # a bug in one scenario must not end the sweep; the row says what
@@ -46,8 +61,8 @@ def plan_row(doc: dict[str, Any], source: str, catalog_dirs: tuple[str, ...] = (
 
 
 def _batch(items: list[tuple[int, dict[str, Any]]], source: str,
-           dirs: tuple[str, ...]) -> list[tuple[int, dict[str, Any]]]:
-    return [(i, plan_row(doc, source, dirs)) for i, doc in items]
+           dirs: tuple[str, ...], cache: bool = True) -> list[tuple[int, dict[str, Any]]]:
+    return [(i, plan_row(doc, source, dirs, cache)) for i, doc in items]
 
 
 def _chunks(jobs: list[tuple[int, dict[str, Any]]], workers: int) -> list[list[tuple[int, dict[str, Any]]]]:
@@ -83,18 +98,18 @@ def _mp_context(dirs: tuple[str, ...]) -> Any:
 
 
 def run_local(jobs: list[tuple[int, dict[str, Any]]], source: str, dirs: tuple[str, ...],
-              workers: int) -> Iterator[list[tuple[int, dict[str, Any]]]]:
+              workers: int, cache: bool = True) -> Iterator[list[tuple[int, dict[str, Any]]]]:
     """Yield finished batches from a process pool (``workers == 1``: in this process)."""
     if workers <= 1 or len(jobs) <= 1:
         for chunk in _chunks(jobs, 1):
-            yield _batch(chunk, source, dirs)
+            yield _batch(chunk, source, dirs, cache)
         return
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
     ctx = _mp_context(dirs)
     chunks = _chunks(jobs, workers)
     with ProcessPoolExecutor(max_workers=min(workers, len(chunks)), mp_context=ctx) as pool:
-        pending = {pool.submit(_batch, c, source, dirs) for c in chunks}
+        pending = {pool.submit(_batch, c, source, dirs, cache) for c in chunks}
         while pending:
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
             for fut in done:
@@ -102,7 +117,8 @@ def run_local(jobs: list[tuple[int, dict[str, Any]]], source: str, dirs: tuple[s
 
 
 def run_ray(jobs: list[tuple[int, dict[str, Any]]], source: str, dirs: tuple[str, ...],
-            workers: int | None, address: str | None) -> Iterator[list[tuple[int, dict[str, Any]]]]:
+            workers: int | None, address: str | None,
+            cache: bool = True) -> Iterator[list[tuple[int, dict[str, Any]]]]:
     """Yield finished batches from Ray tasks; connect to ``address`` or start a local Ray."""
     try:
         import ray
@@ -123,7 +139,7 @@ def run_ray(jobs: list[tuple[int, dict[str, Any]]], source: str, dirs: tuple[str
             raise UsageError([Problem("--ray-address", address or "local", f"cannot start or reach Ray: {exc}")]) from None
     try:
         task = ray.remote(num_cpus=1)(_batch)
-        refs = [task.remote(c, source, dirs) for c in _chunks(jobs, workers or default_workers())]
+        refs = [task.remote(c, source, dirs, cache) for c in _chunks(jobs, workers or default_workers())]
         while refs:
             done, refs = ray.wait(refs, num_returns=1)
             yield ray.get(done[0])
@@ -135,11 +151,12 @@ def run_ray(jobs: list[tuple[int, dict[str, Any]]], source: str, dirs: tuple[str
 def execute(docs: list[dict[str, Any]], source: str = "sweep", catalog_dirs: Iterable[str] = (),
             executor: str = "local", workers: int | None = None, ray_address: str | None = None,
             skip: dict[int, str] | None = None,
-            on_progress: Callable[[int], None] | None = None) -> list[dict[str, Any]]:
+            on_progress: Callable[[int], None] | None = None, cache: bool = True) -> list[dict[str, Any]]:
     """Plan every document; return one row per document, in the documents' order.
 
     ``skip`` maps indexes to an error already known (invalid combinations): those rows are
-    not planned. ``on_progress(n)`` is called as batches of ``n`` rows finish."""
+    not planned. ``on_progress(n)`` is called as batches of ``n`` rows finish. ``cache``: each
+    worker reuses stage results with the same inputs (the rows are the same either way)."""
     if executor not in EXECUTORS:
         raise UsageError([Problem("--executor", executor, f"expected one of {', '.join(EXECUTORS)}")])
     skip = skip or {}
@@ -151,9 +168,9 @@ def execute(docs: list[dict[str, Any]], source: str = "sweep", catalog_dirs: Ite
     jobs = [(i, d) for i, d in enumerate(docs) if i not in skip]
     dirs = tuple(str(d) for d in catalog_dirs)
     if executor == "ray":
-        batches = run_ray(jobs, source, dirs, workers, ray_address)
+        batches = run_ray(jobs, source, dirs, workers, ray_address, cache)
     else:
-        batches = run_local(jobs, source, dirs, workers or default_workers())
+        batches = run_local(jobs, source, dirs, workers or default_workers(), cache)
     for batch in batches:
         for i, row in batch:
             rows[i] = row
