@@ -31,7 +31,8 @@ stage and is left out (every sweep point has its own); its ``source`` (only name
 is in every key. A call whose earlier result did not come from this memo (or is None where a
 stage would fall back to reading more of the scenario) or whose arguments are not plain
 values is not cached. Exceptions are never cached. Each stage keeps at most ``size`` results
-(least recently used first out).
+(least recently used first out). Results are shared between the plans that hit them: like
+every stage result they are read-only.
 """
 
 from __future__ import annotations
