@@ -109,6 +109,10 @@ class _Plan:
     ep_stride: np.ndarray
     dp_stride: np.ndarray
     stretch: Any
+    #: expert-data-parallel stride (ranks between the holders of the same experts)
+    edp_stride: Any = 1.0
+    #: tensor parallelism of the expert weights (1 where the stack folds ep over tp)
+    etp: Any = 1.0
 
 
 def _plan(job: Job, plan: dict[str, np.ndarray], pp_inner: bool) -> _Plan:
@@ -120,11 +124,20 @@ def _plan(job: Job, plan: dict[str, np.ndarray], pp_inner: bool) -> _Plan:
     # pipeline neighbours tp*cp apart; every data-parallel (and expert) group is stretched by pp
     # (the dp*cp group is taken at the mean stride of its span, tp*pp, exact for cp 1).
     stretch = pp if pp_inner else 1.0
+    ep = plan["ep"].astype(f64)
+    if job.stack.expert_tp_folding:
+        # MoE parallel folding: the ep group is ep consecutive ranks of the tp-cp-dp block
+        # (stretched by pp once it leaves the tp*cp block under dp-outermost order); experts
+        # unsplit, replicated over the tp*cp*dp/ep expert-data-parallel ranks ep apart
+        ep_stride = np.where(ep <= tp * cp, 1.0, stretch)
+        edp_stride, etp = ep * stretch, np.ones_like(tp)
+    else:
+        ep_stride, edp_stride, etp = tp * cp * stretch, tp * cp * ep * stretch, tp
     return _Plan(
         tp=tp,
         pp=pp,
         cp=cp,
-        ep=plan["ep"].astype(f64),
+        ep=ep,
         dp=dp,
         b=b,
         v=plan["virtual_stages"].astype(f64),
@@ -133,9 +146,11 @@ def _plan(job: Job, plan: dict[str, np.ndarray], pp_inner: bool) -> _Plan:
         zero=plan["zero"],
         n_micro=job.batch_seqs / (dp * b),
         pp_stride=tp * cp if pp_inner else tp * cp * dp,
-        ep_stride=tp * cp * stretch,
+        ep_stride=ep_stride,
         dp_stride=tp * stretch,
         stretch=stretch,
+        edp_stride=edp_stride,
+        etp=etp,
     )
 
 
@@ -180,7 +195,7 @@ def _layers(job: Job, sys: System, p: _Plan) -> dict[str, Any]:
         return out
     ef, eb, e_elem = ops.moe_compute(c)
     tok_bytes = 1.5 if job.precision == "fp8" and st.fp8("experts") else ACT_BYTES
-    a2a_bytes = T / c.seq_div * m.active_experts * h * tok_bytes
+    a2a_bytes = c.dispatch_tokens * m.active_experts * h * tok_bytes
     ep_exp = comms.ep_exposed(
         sys, a2a_bytes, p.ep, p.ep_stride, st.moe_dispatch_efficiency, st.ep_overlap
     )
@@ -233,7 +248,7 @@ def _data_parallel(
     # the updated weights are all-gathered in 16-bit (Megatron's distributed optimizer gathers
     # bf16 params; FSDP gathers in its param dtype), whatever the gradients are reduced in
     w_d, w_e = pd * mem.WEIGHT_BYTES, pe * mem.WEIGHT_BYTES
-    stride_e = p.tp * p.cp * p.ep * p.stretch
+    stride_e = p.edp_stride
     z = p.zero
     dp_t = comms.grad_reduce(sys, z, grad_d, w_d, shard_d, p.dp_stride) + comms.grad_reduce(
         sys, z, grad_e, w_e, shard_e, stride_e

@@ -151,7 +151,8 @@ def outer_shapes(job: Job, sys: System, most: int, unit: int, fixed: int | None,
 def _plans(job: Job, outers: list[Outer], pinned: dict[str, Any], pruned: Counter, coarse: bool):
     rows, batch = [], []
     for o in outers:
-        new = inner_plans(job.shape, (o.tp, o.cp, o.pp, o.dp), o.per_rep, pinned, pruned, coarse)
+        new = inner_plans(job.shape, (o.tp, o.cp, o.pp, o.dp), o.per_rep, pinned, pruned, coarse,
+                          job.stack.expert_tp_folding)
         rows.extend(new)
         batch.extend([o.dp * o.per_rep] * len(new))
     return rows_to_plans(rows), np.array(batch, dtype=np.int64)

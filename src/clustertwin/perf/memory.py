@@ -85,16 +85,17 @@ def layer_params(m: Shape) -> tuple[float, float, float]:
 
 
 def stage_params(
-    m: Shape, n_layers: np.ndarray, tp: np.ndarray, ep: np.ndarray
+    m: Shape, n_layers: np.ndarray, tp: np.ndarray, ep: np.ndarray, etp: Any = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """(dense-sharded params, expert params) held per GPU for ``n_layers`` layers, taking the
-    heavier of a dense and an MoE layer for every layer (a safe bound for mixed stages)."""
+    heavier of a dense and an MoE layer for every layer (a safe bound for mixed stages);
+    ``etp``: the experts' tensor parallelism (default tp)."""
     attn, dense, expert = layer_params(m)
     if not m.moe:
         return n_layers * (attn + dense) / tp, np.zeros_like(n_layers, dtype=np.float64)
     shared = m.shared_experts * expert + m.hidden * m.experts
     moe_dense = (attn + shared) / tp
-    moe_expert = m.experts / ep * expert / tp
+    moe_expert = m.experts / ep * expert / (tp if etp is None else etp)
     heavier_dense = np.maximum((attn + dense) / tp, moe_dense + moe_expert)
     use_moe = (moe_dense + moe_expert) >= (attn + dense) / tp
     d = np.where(use_moe, moe_dense, heavier_dense)
@@ -195,11 +196,13 @@ def plan_memory(job: Any, sys: Any, p: Any, busy: np.ndarray, last: np.ndarray) 
     s_loc = job.seq / p.cp
     T = p.b * s_loc
     single = pp == 1
-    p_dense, p_exp = stage_params(m, busy, tp, ep)
-    p_dense_last, p_exp_last = stage_params(m, last, tp, ep)
+    etp = getattr(p, "etp", tp)
+    p_dense, p_exp = stage_params(m, busy, tp, ep, etp)
+    p_dense_last, p_exp_last = stage_params(m, last, tp, ep, etp)
     emb = m.vocab * h / tp
     shard_d = p.dp * p.cp
-    shard_e = np.maximum(1.0, p.dp * p.cp / ep)
+    # experts replicate over the expert-data-parallel ranks: dp*cp/ep, or tp*cp*dp/ep folded
+    shard_e = np.maximum(1.0, p.dp * p.cp * (tp / etp) / ep)
     pd_first = p_dense + emb
     pd_last = p_dense_last + np.where(m.tied, 0.0, emb)
     per_layer = m.layers / np.maximum(busy, 1)

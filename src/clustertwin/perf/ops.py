@@ -76,6 +76,17 @@ class Ctx:
     def fp8(self, name: str) -> bool:
         return self.precision == "fp8" and self.st.fp8(name)
 
+    @property
+    def etp(self) -> Any:
+        """Tensor parallelism of the expert GEMMs: 1 where the stack folds expert parallelism
+        over the tensor-parallel ranks (each rank dispatches its own T/tp tokens), else tp."""
+        return np.ones_like(self.tp) if self.st.expert_tp_folding else self.tp
+
+    @property
+    def dispatch_tokens(self) -> Any:
+        """Tokens one GPU sends through the MoE dispatch per micro-batch."""
+        return self.T / (self.tp if self.st.expert_tp_folding else self.seq_div)
+
 
 def _sat(x: Any, half: float) -> Any:
     return x / (x + half) if half > 0 else 1.0
@@ -162,11 +173,14 @@ def moe_compute(c: Ctx) -> tuple[Any, Any, Any]:
     h = float(m.hidden)
     k_act = float(m.active_experts)
     local = m.experts / c.ep
-    te = c.T * k_act * c.ep / m.experts * MOE_IMBALANCE  # tokens per local expert
+    # tokens per local expert: the TP group's tokens split over expert TP ranks (folded: each
+    # rank routes its own T/tp tokens and holds whole experts)
+    etp = c.etp
+    te = c.T * c.etp / c.tp * k_act * c.ep / m.experts * MOE_IMBALANCE
     fe = float(m.expert_ffn)
     ge = c.st.grouped_gemm_efficiency
-    up_f, up_b = gemm(c, "experts", te, h, (m.mlp_mats - 1) * fe / c.tp, local, 1.0, ge)
-    dn_f, dn_b = gemm(c, "experts", te, fe / c.tp, h, local, 1.0, ge)
+    up_f, up_b = gemm(c, "experts", te, h, (m.mlp_mats - 1) * fe / etp, local, 1.0, ge)
+    dn_f, dn_b = gemm(c, "experts", te, fe / etp, h, local, 1.0, ge)
     fwd, bwd = up_f + dn_f, up_b + dn_b
     if m.shared_experts:
         w = fe * m.shared_experts
@@ -177,8 +191,8 @@ def moe_compute(c: Ctx) -> tuple[Any, Any, Any]:
     fwd, bwd = fwd + rf, bwd + rb
     # router softmax/top-k over E logits (fp32) and the permutation of k copies of every token
     # into expert order and back (read + write each)
-    perm = c.T / c.seq_div * (m.experts * 4.0 * 2 + k_act * h * ACT_BYTES * 4)
-    width = (te / np.maximum(c.T, 1.0) * local * fe + m.shared_experts * fe) / c.tp
+    perm = c.dispatch_tokens * (m.experts * 4.0 * 2 + k_act * h * ACT_BYTES * 4)
+    width = te / np.maximum(c.T, 1.0) * local * fe / etp + m.shared_experts * fe / c.tp
     return fwd, bwd, elementwise_bytes(c, width) + perm
 
 

@@ -240,7 +240,10 @@ def enumerate_plans(
                     pruned["dp does not divide the global batch"] += 1
                     continue
                 per_rep = job.batch_seqs // dp
-                rows.extend(inner_plans(m, (tp, cp, pp, dp), per_rep, pinned, pruned))
+                rows.extend(
+                    inner_plans(m, (tp, cp, pp, dp), per_rep, pinned, pruned,
+                                fold=job.stack.expert_tp_folding)
+                )
     return rows_to_plans(rows), pruned
 
 
@@ -251,19 +254,22 @@ def inner_plans(
     pinned: dict[str, Any],
     pruned: Counter,
     coarse: bool = False,
+    fold: bool = False,
 ) -> list[tuple[int, ...]]:
     """Plans (rows in :data:`PLAN_KEYS` order) for one (tp, cp, pp, dp) with
     ``per_rep`` sequences per replica. ``coarse`` keeps a few options per key (first pass of the
     job-size search): micro-batches 1 and 2, plain or the deepest interleaving, sequence
-    parallelism on, ZeRO-1 and the deepest ZeRO stage allowed."""
+    parallelism on, ZeRO-1 and the deepest ZeRO stage allowed. ``fold``: the stack folds expert
+    parallelism over the tensor, context and data-parallel ranks (ep divides tp*cp*dp)."""
     tp, cp, pp, dp = outer
     rc_opts = _pin(pinned, "recompute", [0, 1, 2])
     z_all = [0, 1, 2, 3] if not coarse else ([1, 3] if pp == 1 else [1, 2])
     z_opts = _pin(pinned, "zero", z_all)
     sp_opts = [0] if tp == 1 else _pin(pinned, "sequence_parallel", [1] if coarse else [0, 1])
     if m.moe:
-        ep_opts = _pin(pinned, "ep", [e for e in divisors(m.experts) if dp % e == 0])
-        ep_opts = [e for e in ep_opts if m.experts % e == 0 and dp % e == 0]
+        span = tp * cp * dp if fold else dp
+        ep_opts = _pin(pinned, "ep", [e for e in divisors(m.experts) if span % e == 0])
+        ep_opts = [e for e in ep_opts if m.experts % e == 0 and span % e == 0]
     else:
         ep_opts = [1]
     if not ep_opts:

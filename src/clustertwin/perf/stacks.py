@@ -54,6 +54,8 @@ class StackProfile:
     selective_activation_factor: float = 1.0
     selective_gemm_recompute: float = 0.0
     fp8_activation_factor: float = 0.6
+    #: MoE parallel folding (expert TP 1, ep over tp*cp*dp ranks; Megatron-core)
+    expert_tp_folding: bool = False
 
     def fp8(self, gemm: str) -> bool:
         return gemm in self.fp8_gemms
@@ -130,4 +132,5 @@ def profile_of(catalog: Any, stack_id: str | None, generation: str) -> StackProf
         selective_activation_factor=e.selective_activation_factor,
         selective_gemm_recompute=e.selective_gemm_recompute,
         fp8_activation_factor=e.fp8_activation_factor,
+        expert_tp_folding=e.expert_tp_folding,
     )
