@@ -17,7 +17,9 @@ a source of ``published_runs.csv`` or of the shared calibration CSV (checked bel
 * OPT (Zhang et al. 2022, arXiv 2205.01068) section 2.4: 175B, "up to 147 TFLOP/s" on 992 A100;
 * Nemotron-4 15B Technical Report (arXiv 2402.16819) Table 2: 768-2,304 H100, TP8;
 * NVIDIA Megatron-MoE-ModelZoo best_practice/Qwen3 (github.com/yanring/Megatron-MoE-ModelZoo):
-  Qwen3-235B-A22B on 256 H100 with four published plans.
+  Qwen3-235B-A22B on 256 H100 with four published plans;
+* NVIDIA dgxc-benchmarking qwen3/pretrain/README.md: the logged example of the H100 recipe
+  (Qwen3-235B, TP2 PP8 VP4 EP32 on 256 H100, 25.5 s per step).
 
 Signed error is on the time basis everywhere: predicted step time / measured step time - 1
 (+ = the model predicts slower than measured); a TFLOP/s row is turned around (measured /
