@@ -33,18 +33,28 @@ CASES: list[tuple[str, dict]] = [
     ("base", {}),
     ("model.layers", {"model.layers": 24}),
     ("model.preset", {"model.preset": "llama2-7b"}),
+    ("model.preset MoE", {"model.preset": "mixtral-8x7b", "cluster.gpus": 128}),
     ("training.tokens", {"training.tokens": 2e11}),
     ("training.precision", {"training.precision": "fp8"}),
     ("training.parallelism.tp", {"training.parallelism.tp": 2}),
     ("training.stack", {"training.stack": "torchtitan"}),
+    ("training.gpus", {"training.gpus": 32}),
+    ("training.batch_rounding", {"training.batch_rounding": "exact", "training.parallelism.pp": 2}),
+    ("training.global_batch_seqs", {"training.global_batch_seqs": 256}),
     ("cluster.gpus", {"cluster.gpus": 128}),
     ("cluster.spare_nodes", {"cluster.spare_nodes": 2}),
     ("cluster.fabric.oversubscription", {"cluster.fabric.oversubscription": 2.0}),
     ("cluster.fabric.topology", {"cluster.fabric.topology": "fat-tree"}),
     ("cluster.fabric.technology", {"cluster.fabric.technology": "roce-400g"}),
+    ("cluster.fabric pods", {"cluster.gpus": 128, "cluster.fabric.pod_gpus": 32,
+                             "cluster.fabric.pod_oversubscription": 2.0}),
+    ("cluster.fabric.leaf_switch", {"cluster.fabric.leaf_switch": "qm8700"}),
+    ("cluster.fabric.dual_tor", {"cluster.fabric.technology": "ib-ndr200", "cluster.fabric.dual_tor": True}),
+    ("cluster.node", {"cluster.gpu": "a100-sxm-80gb", "cluster.node": "dgx-a100"}),
     ("deadline wall-clock", {"cluster.deadline_days": 12}),
     ("deadline wall-clock, restart", {"cluster.deadline_days": 12, "reliability.restart_min": 45}),
     ("deadline failure-free", {"cluster.deadline_days": 12, "cluster.deadline_basis": "failure-free"}),
+    ("deadline re-solved", {"cluster.deadline_days": 3, "reliability.restart_min": 120}),  # ettr_scale
     ("reliability.seed", {"reliability.seed": 8}),
     ("reliability.trials", {"reliability.trials": 50}),
     ("reliability.restart_min", {"reliability.restart_min": 45}),
@@ -53,12 +63,20 @@ CASES: list[tuple[str, dict]] = [
     ("reliability.repair_h", {"reliability.repair_h": 72}),
     ("reliability.checkpoint_interval_min", {"reliability.checkpoint_interval_min": 90}),
     ("reliability.include_planned", {"reliability.include_planned": False}),
+    ("reliability.checkpoint_blocking_s", {"reliability.checkpoint_blocking_s": 20}),
     ("reliability two-tier", {"reliability.local_checkpoint_interval_min": "auto"}),
+    ("reliability two-tier replicas", {"reliability.local_checkpoint_interval_min": 10,
+                                       "reliability.local_checkpoint_replicas": 1,
+                                       "reliability.local_checkpoint_blocking_s": 2,
+                                       "reliability.local_checkpoint_write_s": 30}),
     ("economics.cloud_usd_per_gpu_hour", {"economics.cloud_usd_per_gpu_hour": 2.0}),
     ("economics.pue", {"economics.pue": 1.3}),
     ("economics.electricity_usd_per_kwh", {"economics.electricity_usd_per_kwh": 0.12}),
     ("economics.facility", {"economics.facility": "build"}),
+    ("economics.wasted_fraction", {"economics.wasted_fraction": 0.2}),
+    ("economics.depreciation_years", {"economics.depreciation_years": 5}),
     ("buildout.profile", {"buildout.profile": "new-build"}),
+    ("buildout.profile auto", {"buildout.profile": "auto"}),
     ("buildout.start_date", {"buildout.start_date": "2028-03-01"}),
 ]
 _PATHS = {S.Scenario: "", S.Cluster: "cluster", S.FabricSection: "cluster.fabric",
@@ -148,6 +166,28 @@ def test_every_section_same_plans_with_cache(reference):
         make_plan(*_scenario(a), memo=first)
     assert first.hits["training"] == 1 and first.hits["design"] == 1
     assert first.misses["reliability"] == 2  # it prices the wasted GPU-hours
+
+
+def test_deadline_resolve_keys_ettr_scale():
+    """The deadline loop solves again with ettr_scale: each solve its own entry, all reused."""
+    a = dict(CASES)["deadline re-solved"]
+    memo = StageMemo()
+    make_plan(*_scenario(a), memo=memo)
+    assert memo.misses["training"] > 1 and memo.hits["training"] == 0
+    make_plan(*_scenario(a), memo=memo)
+    assert memo.hits["training"] == memo.misses["training"]
+
+
+def test_errors_same_and_not_cached():
+    """A stage's error is raised again for every plan that reaches it, the same line."""
+    from clustertwin.errors import UserError
+
+    memo = StageMemo()
+    for m in (memo, memo, None):
+        with pytest.raises(UserError) as err:
+            make_plan(*_scenario({"reliability.checkpoint_interval_min": 0.001}), memo=m)
+        assert "checkpoint_interval_min" in str(err.value.lines())
+    assert memo.misses["reliability"] == 2 and len(memo._results["reliability"]) == 0
 
 
 def test_seed_reuses_training_and_design_only():
