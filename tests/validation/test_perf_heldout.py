@@ -20,6 +20,9 @@ a source of ``published_runs.csv`` or of the shared calibration CSV (checked bel
   Qwen3-235B-A22B on 256 H100 with four published plans;
 * torchao float8 README (github.com/pytorch/ao torchao/float8/README.md, 2025): torchtitan
   Llama3-8B on 8 H100 in BF16 and float8 tensorwise, with peak memory;
+* Together AI's B200 cluster running NVIDIA's DGXC recipes (github.com/togethercomputer/
+  together-dgxc-benchmarking tests/b200/slurm/*/results.md): Nemotron-4 15B BF16/FP8 on 64-256
+  B200, Llama 3.1 70B FP8 with Megatron FSDP on 64-512 B200, Qwen3-235B BF16/MXFP8 on 256 B200;
 * NVIDIA dgxc-benchmarking qwen3/pretrain/README.md: the logged example of the H100 recipe
   (Qwen3-235B, TP2 PP8 VP4 EP32 on 256 H100, 25.5 s per step).
 
