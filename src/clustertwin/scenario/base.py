@@ -1,0 +1,45 @@
+"""Shared pieces of the scenario schema: the frozen section base class, ``auto``, bounded
+counts and the size bounds every section checks."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from clustertwin.io import no_bool_for_number
+
+Auto = Literal["auto"]
+PosInt = Annotated[int, Field(gt=0, le=2**40, strict=False)]
+#: Most GPUs a scenario may install or use: 2**20, the scale of the largest clusters announced
+#: (xAI Colossus 2, ~1M GPUs planned, 2025). The reliability Monte Carlo costs trials x
+#: interruptions per run: ~9 s at 524,288 GPUs with 1,000 trials on one core (issue 15).
+MAX_GPUS = 1_048_576
+GpuCount = Annotated[int, Field(gt=0, le=MAX_GPUS, strict=False)]
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _no_bool_for_number(cls, v: Any, info: Any) -> Any:
+        """``true`` where a number is expected is a mistake, not 1 (issue 15)."""
+        return no_bool_for_number(cls.model_fields[info.field_name].annotation, v)
+
+
+#: Largest sizes the models compute in seconds (searches loop over divisors of layers, batch
+#: and GPU counts); far past any published model: Llama 3 405B has 126 layers, width 16,384,
+#: vocabulary 128,256; the longest trained context is ~10 M tokens (issue 15).
+_SIZE_MAX_MODEL = {"layers": 1024, "hidden": 262_144, "ffn_hidden": 1_048_576, "heads": 4096,
+                   "kv_heads": 4096, "vocab": 16_777_216}
+_SIZE_MAX = {**_SIZE_MAX_MODEL, "seq_len": 16_777_216, "global_batch_tokens": 2**36,
+             "global_batch_seqs": 2**26, "micro_batch": 2**20, "virtual_stages": 1024,
+             "tp": MAX_GPUS, "pp": 1024, "cp": MAX_GPUS, "ep": MAX_GPUS, "dp": MAX_GPUS}
+
+
+def _at_most(v: Any, name: str) -> Any:
+    top = _SIZE_MAX[name]
+    if isinstance(v, int) and not isinstance(v, bool) and v > top:
+        raise ValueError(f"at most {top:,} (got {v:,})")
+    return v

@@ -1,0 +1,110 @@
+"""Resolution of a validated document against the catalog: the model preset merged with
+explicit fields and every catalog id checked; problems collected and raised together."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import ValidationError
+
+from clustertwin.catalog import Catalog
+from clustertwin.errors import Problem, ScenarioError
+from clustertwin.io import pydantic_problems
+from clustertwin.scenario.checks import _check_budget, _check_model, _check_sizes, job_unit_gpus
+from clustertwin.scenario.document import Scenario, ScenarioFile
+from clustertwin.scenario.model import ResolvedModel
+
+_MODEL_FIELDS = ("layers", "hidden", "ffn_hidden", "heads", "kv_heads", "vocab", "mlp", "moe", "tied_embeddings")
+
+
+def _resolve_model(doc: ScenarioFile, catalog: Catalog, source: str, problems: list[Problem]) -> ResolvedModel | None:
+    """The preset merged with explicit fields; problems appended (None when there are any)."""
+    assert doc.model is not None
+    merged: dict[str, Any] = {}
+    name = doc.model.preset or "custom"
+    if doc.model.preset is not None:
+        if catalog.has("model", doc.model.preset):
+            preset = catalog.get("model", doc.model.preset)
+            merged = {k: getattr(preset, k) for k in _MODEL_FIELDS}
+        else:
+            problems.append(Problem(source, "model.preset", catalog.unknown_message("model", doc.model.preset)))
+    for k in _MODEL_FIELDS:
+        v = getattr(doc.model, k)
+        if v is not None:
+            merged[k] = v
+    if doc.model.kv_heads is None and "kv_heads" not in merged and doc.model.heads is not None:
+        merged["kv_heads"] = doc.model.heads
+    model: ResolvedModel | None = None
+    if not problems:
+        missing = [k for k in _MODEL_FIELDS if k not in merged and k not in ("moe", "tied_embeddings")]
+        for k in missing:
+            problems.append(Problem(source, f"model.{k}", "required (no preset gives it)"))
+        if not missing:
+            try:  # a preset from a user catalog is bounded like explicit fields
+                model = ResolvedModel(name=name, **merged)
+            except ValidationError as exc:
+                problems.extend(pydantic_problems(exc, source, "model"))
+                return None
+            problems.extend(_check_model(model, source))
+    return model
+
+
+def _resolve(doc: ScenarioFile, catalog: Catalog, source: str) -> Scenario:
+    problems: list[Problem] = []
+    model = _resolve_model(doc, catalog, source, problems) if doc.model is not None else None
+    cl = doc.cluster
+    gpu_ok = catalog.has("gpu", cl.gpu)
+    if not gpu_ok:
+        problems.append(Problem(source, "cluster.gpu", catalog.unknown_message("gpu", cl.gpu)))
+    if not catalog.has("node", cl.node):
+        problems.append(Problem(source, "cluster.node", catalog.unknown_message("node", cl.node)))
+    else:
+        node = catalog.get("node", cl.node)
+        if gpu_ok and node.gpu != cl.gpu:
+            fits = [n.id for n in catalog.all("node") if n.gpu == cl.gpu]
+            hint = (f"nodes built on it: {', '.join(fits)}" if fits else
+                    f"the catalog has no node built on {cl.gpu!r}; add one with --catalog DIR")
+            problems.append(Problem(source, "cluster.node",
+                                    f"node {cl.node!r} holds {node.gpu!r}, not {cl.gpu!r}; {hint}"))
+        unit = job_unit_gpus(node)  # whole nodes; a rack-scale system's last rack may be partly filled
+        if cl.gpus is not None and cl.gpus % unit:
+            lo = cl.gpus // unit * unit
+            hint = f"{lo} or {lo + unit}" if lo else f"{unit}"
+            what = f"GPUs per {cl.node}" if unit == node.gpus else f"GPUs per compute tray of {cl.node}"
+            problems.append(Problem(source, "cluster.gpus",
+                                    f"{cl.gpus} is not a multiple of the {unit} {what}; try {hint}"))
+        problems.extend(_check_sizes(doc, node, source))
+    problems.extend(_check_budget(doc, source))
+    if gpu_ok and doc.training is not None:
+        gpu = catalog.get("gpu", cl.gpu)
+        if doc.training.precision not in gpu.peak_tflops:
+            have = ", ".join(p for p in ("fp8", "bf16", "fp16") if p in gpu.peak_tflops)
+            problems.append(Problem(source, "training.precision",
+                                    f"{cl.gpu} has no {doc.training.precision} tensor-core peak; it supports {have}"))
+    for key in ("leaf_switch", "spine_switch"):
+        sw = getattr(cl.fabric, key, None)
+        if sw is not None and not catalog.has("switch", sw):
+            problems.append(Problem(source, f"cluster.fabric.{key}", catalog.unknown_message("switch", sw)))
+    if doc.training is not None:
+        from clustertwin.perf.stacks import find_stack, unknown_stack
+
+        if find_stack(catalog, doc.training.stack) is None:
+            problems.append(unknown_stack(catalog, doc.training.stack, source, "training.stack"))
+    if not catalog.has("fabric", cl.fabric.technology):
+        problems.append(Problem(source, "cluster.fabric.technology", catalog.unknown_message("fabric", cl.fabric.technology)))
+    reliability = doc.reliability
+    if reliability.failure_profile == "auto" and catalog.has("gpu", cl.gpu):
+        from clustertwin.reliability.profiles import default_profile_id
+
+        reliability = reliability.model_copy(
+            update={"failure_profile": default_profile_id(catalog, cl.gpu)})
+    if not catalog.has("failure_profile", reliability.failure_profile):
+        problems.append(Problem(source, "reliability.failure_profile",
+                                catalog.unknown_message("failure_profile", reliability.failure_profile)))
+    if not catalog.has("costs", doc.economics.costs):
+        problems.append(Problem(source, "economics.costs", catalog.unknown_message("costs", doc.economics.costs)))
+    if problems:
+        raise ScenarioError(problems)
+    return Scenario(name=doc.name, model=model, training=doc.training, cluster=doc.cluster,
+                    reliability=reliability, economics=doc.economics, buildout=doc.buildout,
+                    source=source)
