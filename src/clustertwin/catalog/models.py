@@ -10,29 +10,20 @@ The registry :data:`KINDS` maps the key used in catalog YAML files to the model 
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import (
-    BaseModel,
-    ConfigDict,
     Field,
     PositiveFloat,
     PositiveInt,
-    field_validator,
     model_validator,
 )
 
-from clustertwin.io import no_bool_for_number
+from clustertwin.checked import CheckedModel
 
 
-class _Frozen(BaseModel):
-    # catalog figures reach every model: no NaN/inf, no ``true`` read as 1 (issue 15)
-    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
-
-    @field_validator("*", mode="before")
-    @classmethod
-    def _no_bool_for_number(cls, v: Any, info: Any) -> Any:
-        return no_bool_for_number(cls.model_fields[info.field_name].annotation, v)
+class _Frozen(CheckedModel):
+    """Catalog figures reach every model: strict like the scenario (:mod:`clustertwin.checked`)."""
 
 
 class Entry(_Frozen):

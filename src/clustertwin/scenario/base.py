@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import Field
 
-from clustertwin.io import no_bool_for_number
+from clustertwin.checked import CheckedModel
 
 Auto = Literal["auto"]
 PosInt = Annotated[int, Field(gt=0, le=2**40, strict=False)]
@@ -18,14 +18,8 @@ MAX_GPUS = 1_048_576
 GpuCount = Annotated[int, Field(gt=0, le=MAX_GPUS, strict=False)]
 
 
-class _Section(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
-
-    @field_validator("*", mode="before")
-    @classmethod
-    def _no_bool_for_number(cls, v: Any, info: Any) -> Any:
-        """``true`` where a number is expected is a mistake, not 1 (issue 15)."""
-        return no_bool_for_number(cls.model_fields[info.field_name].annotation, v)
+class _Section(CheckedModel):
+    """A scenario section (frozen, strict; see :mod:`clustertwin.checked`)."""
 
 
 #: Largest sizes the models compute in seconds (searches loop over divisors of layers, batch

@@ -24,6 +24,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from clustertwin.errors import Problem, UsageError
+from clustertwin.sweep.report import value as path_value
 
 #: keys that exclude each other in a scenario: setting one in a point drops the other from the base
 EXCLUSIVE = {
@@ -167,15 +168,6 @@ def apply(base: dict[str, Any], assignments: dict[str, Any]) -> dict[str, Any]:
     return doc
 
 
-def _get_path(doc: dict[str, Any], key: str, default: Any = None) -> Any:
-    node: Any = doc
-    for part in key.split("."):
-        if not isinstance(node, dict) or part not in node:
-            return default
-        node = node[part]
-    return node
-
-
 def point_seed(base_seed: int, case: str | None, assignments: dict[str, Any]) -> int:
     """The point's seed: a SeedSequence child of the base seed keyed by its coordinates."""
     import numpy as np
@@ -212,7 +204,7 @@ def make_points(base: dict[str, Any], grid: dict[str, list[Any]],
         raise UsageError([Problem("--seeds", seeds, f"expected one of {', '.join(SEEDS)}")])
     cases = cases or [(None, {})]  # type: ignore[list-item]
     keys = list(grid)
-    base_seed = _get_path(base, SEED_KEY, 0)
+    base_seed = path_value(base, SEED_KEY)
     base_seed = base_seed if isinstance(base_seed, int) and base_seed >= 0 else 0
     base_name = str(base.get("name", "scenario"))
     points: list[Point] = []
