@@ -92,7 +92,7 @@ def load_jobs_csv(path: str | Path, *, strict: bool = False) -> Workload:
                 continue
             rows += 1
             name = row[col["job_id"]].strip() if "job_id" in col and col["job_id"] < len(row) else ""
-            where = f"row {line_no} ({name[:40] or '?'})"
+            where = f"row {line_no} ({name[:40]})" if name else f"row {line_no}"
             if len(row) != len(header):
                 rej.add(f"{len(row)} fields, the header has {len(header)}", where)
                 continue
