@@ -20,10 +20,9 @@ def top_plans(scenario: Any, catalog: Any, k: int) -> dict[str, Any]:
     import numpy as np
 
     from clustertwin.perf.costmodel import RANK_ORDERS
-    from clustertwin.perf.stage import estimate, run_search
+    from clustertwin.perf.stage import estimate_with_search
 
-    est = estimate(scenario, catalog)
-    _, _, res = run_search(scenario, catalog, est.installed_gpus)
+    est, res = estimate_with_search(scenario, catalog)
     keys = (
         "step_time_s",
         "tokens_per_s",

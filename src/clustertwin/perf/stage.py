@@ -256,6 +256,14 @@ def _notes(scenario: Scenario, job: Job, est: TrainingEstimate) -> list[str]:
 def estimate(scenario: Scenario, catalog: Catalog, *, ettr_scale: float = 1.0) -> TrainingEstimate:
     """Best plan for the installed GPUs (``cluster.gpus``, or the count the deadline needs).
     ``ettr_scale`` corrects the deadline solver's analytic ETTR (see :mod:`.deadline`)."""
+    return estimate_with_search(scenario, catalog, ettr_scale=ettr_scale)[0]
+
+
+def estimate_with_search(
+    scenario: Scenario, catalog: Catalog, *, ettr_scale: float = 1.0
+) -> tuple[TrainingEstimate, SearchResult]:
+    """:func:`estimate` and the search it ranked (every plan evaluated on the installed GPUs),
+    for callers that show more than the best plan (``clustertwin estimate``)."""
     if scenario.training is None or scenario.model is None:
         raise ScenarioError([Problem(scenario.source, "training",
                                      "the training estimate needs model and training sections")])
@@ -270,7 +278,7 @@ def estimate(scenario: Scenario, catalog: Catalog, *, ettr_scale: float = 1.0) -
     if res.ranked().size == 0:
         raise infeasible(job, sys, res, installed, scenario.source)
     est = _result(scenario, job, sys, res, installed, notes)
-    return est.model_copy(update={"notes": notes + _notes(scenario, job, est)})
+    return est.model_copy(update={"notes": notes + _notes(scenario, job, est)}), res
 
 
-__all__ = ["TrainingEstimate", "estimate", "run_search", "fmt_plan"]
+__all__ = ["TrainingEstimate", "estimate", "estimate_with_search", "run_search", "fmt_plan"]
