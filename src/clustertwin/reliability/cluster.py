@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from clustertwin.reliability.profiles import HOURS_PER_DAY, job_rates, profile_for
+from clustertwin.reliability.profiles import HOURS_PER_DAY, profile_for, scenario_rates
 from clustertwin.reliability.spares import resolve_spare_nodes
 
 
@@ -62,7 +62,6 @@ class ClusterReliability:
 
 def cluster_reliability(scenario: Any, catalog: Any, design: Any = None) -> ClusterReliability:
     """Node-level failure rates of every installed GPU's node (spares included)."""
-    r = scenario.reliability
     node = catalog.node(scenario.cluster.node)
     profile = profile_for(scenario, catalog)
     gpus = int(getattr(design, "gpus", None) or scenario.cluster.gpus or 0)
@@ -70,18 +69,14 @@ def cluster_reliability(scenario: Any, catalog: Any, design: Any = None) -> Clus
     spares = getattr(design, "spare_nodes", None)
     if spares is None:
         spares = resolve_spare_nodes(scenario, catalog, gpus)
-    override = (None if r.failures_per_1000_node_days == "auto"
-                else float(r.failures_per_1000_node_days))
-    rates = job_rates(profile, gpus, node.gpus, override)
-    repair = getattr(r, "repair_h", "auto")
-    repair_h = rates.repair_h if repair == "auto" else float(repair)
+    rates = scenario_rates(scenario, profile, gpus, node.gpus)
     per_day = rates.unexpected_per_h * HOURS_PER_DAY
     return ClusterReliability(
         gpus=gpus, nodes=nodes, spare_nodes=int(spares), failure_profile=profile.id,
         failures_per_1000_node_days=rates.per_1000_node_days, failures_per_day=per_day,
         planned_per_day=rates.planned_per_h * HOURS_PER_DAY,
         node_mtbf_h=rates.mtbf_h * nodes, cluster_mtbf_h=rates.mtbf_h,
-        nodes_in_repair_mean=rates.unexpected_per_h * rates.repair_share * repair_h,
+        nodes_in_repair_mean=rates.unexpected_per_h * rates.repair_share * rates.repair_h,
         by_cause_per_day={c: v * HOURS_PER_DAY for c, v in zip(rates.causes, rates.rates_per_h, strict=True)},
         notes=("design-only plan: node-level reliability of the shared cluster (no job, so no "
                "checkpoint interval or ETTR)",))

@@ -24,7 +24,7 @@ from clustertwin.reliability.checkpoint import (
     checkpoint_times,
     local_tier_times,
 )
-from clustertwin.reliability.profiles import JobRates, job_rates, profile_for
+from clustertwin.reliability.profiles import JobRates, profile_for, scenario_rates
 from clustertwin.reliability.spares import (
     poisson_cdf,
     resolve_spare_nodes,
@@ -105,14 +105,6 @@ def _spare_nodes(scenario: Any, catalog: Any, design: Any, gpus: int, nodes: int
     return int(spares)
 
 
-def _job_rates(r: Any, profile: FailureProfile, gpus: int, node_gpus: int) -> JobRates:
-    override = None if r.failures_per_1000_node_days == "auto" else float(r.failures_per_1000_node_days)
-    rates = job_rates(profile, gpus, node_gpus, override, include_planned=_opt(r, "include_planned"))
-    if _opt(r, "repair_h") != "auto":
-        rates = replace(rates, repair_h=float(_opt(r, "repair_h")))
-    return rates
-
-
 def _local_tier(r: Any, node: Any, ck: CheckpointTimes, gpus: int, nodes: int, replicas: int,
                 nvme: Any) -> LocalTierTimes:
     """Local-tier times from NVMe and the compute network, overridden by the scenario."""
@@ -187,7 +179,8 @@ def resolve_inputs(scenario: Any, catalog: Any, estimate: Any, design: Any,
     gpus = int(estimate.gpus)
     nodes = max(1, math.ceil(gpus / node.gpus))
     spares = _spare_nodes(scenario, catalog, design, gpus, nodes)
-    rates = _job_rates(r, profile, gpus, node.gpus)
+    rates = scenario_rates(scenario, profile, gpus, node.gpus,
+                           include_planned=_opt(r, "include_planned"))
     local_key = _opt(r, "local_checkpoint_interval_min")
     multi = local_key != "none"
     replicas = int(_opt(r, "local_checkpoint_replicas"))

@@ -8,7 +8,7 @@ job's node count. Planned interruptions are a per-job-day rate that does not sca
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -86,3 +86,15 @@ def profile_for(scenario, catalog) -> FailureProfile:
         pid = default_profile_id(catalog, scenario.cluster.gpu)
     return catalog.get("failure_profile", pid, source=scenario.source,
                        path="reliability.failure_profile")
+
+
+def scenario_rates(scenario, profile: FailureProfile, gpus: int, node_gpus: int,
+                   include_planned: bool = True) -> JobRates:
+    """:func:`job_rates` under the scenario's reliability section: its
+    ``failures_per_1000_node_days`` override and ``repair_h`` (the one reading of those keys
+    for the job analysis, the shared cluster's rates and the spares rule)."""
+    r = scenario.reliability
+    override = None if r.failures_per_1000_node_days == "auto" else float(r.failures_per_1000_node_days)
+    rates = job_rates(profile, gpus, node_gpus, override, include_planned=include_planned)
+    repair = getattr(r, "repair_h", "auto")
+    return rates if repair == "auto" else replace(rates, repair_h=float(repair))

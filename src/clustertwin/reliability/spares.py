@@ -58,26 +58,14 @@ def spares_worth_keeping(mean_in_repair: float, repair_h: float, job_nodes: int)
     return k
 
 
-def mean_nodes_in_repair(scenario: Any, catalog: Any, gpus: int) -> float:
-    from clustertwin.reliability.profiles import job_rates, profile_for
+def _repair_rates(scenario: Any, catalog: Any, gpus: int) -> tuple[float, float, int]:
+    """Mean nodes in repair, the repair time (h) and the job's nodes for ``gpus`` GPUs."""
+    from clustertwin.reliability.profiles import profile_for, scenario_rates
 
-    r = scenario.reliability
-    profile = profile_for(scenario, catalog)
     node = catalog.node(scenario.cluster.node)
-    override = None if r.failures_per_1000_node_days == "auto" else float(r.failures_per_1000_node_days)
-    rates = job_rates(profile, gpus, node.gpus, override)
-    repair = getattr(r, "repair_h", "auto")
-    repair_h = rates.repair_h if repair == "auto" else float(repair)
-    return rates.unexpected_per_h * rates.repair_share * repair_h
-
-
-def _repair_h(scenario: Any, catalog: Any) -> float:
-    from clustertwin.reliability.profiles import profile_for
-
-    repair = getattr(scenario.reliability, "repair_h", "auto")
-    if repair != "auto":
-        return float(repair)
-    return float(profile_for(scenario, catalog).repair_h)
+    rates = scenario_rates(scenario, profile_for(scenario, catalog), gpus, node.gpus)
+    mean = rates.unexpected_per_h * rates.repair_share * rates.repair_h
+    return mean, float(rates.repair_h), max(1, math.ceil(gpus / node.gpus))
 
 
 def resolve_spare_nodes(scenario: Any, catalog: Any, gpus: int) -> int:
@@ -86,8 +74,5 @@ def resolve_spare_nodes(scenario: Any, catalog: Any, gpus: int) -> int:
     given = scenario.cluster.spare_nodes
     if given != "auto":
         return int(given)
-    mean = mean_nodes_in_repair(scenario, catalog, gpus)
-    node = catalog.node(scenario.cluster.node)
-    job_nodes = max(1, math.ceil(gpus / node.gpus))
-    return min(spares_needed(mean), spares_worth_keeping(mean, _repair_h(scenario, catalog),
-                                                         job_nodes))
+    mean, repair_h, job_nodes = _repair_rates(scenario, catalog, gpus)
+    return min(spares_needed(mean), spares_worth_keeping(mean, repair_h, job_nodes))
