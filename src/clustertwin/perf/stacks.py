@@ -14,7 +14,7 @@ test): Megatron-core's fused kernels, the same figures as the catalog's ``megatr
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from clustertwin.errors import Problem, ScenarioError
@@ -62,6 +62,8 @@ class StackProfile:
 
 
 NEUTRAL = StackProfile()
+#: profile fields not copied as they are from the catalog entry's field of the same name
+_DERIVED = ("attention_efficiency", "fp8_gemms", "interleaved")
 
 
 def find_stack(catalog: Any, stack_id: str) -> Any | None:
@@ -104,33 +106,10 @@ def profile_of(catalog: Any, stack_id: str | None, generation: str) -> StackProf
             return NEUTRAL
         raise ScenarioError([unknown_stack(catalog, sid, "scenario", "training.stack")])
     att = e.attention_efficiency
-    eff = att.get(generation, att.get("default"))
+    same = {f.name: getattr(e, f.name) for f in fields(StackProfile) if f.name not in _DERIVED}
     return StackProfile(
-        id=e.id,
-        flash_attention=e.flash_attention,
-        attention_efficiency=eff,
-        fused_glu=e.fused_glu,
-        dropout=e.dropout,
-        elementwise_passes=e.elementwise_passes,
-        cross_entropy_bytes=e.cross_entropy_bytes,
-        logit_bytes=e.logit_bytes,
-        optimizer_bytes=e.optimizer_bytes,
-        kernel_gap_us=e.kernel_gap_us,
-        kernels_per_layer=e.kernels_per_layer,
+        **same,
+        attention_efficiency=att.get(generation, att.get("default")),
         fp8_gemms=frozenset(e.fp8_gemms),
-        fp8_cast_bytes=e.fp8_cast_bytes,
-        tp_overlap=e.tp_overlap,
-        ep_overlap=e.ep_overlap,
-        pp_overlap=e.pp_overlap,
-        param_gather_overlap=e.param_gather_overlap,
-        zero3_prefetch=e.zero3_prefetch,
-        zero3_overlap=e.zero3_overlap,
-        moe_dispatch_efficiency=e.moe_dispatch_efficiency,
-        grouped_gemm_efficiency=e.grouped_gemm_efficiency,
-        gemm_efficiency_scale=e.gemm_efficiency_scale,
         interleaved="interleaved" in e.pipeline_schedules,
-        selective_activation_factor=e.selective_activation_factor,
-        selective_gemm_recompute=e.selective_gemm_recompute,
-        fp8_activation_factor=e.fp8_activation_factor,
-        expert_tp_folding=e.expert_tp_folding,
     )
