@@ -69,7 +69,8 @@ def register(app: typer.Typer) -> None:
 
 
 #: (lowest, highest, lowest excluded) of each numeric option: beyond them the simulation means
-#: nothing or never ends (``--load nan``, ``--failure-rate inf``: issue 15)
+#: nothing or never ends (``--load nan``, ``--failure-rate inf``: issue 15); beyond a load of ~10
+#: every job of a real trace arrives at once
 _BOUNDS = {"load": (0.0, 10.0, True), "failure_rate": (0.0, 100_000.0, False),
            "repair_hours": (0.0, 8760.0, True), "checkpoint_min": (0.0, 525_600.0, False),
            "time_limit_factor": (1.0, 100.0, False), "seed": (0.0, 2.0**63, False)}
@@ -159,7 +160,6 @@ def _failure_rate(rate: float | None, profile: str | None, catalog_dirs: list[Pa
 def _run(cluster, trace, policy, placement, out, force, strict, as_json, seed, catalog,  # noqa: ANN001, PLR0913
          jobs, load, failure_rate, failure_profile, repair_hours, checkpoint_min,
          time_limit_factor, reserve, team_limit, share, scale=None) -> None:
-    import json
     from dataclasses import replace
 
     import numpy as np
@@ -173,13 +173,6 @@ def _run(cluster, trace, policy, placement, out, force, strict, as_json, seed, c
     from clustertwin.scheduling.placement import PLACEMENTS
     from clustertwin.scheduling.policies import parse_policy
     from clustertwin.scheduling.traces import load_trace
-    from clustertwin.scheduling.traces.common import drop_too_large
-    from clustertwin.scheduling.traces.timescale import (
-        check_load,
-        compress_to_load,
-        offered_load,
-        scale_sizes,
-    )
 
     PLACEMENTS.get(placement, path="--placement")
     folder = None if out is None else OutputDir(
@@ -190,29 +183,13 @@ def _run(cluster, trace, policy, placement, out, force, strict, as_json, seed, c
     seq = np.random.SeedSequence(seed)
     rng_trace, rng_limits = (np.random.default_rng(s) for s in seq.spawn(2))
     spec = load_cluster(cluster, list(catalog))
-    if load is not None:
-        check_load(load)
     w = load_trace(trace, strict=strict, cluster_gpus=spec.gpus, max_node_gpus=spec.max_node_gpus,
                    rng=rng_trace, load=0.9 if load is None else load)
     if jobs is not None:
         if jobs <= 0:
             raise UsageError([Problem("command line", "--jobs", "must be positive")])
         w = w.subset(np.arange(min(jobs, len(w))))
-    fit_notes = []
-    if scale is not None:
-        w, note = scale_sizes(w, scale)
-        fit_notes.append(note)
-    w = drop_too_large(w, spec.gpus, spec.max_node_gpus, strict, trace, spec.pooled)
-    if not trace.startswith("synthetic"):
-        if load is not None:
-            w, note = compress_to_load(w, spec.gpus, load, trace)
-            fit_notes.append(note)
-        else:
-            native = offered_load(w, spec.gpus)
-            fit_notes.append(f"offered load as recorded: {native:.3g} on {spec.gpus:,} GPUs"
-                             + (" (little queueing; --load 0.9 compresses the trace in time)"
-                                if native < 0.5 else "") if native == native else
-                             "the trace's jobs arrive at one instant (offered load undefined)")
+    w, fit_notes = _fit_trace(w, spec, trace, load, scale, strict)
     rsv = _reservations(reserve)
     if rsv:
         # each reservation comes with its training run, occupying the whole window
@@ -268,7 +245,30 @@ def _run(cluster, trace, policy, placement, out, force, strict, as_json, seed, c
         emit_json(res.to_contract())
         return
     _print_table(res)
-    del json
+
+
+def _fit_trace(w, spec, trace, load, scale, strict):  # noqa: ANN001, ANN202
+    """Fit a loaded trace to the cluster: ``--scale`` job sizes, drop jobs that cannot fit, and
+    (real traces) compress submit gaps to ``--load`` or say the recorded load; (workload, notes)."""
+    from clustertwin.scheduling.traces.common import drop_too_large
+    from clustertwin.scheduling.traces.timescale import compress_to_load, offered_load, scale_sizes
+
+    notes = []
+    if scale is not None:
+        w, note = scale_sizes(w, scale)
+        notes.append(note)
+    w = drop_too_large(w, spec.gpus, spec.max_node_gpus, strict, trace, spec.pooled)
+    if not trace.startswith("synthetic"):
+        if load is not None:
+            w, note = compress_to_load(w, spec.gpus, load, trace)
+            notes.append(note)
+        else:
+            native = offered_load(w, spec.gpus)
+            notes.append(f"offered load as recorded: {native:.3g} on {spec.gpus:,} GPUs"
+                         + (" (little queueing; --load 0.9 compresses the trace in time)"
+                            if native < 0.5 else "") if native == native else
+                         "the trace's jobs arrive at one instant (offered load undefined)")
+    return w, notes
 
 
 def _preempt_notes(res, specs) -> list[str]:  # noqa: ANN001

@@ -18,8 +18,6 @@ import numpy as np
 from clustertwin.errors import Problem, UsageError
 from clustertwin.scheduling.jobs import Workload
 
-#: Largest --load: beyond ~10 every job arrives at once in any real trace.
-MAX_LOAD = 10.0
 MAX_SCALE = 1024
 
 
@@ -40,13 +38,6 @@ def offered_load(w: Workload, cluster_gpus: int) -> float:
     if len(w) < 2 or cluster_gpus <= 0 or float(w.submit_s.max() - w.submit_s.min()) <= 0:
         return math.nan
     return float(_load_at(w, cluster_gpus, np.array([1.0]))[0])
-
-
-def check_load(load: float) -> float:
-    if not math.isfinite(load) or not 0 < load <= MAX_LOAD:
-        raise UsageError([Problem("command line", "--load",
-                                  f"expected an offered load above 0 and at most {MAX_LOAD:g} (0.9 = 90%), got {load!r}")])
-    return load
 
 
 def compress_to_load(w: Workload, cluster_gpus: int, load: float, source: str) -> tuple[Workload, str]:
