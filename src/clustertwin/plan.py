@@ -62,6 +62,17 @@ def cannot_compute(scenario: Scenario, stage: str, exc: BaseException) -> Infeas
                                     f"this scenario ({type(exc).__name__}: {why}); check the values it uses")])
 
 
+def _stage_functions() -> tuple[Callable[..., Any], ...]:
+    """The five stage functions in pipeline order (imported here: none at CLI import time)."""
+    from clustertwin.buildout import plan_buildout
+    from clustertwin.design import design
+    from clustertwin.economics import economics
+    from clustertwin.perf import estimate
+    from clustertwin.reliability import analyze
+
+    return estimate, design, analyze, economics, plan_buildout
+
+
 def make_plan(scenario: Scenario, catalog: Catalog,
               on_stage: Callable[[str], None] | None = None,
               stages: tuple[str, ...] = STAGES, memo: Any = None) -> Plan:
@@ -73,12 +84,7 @@ def make_plan(scenario: Scenario, catalog: Catalog,
     design -> reliability -> economics -> build-out. In deadline mode on a wall-clock basis
     the solved cluster is confirmed with the full reliability stage and solved again (at most
     :data:`DEADLINE_ROUNDS` times) while ``reliability.effective_days`` exceeds the deadline."""
-    from clustertwin.buildout import plan_buildout
-    from clustertwin.design import design as design_stage
-    from clustertwin.economics import economics as economics_stage
-    from clustertwin.perf import estimate as training_stage
-    from clustertwin.reliability import analyze as reliability_stage
-
+    training_stage, design_stage, reliability_stage, economics_stage, plan_buildout = _stage_functions()
     if memo is not None:  # a sweep worker's cache: each stage keyed on what it reads
         training_stage, design_stage, reliability_stage, economics_stage, plan_buildout = memo.bind(
             training_stage, design_stage, reliability_stage, economics_stage, plan_buildout)
@@ -157,13 +163,8 @@ def feasibility_problems(scenario: Scenario, catalog: Catalog) -> list[str]:
     """The user mistakes ``plan`` would stop on, all in one pass (``validate``): each stage
     runs as in :func:`make_plan`; a stage that cannot run because an earlier one failed on
     the user's input is skipped, the others still report theirs. Bugs are not user problems
-    and are left to ``plan`` to show as warnings."""
-    from clustertwin.buildout import plan_buildout
-    from clustertwin.design import design as design_stage
-    from clustertwin.economics import economics as economics_stage
-    from clustertwin.perf import estimate as training_stage
-    from clustertwin.reliability import analyze as reliability_stage
-
+    and are left to ``plan``, which shows their traceback."""
+    training_stage, design_stage, reliability_stage, economics_stage, plan_buildout = _stage_functions()
     lines: list[str] = []
     failed = False
 
