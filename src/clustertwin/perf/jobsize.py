@@ -35,12 +35,13 @@ import numpy as np
 
 from clustertwin.perf.costmodel import PLAN_KEYS, Job, evaluate
 from clustertwin.perf.search import (
-    MAX_CP,
-    MIN_CP_CHUNK,
     SearchResult,
     _pin,
+    cp_options,
+    divisors,
     inner_plans,
     rows_to_plans,
+    tp_fits_heads,
 )
 from clustertwin.perf.system import System
 
@@ -71,9 +72,8 @@ def _tp_cp(job: Job, sys: System, pinned: dict[str, Any]) -> tuple[list[int], li
     m = job.shape
     dom = max(sys.nvlink_domain, 1)
     tps = [t for t in range(1, dom + 1) if dom % t == 0]
-    tps = [t for t in _pin(pinned, "tp", tps) if m.heads % t == 0 and (m.kv_heads % t == 0 or t % m.kv_heads == 0)]
-    cps = [c for c in (1, 2, 4, 8, 16, MAX_CP) if c == 1 or (job.seq % (2 * c) == 0 and job.seq // c >= MIN_CP_CHUNK)]
-    return tps, _pin(pinned, "cp", cps)
+    tps = [t for t in _pin(pinned, "tp", tps) if tp_fits_heads(m, t)]
+    return tps, cp_options(job, pinned)
 
 
 def per_replica(batch: int, dp: int, rounding: str) -> list[int]:
@@ -93,8 +93,7 @@ def per_replica(batch: int, dp: int, rounding: str) -> list[int]:
 def _divisors_high_first(n: int) -> tuple[int, ...]:
     """Divisors of a global batch ``n`` (sequences: millions at most), largest first; once per
     batch, not per shape."""
-    small = [d for d in range(1, math.isqrt(n) + 1) if n % d == 0]
-    return tuple(sorted(set(small + [n // d for d in small]), reverse=True))
+    return tuple(reversed(divisors(n)))
 
 
 def _divisors_desc(n: int, at_most: int):

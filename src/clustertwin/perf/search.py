@@ -198,6 +198,19 @@ def _check_pinned_auto(job: Job, pinned: dict[str, Any], source: str, installed:
         raise ScenarioError(probs)
 
 
+def tp_fits_heads(m: Any, tp: int) -> bool:
+    """``tp`` divides the query heads and the key/value heads (or is a multiple of them)."""
+    return m.heads % tp == 0 and (m.kv_heads % tp == 0 or tp % m.kv_heads == 0)
+
+
+def cp_options(job: Job, pinned: dict[str, Any]) -> list[int]:
+    """Context-parallel degrees: powers of two that split the sequence into ring chunks of at
+    least :data:`MIN_CP_CHUNK` tokens (the pinned value when ``cp`` is pinned)."""
+    cps = [c for c in (1, 2, 4, 8, 16, MAX_CP)
+           if c == 1 or (job.seq % (2 * c) == 0 and job.seq // c >= MIN_CP_CHUNK)]
+    return _pin(pinned, "cp", cps)
+
+
 def enumerate_plans(
     job: Job, sys: System, gpus: int, pinned: dict[str, Any] | None = None
 ) -> tuple[dict[str, np.ndarray], Counter]:
@@ -207,18 +220,10 @@ def enumerate_plans(
     pruned: Counter = Counter()
     divs = divisors(gpus)
     tp_opts = _pin(pinned, "tp", [d for d in divs if d <= max(sys.nvlink_domain, 1)])
-    cp_opts = _pin(
-        pinned,
-        "cp",
-        [
-            c
-            for c in (1, 2, 4, 8, 16, MAX_CP)
-            if c == 1 or (job.seq % (2 * c) == 0 and job.seq // c >= MIN_CP_CHUNK)
-        ],
-    )
+    cp_opts = cp_options(job, pinned)
     rows: list[tuple[int, ...]] = []
     for tp in tp_opts:
-        if m.heads % tp or (m.kv_heads % tp and tp % m.kv_heads):
+        if not tp_fits_heads(m, tp):
             pruned["tp does not divide the attention heads"] += 1
             continue
         for cp in cp_opts:
