@@ -27,9 +27,7 @@ import numpy as np
 
 from clustertwin.errors import Problem, UsageError
 from clustertwin.perf.costmodel import Job
-from clustertwin.perf.csvrows import (  # noqa: F401  (re-exported for callers of this module)
-    ROW_STACKS,
-    STACK_WORDS,
+from clustertwin.perf.csvrows import (
     gpu_name,
     mla_heads,
     moe_layout,

@@ -45,9 +45,6 @@ PLAN_KEYS = (
 )
 RECOMPUTE = ("none", "selective", "full")
 ACT_BYTES = ops.ACT_BYTES
-#: stored activations under fp8 training relative to 16-bit: GEMM inputs are cached in fp8
-#: (Transformer Engine; DeepSeek-V3 section 3.3), the rest stays 16-bit.
-FP8_ACTIVATION_FACTOR = mem.FP8_ACTIVATION_FACTOR
 
 
 @dataclass(frozen=True)

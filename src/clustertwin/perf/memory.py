@@ -65,7 +65,6 @@ WEIGHT_BYTES = 2.0
 GRAD_BYTES = 2.0  # 16-bit gradients (fp16 training); see grad_bytes()
 MAIN_GRAD_BYTES = 4.0  # fp32 main gradients (bf16 / fp8 training)
 OPTIMIZER_BYTES = 12.0
-LOGIT_BYTES = 8.0  # fp32 logits and their gradient
 DROPOUT_MASKS = 2.0  # bytes per token x hidden: attention-output and MLP-output dropout masks
 LSE_BYTES = 4.0  # fused attention: fp32 log-sum-exp per token per query head
 
@@ -177,12 +176,6 @@ def working_bytes(
         m, tokens, seq_local, tp, sp, np.zeros_like(recompute), flash, fused_glu, dropout
     )
     return np.where(recompute == 2, one, 0.0)
-
-
-#: stored activations under fp8 training relative to 16-bit: GEMM inputs are cached in fp8
-#: (Transformer Engine; DeepSeek-V3 section 3.3), the rest stays 16-bit. The default of
-#: StackProfile.fp8_activation_factor (stacks that keep 16-bit inputs set 1).
-FP8_ACTIVATION_FACTOR = 0.6
 
 
 def plan_memory(job: Any, sys: Any, p: Any, busy: np.ndarray, last: np.ndarray) -> dict[str, Any]:

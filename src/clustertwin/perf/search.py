@@ -365,7 +365,7 @@ def infeasible(job: Job, sys: System, res: SearchResult, gpus: int, source: str)
                 "cluster.gpus",
                 f"no parallelism plan fits in {hbm:.0f} GiB per GPU on {gpus:,} GPUs; "
                 "the smallest plan needs "
-                f"{need:.1f} GiB per GPU ({_fmt_plan(best)}); nearest changes: "
+                f"{need:.1f} GiB per GPU ({fmt_plan(best)}); nearest changes: "
                 + ", or ".join(hints)
                 + (", or unpin training.parallelism keys" if "pinned" in source else ""),
             )
@@ -373,11 +373,8 @@ def infeasible(job: Job, sys: System, res: SearchResult, gpus: int, source: str)
     )
 
 
-def _fmt_plan(p: dict[str, Any]) -> str:
+def fmt_plan(p: dict[str, Any]) -> str:
     return (
         f"tp{p['tp']} pp{p['pp']} cp{p['cp']} ep{p['ep']} dp{p['dp']} mb{p['micro_batch']} "
         f"v{p['virtual_stages']} {p['recompute']} sp={int(p['sequence_parallel'])} zero{p['zero']}"
     )
-
-
-fmt_plan = _fmt_plan

@@ -20,8 +20,6 @@ from typing import Any
 from clustertwin.errors import Problem, ScenarioError
 
 DEFAULT_STACK = "megatron"
-#: GEMM names an FP8 recipe may quantize (catalog ``fp8_gemms``)
-FP8_GEMMS = ("qkv", "proj", "mlp", "experts", "router", "head")
 
 
 @dataclass(frozen=True)
@@ -35,7 +33,7 @@ class StackProfile:
     dropout: bool = False
     elementwise_passes: float = 1.0
     cross_entropy_bytes: float = 24.0
-    logit_bytes: float = 8.0
+    logit_bytes: float = 8.0  #: fp32 logits and their gradient
     optimizer_bytes: float = 30.0
     kernel_gap_us: float = 1.0
     kernels_per_layer: float = 20.0
@@ -53,6 +51,8 @@ class StackProfile:
     interleaved: bool = True  #: runs the interleaved (virtual-stage) pipeline schedule
     selective_activation_factor: float = 1.0
     selective_gemm_recompute: float = 0.0
+    #: stored activations under fp8 training relative to 16-bit: GEMM inputs are cached in fp8
+    #: (Transformer Engine; DeepSeek-V3 section 3.3), the rest stays 16-bit
     fp8_activation_factor: float = 0.6
     #: MoE parallel folding (expert TP 1, ep over tp*cp*dp ranks; Megatron-core)
     expert_tp_folding: bool = False
