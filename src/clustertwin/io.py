@@ -24,6 +24,8 @@ import re
 import stat
 import sys
 import tomllib
+import types
+import typing
 from pathlib import Path
 from typing import Any
 
@@ -322,9 +324,6 @@ def _friendly(err: dict[str, Any]) -> str:
 
 def _kinds(annotation: Any) -> set[str]:
     """Which scalar kinds a type admits: {'bool', 'number', 'other'}."""
-    import types
-    import typing
-
     if annotation is bool:
         return {"bool"}
     if annotation in (int, float):
@@ -340,18 +339,21 @@ def _kinds(annotation: Any) -> set[str]:
     return {"other"}
 
 
+def _number_not_bool(annotation: Any) -> bool:
+    """A type that takes a number and no boolean."""
+    kinds = _kinds(annotation)
+    return "number" in kinds and "bool" not in kinds
+
+
 def no_bool_for_number(annotation: Any, value: Any) -> Any:
     """Refuse ``true``/``false`` where a field takes a number and no boolean (pydantic's lax mode
     would read ``true`` as 1); also inside ``dict[str, number]`` values. Returns ``value``."""
-    import typing
-
     if isinstance(value, bool):
-        kinds = _kinds(annotation)
-        if "number" in kinds and "bool" not in kinds:
+        if _number_not_bool(annotation):
             raise ValueError(f"expected a number, got the boolean {str(value).lower()}")
     elif isinstance(value, dict) and typing.get_origin(annotation) is dict:
         vt = typing.get_args(annotation)[1] if typing.get_args(annotation) else Any
         for k, v in value.items():
-            if isinstance(v, bool) and "number" in _kinds(vt) and "bool" not in _kinds(vt):
+            if isinstance(v, bool) and _number_not_bool(vt):
                 raise ValueError(f"{k}: expected a number, got the boolean {str(v).lower()}")
     return value
