@@ -32,9 +32,6 @@ import numpy as np
 
 from clustertwin.export.naming import Naming
 
-COMPUTE_ROLES = ("leaf", "spine", "core")
-STORAGE_ROLES = ("storage-leaf", "storage-spine", "storage-core")
-
 
 @dataclass(frozen=True)
 class Rack:

@@ -26,7 +26,6 @@ from clustertwin.errors import Problem
 
 LANE_GBPS = {"SDR": 2.5, "DDR": 5.0, "QDR": 10.0, "FDR10": 10.0, "FDR": 14.0625, "EDR": 25.0,
              "HDR": 50.0, "NDR": 100.0, "XDR": 200.0}
-_SWITCH = re.compile(r'^Switch\s+(\d+)\s+"S-([0-9a-fA-F]+)"\s*#\s*"([^"]*)"')
 _SPEED = re.compile(r"\b(\d+)x([A-Z]+\d*)\b")
 
 #: one end of a link, ``device:port`` (device lower-case; a switch port is its number)
