@@ -14,6 +14,7 @@ seed whatever the order of the axes or values, the executor or the worker count.
 from __future__ import annotations
 
 import copy
+import functools
 import hashlib
 import itertools
 import json
@@ -53,8 +54,9 @@ def _models_in(annotation: Any) -> list[type[BaseModel]]:
     return [m for arg in typing.get_args(annotation) for m in _models_in(arg)]
 
 
-def schema_keys() -> set[str]:
-    """Every dotted key a scenario file may set (walks the pydantic schema)."""
+@functools.lru_cache(maxsize=1)
+def schema_keys() -> frozenset[str]:
+    """Every dotted key a scenario file may set (walks the pydantic schema once per process)."""
     from clustertwin.scenario import ScenarioFile
 
     keys: set[str] = set()
@@ -67,7 +69,7 @@ def schema_keys() -> set[str]:
                 walk(sub, path + ".")
 
     walk(ScenarioFile, "")
-    return keys
+    return frozenset(keys)
 
 
 def check_key(key: str, source: str) -> None:
