@@ -103,32 +103,10 @@ def design(scenario, catalog, estimate=None, *, rules: DesignRules | None = None
             (cf_kw - tor_kw * compute_racks) / network_racks, rules)
     if storage_racks:
         kinds["storage"] = storage_racks * pdus_for(storage.power_kw / storage_racks, rules)
-    pdus = fixed_pdus = sum(kinds.values())
-    mgmt_racks, mgmt = 0, None
-    # UFM appliances exist whether or not a free leaf slot takes their links
-    ufm = int(fab.reserved_ports_per_su * rules.num("fabric_manager_links_per_slot"))
-    ufm = ufm if cf.leaf else 0            # no switch (one node): no subnet manager either
-    for _ in range(8):
-        mgmt = plan_management(node=node, nodes=nodes, scalable_units=cf.equivalent_sus,
-                               compute_switches=cf.switches, manager_links=ufm,
-                               storage_links=storage_links, storage_switch=switch,
-                               inband_switch=inband_sw, oob_switch=oob_sw, pdus=pdus, rules=rules,
-                               su_nodes=cf.rail_su_nodes, converged_storage=cf.leaf_pair)
-        mgmt_kw = (mgmt.inband_switches * inband_sw.power_kw_max
-                   + mgmt.oob_switches * oob_sw.power_kw_max
-                   + mgmt.ufm_appliances * rules.num("ufm_appliance_kw")
-                   + mgmt.management_servers * rules.num("management_server_kw"))
-        sf_kw = mgmt.storage.switches * switch.power_kw_max
-        mgmt_ru = (mgmt.storage.switches * switch.rack_units
-                   + mgmt.inband_switches * inband_sw.rack_units
-                   + mgmt.oob_switches * oob_sw.rack_units + mgmt.ufm_appliances
-                   + mgmt.management_servers * rules.num("management_server_ru"))
-        new_racks = max(1, math.ceil(mgmt_ru / rules.num("management_rack_ru")))
-        new_pdus = fixed_pdus + new_racks * pdus_for((mgmt_kw + sf_kw) / new_racks, rules)
-        if new_racks == mgmt_racks and new_pdus == pdus:
-            break
-        mgmt_racks, pdus = new_racks, new_pdus
-    assert mgmt is not None
+    fixed_pdus = sum(kinds.values())
+    mgmt, mgmt_racks, pdus, mgmt_kw, sf_kw = _management(
+        node=node, nodes=nodes, cf=cf, fab=fab, switch=switch, inband_sw=inband_sw,
+        oob_sw=oob_sw, storage_links=storage_links, fixed_pdus=fixed_pdus, rules=rules)
     kinds["management"] = pdus - fixed_pdus
     racks = Racks(compute=compute_racks, network=network_racks, management=mgmt_racks,
                   storage=storage_racks)
@@ -154,14 +132,8 @@ def design(scenario, catalog, estimate=None, *, rules: DesignRules | None = None
         warnings.append(f"{rack_kw:.1f} kW air-cooled racks need a high-density site "
                         "(contained aisles or rear-door heat exchangers)")
     floor = plan_floor(racks, rules)
-    existing = power.facility_kw <= rules.num("existing_facility_max_kw")
     notes = list(cf.notes) + notes
-    if existing:   # the site's UPS and generators carry it: none are sized or bought here
-        power = replace(power, ups_modules=0, generators=0)
-        notes.append(f"{power.facility_kw:,.0f} kW of facility power fits an existing facility "
-                     f"(up to {rules.num('existing_facility_max_kw'):,.0f} kW, design rule "
-                     "existing_facility_max_kw): its UPS, generators and air handlers are not "
-                     "bought; the build-out and economics default to it")
+    power, existing = _existing_facility(power, rules, notes)
     lines = _bom(catalog, node, fab, switch, inband_sw, oob_sw, cf, mgmt, storage, power,
                  cooling, racks, floor, nodes, leaf_sw=leaf_sw, upper_sw=upper_sw,
                  existing=existing)
@@ -170,6 +142,53 @@ def design(scenario, catalog, estimate=None, *, rules: DesignRules | None = None
                          rack_counts=racks, floor=floor, bom=lines, warnings=tuple(warnings),
                          notes=tuple(notes),
                          facility="existing-facility" if existing else "new-build")
+
+
+def _management(*, node, nodes, cf, fab, switch, inband_sw, oob_sw, storage_links, fixed_pdus,
+                rules):
+    """Management networks and racks, which size each other through the PDUs the management
+    racks add (the OOB switches count PDU ports): iterated to a fixpoint. Returns the networks,
+    management racks, total PDUs, management kW and storage-fabric kW."""
+    pdus = fixed_pdus
+    mgmt_racks, mgmt = 0, None
+    # UFM appliances exist whether or not a free leaf slot takes their links
+    ufm = int(fab.reserved_ports_per_su * rules.num("fabric_manager_links_per_slot"))
+    ufm = ufm if cf.leaf else 0            # no switch (one node): no subnet manager either
+    for _ in range(8):
+        mgmt = plan_management(node=node, nodes=nodes, scalable_units=cf.equivalent_sus,
+                               compute_switches=cf.switches, manager_links=ufm,
+                               storage_links=storage_links, storage_switch=switch,
+                               inband_switch=inband_sw, oob_switch=oob_sw, pdus=pdus, rules=rules,
+                               su_nodes=cf.rail_su_nodes, converged_storage=cf.leaf_pair)
+        mgmt_kw = (mgmt.inband_switches * inband_sw.power_kw_max
+                   + mgmt.oob_switches * oob_sw.power_kw_max
+                   + mgmt.ufm_appliances * rules.num("ufm_appliance_kw")
+                   + mgmt.management_servers * rules.num("management_server_kw"))
+        sf_kw = mgmt.storage.switches * switch.power_kw_max
+        mgmt_ru = (mgmt.storage.switches * switch.rack_units
+                   + mgmt.inband_switches * inband_sw.rack_units
+                   + mgmt.oob_switches * oob_sw.rack_units + mgmt.ufm_appliances
+                   + mgmt.management_servers * rules.num("management_server_ru"))
+        new_racks = max(1, math.ceil(mgmt_ru / rules.num("management_rack_ru")))
+        new_pdus = fixed_pdus + new_racks * pdus_for((mgmt_kw + sf_kw) / new_racks, rules)
+        if new_racks == mgmt_racks and new_pdus == pdus:
+            break
+        mgmt_racks, pdus = new_racks, new_pdus
+    assert mgmt is not None
+    return mgmt, mgmt_racks, pdus, mgmt_kw, sf_kw
+
+
+def _existing_facility(power, rules, notes: list[str]):
+    """(power, existing): a cluster within ``existing_facility_max_kw`` of facility power fits an
+    existing facility, whose UPS and generators carry it: none are sized or bought here."""
+    existing = power.facility_kw <= rules.num("existing_facility_max_kw")
+    if existing:
+        power = replace(power, ups_modules=0, generators=0)
+        notes.append(f"{power.facility_kw:,.0f} kW of facility power fits an existing facility "
+                     f"(up to {rules.num('existing_facility_max_kw'):,.0f} kW, design rule "
+                     "existing_facility_max_kw): its UPS, generators and air handlers are not "
+                     "bought; the build-out and economics default to it")
+    return power, existing
 
 
 def _tokens(scenario) -> float:
