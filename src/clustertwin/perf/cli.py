@@ -134,6 +134,67 @@ def _print_calibration(
         )
 
 
+def _print_estimate(name: str, out: dict[str, Any]) -> None:
+    """The best plan's header and notes, the top plans with where their time goes, the fastest
+    rejected plans, published plans for the same job and the plans never built."""
+    from rich.console import Console
+    from rich.table import Table
+
+    con = Console()
+    b = out["best"]
+    con.print(
+        f"[bold]{name}[/]: {b['gpus']:,} of {b['installed_gpus']:,} GPUs, batch "
+        f"{b['global_batch_seqs']:,} sequences, {out['evaluated']:,} plans evaluated, "
+        f"{out['out_of_memory']:,} out of memory"
+    )
+    for note in b["notes"]:
+        con.print(f"note: {note}")
+    t = Table(title=f"top {len(out['top'])} plans (seconds per step)")
+    for col in ("plan", "step s", "MFU", "GiB", "where the time goes"):
+        t.add_column(col, overflow="fold")
+    for r in out["top"]:
+        parts = {
+            "compute": r["compute_s"],
+            "bubble": r["bubble_s"],
+            "TP": r["tp_comm_s"],
+            "CP": r["cp_comm_s"],
+            "EP": r["ep_comm_s"],
+            "PP": r["pp_comm_s"],
+            "DP": r["dp_exposed_s"],
+            "ZeRO-3": r["zero3_exposed_s"],
+            "optim": r["optimizer_s"],
+        }
+        where = " ".join(f"{k} {v:.2f}" for k, v in parts.items() if v >= 0.005)
+        t.add_row(
+            _plan_str(r["plan"]),
+            f"{r['step_time_s']:.2f}",
+            f"{r['mfu']:.1%}",
+            f"{r['memory_gib']:.1f}",
+            where,
+        )
+    con.print(t)
+    if out["rejected"]:
+        r2 = Table(title="fastest rejected plans")
+        r2.add_column("plan")
+        r2.add_column("step s")
+        r2.add_column("why rejected")
+        for r in out["rejected"]:
+            r2.add_row(_plan_str(r["plan"]), f"{r['step_time_s']:.2f}", r["reason"])
+        con.print(r2)
+    for p in out["published"]:
+        if not p["fits"]:
+            con.print(f"published plan {p['pinned']} ({p['source']}): does not fit here")
+            continue
+        con.print(
+            f"published plan for this job ({p['source']}): {_plan_str(p['plan'])}, "
+            f"{p['step_time_s']:.2f} s per step; the search's plan is "
+            f"{p['search_speedup']:.2f}x faster under the same model "
+            f"({p['plans_ahead']:,} plans rank ahead of it)"
+        )
+    for reason, n in sorted(out["not_built"].items(), key=lambda x: -x[1]):
+        con.print(f"not built: {reason} ({n})")
+
+
 def register(app: typer.Typer) -> None:
     @app.command("estimate")
     def estimate_cmd(
@@ -155,62 +216,7 @@ def register(app: typer.Typer) -> None:
         if as_json:
             emit_json(out)
             return
-        from rich.console import Console
-        from rich.table import Table
-
-        con = Console()
-        b = out["best"]
-        con.print(
-            f"[bold]{scen.name}[/]: {b['gpus']:,} of {b['installed_gpus']:,} GPUs, batch "
-            f"{b['global_batch_seqs']:,} sequences, {out['evaluated']:,} plans evaluated, "
-            f"{out['out_of_memory']:,} out of memory"
-        )
-        for note in b["notes"]:
-            con.print(f"note: {note}")
-        t = Table(title=f"top {len(out['top'])} plans (seconds per step)")
-        for col in ("plan", "step s", "MFU", "GiB", "where the time goes"):
-            t.add_column(col, overflow="fold")
-        for r in out["top"]:
-            parts = {
-                "compute": r["compute_s"],
-                "bubble": r["bubble_s"],
-                "TP": r["tp_comm_s"],
-                "CP": r["cp_comm_s"],
-                "EP": r["ep_comm_s"],
-                "PP": r["pp_comm_s"],
-                "DP": r["dp_exposed_s"],
-                "ZeRO-3": r["zero3_exposed_s"],
-                "optim": r["optimizer_s"],
-            }
-            where = " ".join(f"{k} {v:.2f}" for k, v in parts.items() if v >= 0.005)
-            t.add_row(
-                _plan_str(r["plan"]),
-                f"{r['step_time_s']:.2f}",
-                f"{r['mfu']:.1%}",
-                f"{r['memory_gib']:.1f}",
-                where,
-            )
-        con.print(t)
-        if out["rejected"]:
-            r2 = Table(title="fastest rejected plans")
-            r2.add_column("plan")
-            r2.add_column("step s")
-            r2.add_column("why rejected")
-            for r in out["rejected"]:
-                r2.add_row(_plan_str(r["plan"]), f"{r['step_time_s']:.2f}", r["reason"])
-            con.print(r2)
-        for p in out["published"]:
-            if not p["fits"]:
-                con.print(f"published plan {p['pinned']} ({p['source']}): does not fit here")
-                continue
-            con.print(
-                f"published plan for this job ({p['source']}): {_plan_str(p['plan'])}, "
-                f"{p['step_time_s']:.2f} s per step; the search's plan is "
-                f"{p['search_speedup']:.2f}x faster under the same model "
-                f"({p['plans_ahead']:,} plans rank ahead of it)"
-            )
-        for reason, n in sorted(out["not_built"].items(), key=lambda x: -x[1]):
-            con.print(f"not built: {reason} ({n})")
+        _print_estimate(scen.name, out)
 
     @app.command("calibration")
     def calibration_cmd(
