@@ -1,19 +1,8 @@
 """Compute-fabric sizing: a (rail-optimized) fat tree of identical k-port switches.
 
 :func:`size_fabric` (in :mod:`clustertwin.design.fattree`, re-exported here) is the pure
-counting rule, usable by any stage::
-
-    leaves  = ceil(endpoints / d)                 d = leaf downlinks, u = k - d uplinks
-    2 tiers : spines = smallest divisor S of u with S * k >= leaves * u
-              (every leaf sends u / S parallel links to every spine)
-    3 tiers : pods of k/2 leaves and u spines (spines k/2 down, k/2 up); a partial last pod
-              gets the smallest divisor of u that carries its uplinks; per spine position,
-              cores = smallest divisor c of k/2 with c * k >= pods * k/2.
-
-With u = k/2 this reproduces the NVIDIA DGX SuperPOD tables (1-64 SU of DGX H100/B200 on
-64-port NDR, 1-18 SU of DGX B300 on 144-port XDR, the twin-plane Spectrum-X rows) and the
-fat-tree limits k^2/2 (2 tiers) and k^3/4 (3 tiers) - shared/research/datacenter-anchors.md 2.2.
-Leaf oversubscription r:1 sets u = ceil(k / (r + 1)), d = k - u (so the real ratio is <= r).
+counting rule, usable by any stage; its module docstring gives the rule per tier and the
+published tables it reproduces.
 
 :func:`plan_compute_fabric` applies the rule to a node type: multi-plane NICs become separate
 planes, ports are grouped into scalable units (SUs) of whole leaves, fabric-manager (UFM) ports
