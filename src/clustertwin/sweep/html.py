@@ -8,7 +8,7 @@ import math
 from typing import Any
 
 from clustertwin.sweep.choose import DAYS, Choice
-from clustertwin.sweep.report import LEGEND, METRICS, fmt, html_table, ranking_rows
+from clustertwin.sweep.report import LEGEND, METRICS, columns, fmt, html_table, ranking_rows
 
 MAX_KEY_FIGURES = 8
 
@@ -83,9 +83,9 @@ def render_sweep(sw: Any, table: Any, choice: Choice) -> str:
     from clustertwin.report.html import render_page
     from clustertwin.sweep.table import swept_of
 
-    cols = {n: table.column(n).to_pylist() for n in table.column_names}
+    cols = columns(table)
     swept = swept_of(table)
-    header, rows = ranking_rows(table, choice, swept, limit=50, with_keys=False)
+    header, rows = ranking_rows(table, choice, swept, limit=50, with_keys=False, cols=cols)
     best = cols["point"][choice.best] if choice.best is not None else "none meets the requirements"
     summary = [("scenarios", f"{table.num_rows:,}"),
                ("failed to plan", f"{sum(e is not None for e in cols['error']):,}"),

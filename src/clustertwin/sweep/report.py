@@ -51,14 +51,17 @@ def value(doc: dict[str, Any] | None, key: str) -> Any:
     return node
 
 
-def _cols(table: Any) -> dict[str, list[Any]]:
+def columns(table: Any) -> dict[str, list[Any]]:
+    """Every column of a sweep table as a Python list (one conversion per view, not per part)."""
     return {n: table.column(n).to_pylist() for n in table.column_names}
 
 
 def ranking_rows(table: Any, choice: Choice, swept: list[str], limit: int = 15,
-                 with_keys: bool = True) -> tuple[list[str], list[list[str]]]:
-    """Header and cells of the ranked scenarios (best first), marking the Pareto set."""
-    cols = _cols(table)
+                 with_keys: bool = True,
+                 cols: dict[str, list[Any]] | None = None) -> tuple[list[str], list[list[str]]]:
+    """Header and cells of the ranked scenarios (best first), marking the Pareto set.
+    ``cols``: the table's :func:`columns` when the caller has them already."""
+    cols = cols if cols is not None else columns(table)
     metrics = [m for m in METRICS if m[0] in cols]
     header = ["#", "scenario", *swept, *(m[1] for m in metrics), "Pareto"]
     front = set(choice.pareto)
@@ -85,7 +88,8 @@ def print_choice(sw: Any, table: Any, choice: Choice, console: Any = None) -> No
 
     console = console or Console()
     swept = swept_of(table)
-    header, rows = ranking_rows(table, choice, swept, with_keys=False)
+    cols = columns(table)
+    header, rows = ranking_rows(table, choice, swept, with_keys=False, cols=cols)
     req = " and ".join(r.text for r in choice.requirements) or "none"
     t = Table(title=f"{sw.title}: ranked by {choice.objective} (requirements: {req})")
     for h in header:
@@ -94,7 +98,6 @@ def print_choice(sw: Any, table: Any, choice: Choice, console: Any = None) -> No
         t.add_row(*cells, style="bold green" if k == 0 else None)
     console.print(t)
     console.print(LEGEND, style="dim")
-    cols = _cols(table)
     errors = [(cols["point"][i], e) for i, e in enumerate(cols["error"]) if e]
     n = table.num_rows
     console.print(f"{len(choice.feasible)} of {n} scenarios meet the requirements; {len(errors)} failed to plan.")
