@@ -101,15 +101,10 @@ def expected_compute_links(scenario: Any, catalog: Any, design: Any = None) -> l
     from clustertwin.export.cabling import build_cabling
     from clustertwin.export.inventory import build_inventory
 
-    if design is None:
-        from clustertwin.design import design as design_stage
+    if design is None:  # the design the exports are made from (deadline: sized by the perf stage)
+        from clustertwin.export.stage import export_design
 
-        est = None
-        if scenario.cluster.gpus is None:  # deadline scenarios: the perf stage sizes the job
-            from clustertwin.perf import estimate
-
-            est = estimate(scenario, catalog)
-        design = design_stage(scenario, catalog, est)
+        design = export_design(scenario, catalog)
     inv = build_inventory(scenario, catalog, design)
     return [(lk.a_device, lk.a_port, lk.b_device, lk.b_port, lk.gbps)
             for lk in build_cabling(inv, design) if lk.fabric == "compute" and lk.kind != "manager-leaf"]
