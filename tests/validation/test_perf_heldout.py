@@ -46,6 +46,7 @@ import numpy as np
 import pytest
 
 from clustertwin.perf import calibration as cal
+from clustertwin.perf.calreport import time_error
 
 DATA = Path(__file__).parent / "data"
 HELDOUT = DATA / "heldout_runs.csv"
@@ -77,12 +78,6 @@ def _classes(row: cal.CalRow) -> list[str]:
     return out
 
 
-def _time_error(res: cal.CalResult) -> float:
-    if res.row.kind == "tflops":
-        return res.published / res.predicted - 1.0
-    return res.predicted / res.published - 1.0
-
-
 @pytest.fixture(scope="module")
 def heldout(catalog):
     """(errors by row id, refused row ids with the reason, rows by id, memory errors by row id
@@ -98,7 +93,7 @@ def heldout(catalog):
             continue
         if not res.fits:
             refused[row.id] = f"over memory: {res.memory_gib:.1f} GiB"
-        errors[row.id] = _time_error(res)
+        errors[row.id] = time_error(res)
         if row.memory_gib:
             memory[row.id] = res.memory_gib / row.memory_gib - 1.0
     return errors, refused, rows, memory

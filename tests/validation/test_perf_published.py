@@ -51,14 +51,7 @@ DATA = Path(__file__).parent / "data" / "published_runs.csv"
 RAW = cal.parse_rows(DATA)
 
 
-def _row(r: dict[str, str]) -> cal.CalRow:
-    row = replace(cal.make_row(r), loose=False)
-    if r.get("zero"):
-        row = replace(row, pinned={**row.pinned, "zero": int(r["zero"])})
-    return row
-
-
-ROWS = [_row(r) for r in RAW]
+ROWS = [replace(cal.make_row(r), loose=False) for r in RAW]  # make_row pins a published zero
 TOL = {r["id"]: float(r["tolerance"]) for r in RAW}
 REALISM_RATIO = 1.25
 #: runs on stacks with sequence parallelism and selective recompute; MT-NLG (DeepSpeed, 2021)
@@ -84,8 +77,6 @@ def pinned_results(catalog):
     return {r.id: cal.run_row(catalog, r) for r in ROWS}
 
 
-#: published peak memory per GPU (GiB) where the source gives one
-MEMORY = {r["id"]: float(r["memory_gib"]) for r in RAW if (r.get("memory_gib") or "").strip()}
 MEMORY_TOLERANCE = 0.05
 #: rows the model is known to miss, with the reason; strict xfail, so a fix is noticed
 KNOWN_MISSES = {
@@ -189,15 +180,16 @@ def test_llama3_rows_on_meta_pods(row, catalog):
     assert abs(res.error) <= TOL[row.id], f"{row.id}: {res.error:+.1%} on pods"
 
 
-MEM_ROWS = [r for r in ROWS if r.id in MEMORY]
+#: rows whose source publishes a peak memory per GPU (CalRow.memory_gib, GiB)
+MEM_ROWS = [r for r in ROWS if r.memory_gib]
 
 
 @pytest.mark.parametrize(
-    "row", _mark(MEMORY_MISSES, MEM_ROWS), ids=lambda r: f"{r.id} memory {MEMORY[r.id]} GiB 5%"
+    "row", _mark(MEMORY_MISSES, MEM_ROWS), ids=lambda r: f"{r.id} memory {r.memory_gib} GiB 5%"
 )
 def test_published_memory_within_5_percent(row, pinned_results):
     """Peak memory per GPU against the figure the source publishes (torchtitan's benchmark
     tables: the largest reading across ranks)."""
     res, _ = pinned_results[row.id]
-    err = res.memory_gib / MEMORY[row.id] - 1
-    assert abs(err) <= MEMORY_TOLERANCE, f"{row.id}: {res.memory_gib:.1f} GiB vs {MEMORY[row.id]}"
+    err = res.memory_gib / row.memory_gib - 1
+    assert abs(err) <= MEMORY_TOLERANCE, f"{row.id}: {res.memory_gib:.1f} GiB vs {row.memory_gib}"
