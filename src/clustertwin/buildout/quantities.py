@@ -136,9 +136,15 @@ def design_for(scenario: Any, catalog: Any) -> Any:
         return None
 
 
-def derive_quantities(scenario: Any, catalog: Any, design: Any = None) -> Quantities:
-    """Quantities for the crew-driven steps (see the module doc for the rules)."""
-    if design is None:
+#: ``derive_quantities``' default: look the design up (``design_for``); None means there is none
+LOOK_UP: Any = object()
+
+
+def derive_quantities(scenario: Any, catalog: Any, design: Any = LOOK_UP) -> Quantities:
+    """Quantities for the crew-driven steps (see the module doc for the rules). ``design``
+    omitted: the design stage's, by :func:`design_for`; None: the rules alone (a caller that
+    looked it up already and found none, so the design stage is not run twice)."""
+    if design is LOOK_UP:
         design = design_for(scenario, catalog)
     node = catalog.node(_get(scenario, "cluster.node"))
     gpus = _job_gpus(scenario, catalog, design)
