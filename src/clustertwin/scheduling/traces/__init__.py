@@ -79,19 +79,21 @@ def _tiresias(arg: str, strict: bool) -> Workload:
 
 
 def load_file(p: Path, strict: bool) -> Workload:
-    """A trace file of any supported kind, told apart by its header row."""
+    """A trace file of any supported kind, told apart by its header row (the file is read
+    once; the loader parses the same text)."""
     if p.suffix == ".trace":
         return load_gavel([p], strict=strict)
     from clustertwin.scheduling.traces.common import read_trace_text
 
-    head = read_trace_text(p).split("\n", 1)[0].strip()
+    text = read_trace_text(p)
+    head = text.split("\n", 1)[0].strip()
     if is_sacct(head):
-        return load_sacct(p, strict=strict)
+        return load_sacct(p, strict=strict, text=text)
     if is_jobs_csv(head.split(",")):
-        return load_jobs_csv(p, strict=strict)
+        return load_jobs_csv(p, strict=strict, text=text)
     if "application" in head.split(","):
-        return load_sia(p, strict=strict)
-    return load_openb(p, strict=strict)
+        return load_sia(p, strict=strict, text=text)
+    return load_openb(p, strict=strict, text=text)
 
 
 TRACES.add("openb", _openb)

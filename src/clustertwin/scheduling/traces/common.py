@@ -44,11 +44,14 @@ def read_trace_text(path: Path) -> str:
     return read_text(path, MAX_TRACE_BYTES, "trace")
 
 
-def read_csv(path: Path, required: list[str]) -> tuple[list[dict[str, str]], list[str]]:
-    """Rows as dicts; a missing required column is an error (nothing can be replayed)."""
+def read_csv(path: Path, required: list[str],
+             text: str | None = None) -> tuple[list[dict[str, str]], list[str]]:
+    """Rows as dicts; a missing required column is an error (nothing can be replayed).
+    ``text``: the file's text when the caller has read it already."""
     import io
 
-    text = read_trace_text(path)
+    if text is None:
+        text = read_trace_text(path)
     try:
         reader = csv.DictReader(io.StringIO(text))
         rows = list(reader)

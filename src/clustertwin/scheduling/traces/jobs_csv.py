@@ -69,9 +69,10 @@ def _qos(text: str) -> int:
     return level
 
 
-def load_jobs_csv(path: str | Path, *, strict: bool = False) -> Workload:
+def load_jobs_csv(path: str | Path, *, strict: bool = False, text: str | None = None) -> Workload:
     p = Path(path)
-    text = read_trace_text(p)
+    if text is None:
+        text = read_trace_text(p)
     reader = csv.reader(io.StringIO(text))
     try:
         header = [ALIASES.get(c.strip(), c.strip()) for c in next(reader, [])]

@@ -23,9 +23,9 @@ REQUIRED = ["name", "num_gpu", "gpu_milli", "creation_time", "scheduled_time", "
 
 
 def load_openb(path: str | Path, *, strict: bool = False, cpu_only: str = "reject",
-               max_duration_s: float | None = None) -> Workload:
+               max_duration_s: float | None = None, text: str | None = None) -> Workload:
     p = Path(path)
-    rows, cols = read_csv(p, REQUIRED)
+    rows, cols = read_csv(p, REQUIRED, text)
     rej = Rejections()
     names, submit, milli, dur, qos = [], [], [], [], []
     clamped = 0

@@ -83,9 +83,11 @@ def load_gavel(paths: list[Path] | Path, *, strict: bool = False) -> Workload:
     return w.subset(np.argsort(w.submit_s, kind="stable")) if n else w
 
 
-def load_sia(path: Path, *, strict: bool = False, team: str | None = None) -> Workload:
-    """Sia / Pollux workload CSV: ``name, time, application, num_replicas, batch_size``."""
-    rows, _ = read_csv(path, ["name", "time", "application", "num_replicas"])
+def load_sia(path: Path, *, strict: bool = False, team: str | None = None,
+             text: str | None = None) -> Workload:
+    """Sia / Pollux workload CSV: ``name, time, application, num_replicas, batch_size``
+    (``text``: the file's text when the caller has read it already)."""
+    rows, _ = read_csv(path, ["name", "time", "application", "num_replicas"], text)
     rej = Rejections()
     names, submit, gpus, dur = [], [], [], []
     for i, r in enumerate(rows, start=2):

@@ -118,9 +118,9 @@ def _row(f: dict[str, str], gpu_field: str) -> tuple[float, int, float, float]:
     return submit.timestamp(), g, max(dur, 1.0), limit
 
 
-def load_sacct(path: str | Path, *, strict: bool = False) -> Workload:
+def load_sacct(path: str | Path, *, strict: bool = False, text: str | None = None) -> Workload:
     p = Path(path)
-    lines = read_trace_text(p).splitlines()
+    lines = (read_trace_text(p) if text is None else text).splitlines()
     header = lines[0].strip().split("|") if lines else []
     missing = [c for c in NEEDED if c not in header]
     gpu_field = next((g for g in GPU_FIELDS if g in header), None)
