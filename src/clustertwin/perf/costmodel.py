@@ -107,9 +107,9 @@ class _Plan:
     dp_stride: np.ndarray
     stretch: Any
     #: expert-data-parallel stride (ranks between the holders of the same experts)
-    edp_stride: Any = 1.0
+    edp_stride: Any
     #: tensor parallelism of the expert weights (1 where the stack folds ep over tp)
-    etp: Any = 1.0
+    etp: Any
 
 
 def _plan(job: Job, plan: dict[str, np.ndarray], pp_inner: bool) -> _Plan:

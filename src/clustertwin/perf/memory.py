@@ -189,7 +189,7 @@ def plan_memory(job: Any, sys: Any, p: Any, busy: np.ndarray, last: np.ndarray) 
     s_loc = job.seq / p.cp
     T = p.b * s_loc
     single = pp == 1
-    etp = getattr(p, "etp", tp)
+    etp = p.etp
     p_dense, p_exp = stage_params(m, busy, tp, ep, etp)
     p_dense_last, p_exp_last = stage_params(m, last, tp, ep, etp)
     emb = m.vocab * h / tp

@@ -176,7 +176,7 @@ def moe_compute(c: Ctx) -> tuple[Any, Any, Any]:
     # tokens per local expert: the TP group's tokens split over expert TP ranks (folded: each
     # rank routes its own T/tp tokens and holds whole experts)
     etp = c.etp
-    te = c.T * c.etp / c.tp * k_act * c.ep / m.experts * MOE_IMBALANCE
+    te = c.T * etp / c.tp * k_act * c.ep / m.experts * MOE_IMBALANCE
     fe = float(m.expert_ffn)
     ge = c.st.grouped_gemm_efficiency
     up_f, up_b = gemm(c, "experts", te, h, (m.mlp_mats - 1) * fe / etp, local, 1.0, ge)
