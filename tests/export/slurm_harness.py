@@ -101,12 +101,6 @@ def new_slurm_skip_reason() -> str | None:
     return None
 
 
-def new_slurm_version() -> str:
-    run = subprocess.run(["chroot", str(NEW_SLURM_ROOT), "slurmctld", "-V"], capture_output=True,
-                         text=True, timeout=30, check=False)
-    return run.stdout.strip()
-
-
 @dataclass(frozen=True)
 class CtldRun:
     up: bool
