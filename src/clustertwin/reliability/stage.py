@@ -121,12 +121,11 @@ def _main_run(inp: StageInputs, chosen: Intervals, main_seq: Any, notes: list[st
         notes.append(f"the run sees ~{work_h / rates.mtbf_h / inp.e_est:,.0f} interruptions: about "
                      f"{MAIN_FAILURES:,} are simulated per trial and the totals stretched "
                      f"x{factor:.1f} (mean linearly, spread as the root)")
-    budget = event_budget(inp, chosen.used_min)
-    if inp.tiers is None:
-        return stretch(run(inp, main_h, chosen.used_min, 1, False, inp.r.trials, main_seq, budget,
-                           count_causes=True, record=True), factor)
-    return stretch(run(inp, main_h, chosen.local_used, chosen.every, True, inp.r.trials, main_seq,
-                       budget, count_causes=True, record=True), factor)
+    # single tier: every checkpoint to the file system; two tiers: local, every k-th also there
+    local, every, on = ((chosen.used_min, 1, False) if inp.tiers is None
+                        else (chosen.local_used, chosen.every, True))
+    return stretch(run(inp, main_h, local, every, on, inp.r.trials, main_seq,
+                       event_budget(inp, chosen.used_min), count_causes=True, record=True), factor)
 
 
 def _pfs_only(inp: StageInputs, chosen: Intervals, search_seq: Any) -> tuple[float, float]:
