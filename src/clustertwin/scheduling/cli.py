@@ -191,17 +191,7 @@ def _run(cluster, trace, policy, placement, out, force, strict, as_json, seed, c
         w = w.subset(np.arange(min(jobs, len(w))))
     w, fit_notes = _fit_trace(w, spec, trace, load, scale, strict)
     rsv = _reservations(reserve)
-    if rsv:
-        # each reservation comes with its training run, occupying the whole window
-        from clustertwin.scheduling.jobs import make_workload
-
-        extra = make_workload([f"reserved-run-{i}" for i in range(len(rsv))],
-                              [r.start_s for r in rsv], [r.gpus * 1000 for r in rsv],
-                              [r.end_s - r.start_s for r in rsv],
-                              requested_s=[r.end_s - r.start_s for r in rsv],
-                              teams=["reserved"] * len(rsv), qos=[3] * len(rsv),
-                              reservation=list(range(len(rsv))))
-        w = _concat(w, extra)
+    w = _with_reserved_runs(w, rsv)
     w = with_time_limits(w, rng_limits, max_factor=time_limit_factor)
     ck = None if not checkpoint_min else checkpoint_min * 60.0
     w = with_checkpoints(w, ck)
@@ -245,6 +235,21 @@ def _run(cluster, trace, policy, placement, out, force, strict, as_json, seed, c
         emit_json(res.to_contract())
         return
     _print_table(res)
+
+
+def _with_reserved_runs(w, rsv):  # noqa: ANN001, ANN202
+    """Each reservation comes with its training run, occupying the whole window."""
+    if not rsv:
+        return w
+    from clustertwin.scheduling.jobs import make_workload
+
+    extra = make_workload([f"reserved-run-{i}" for i in range(len(rsv))],
+                          [r.start_s for r in rsv], [r.gpus * 1000 for r in rsv],
+                          [r.end_s - r.start_s for r in rsv],
+                          requested_s=[r.end_s - r.start_s for r in rsv],
+                          teams=["reserved"] * len(rsv), qos=[3] * len(rsv),
+                          reservation=list(range(len(rsv))))
+    return _concat(w, extra)
 
 
 def _fit_trace(w, spec, trace, load, scale, strict):  # noqa: ANN001, ANN202
