@@ -160,18 +160,11 @@ def from_node_list(path: str | Path, *, nodes_per_su: int = DEFAULT_NODES_PER_SU
                        notes=tuple(notes))
 
 
-def _attr(obj: Any, *names: str) -> Any:
-    for n in names:
-        v = getattr(obj, n, None)
-        if v is not None:
-            return v
-    return None
-
-
 def from_scenario(path: str | Path, catalog_dirs: list[Path] | None = None) -> ClusterSpec:
-    """Cluster of a scenario: from ``clustertwin.design`` when it runs, else computed from the
-    scenario and catalog (nodes = GPUs / GPUs per node; nodes per SU = switch ports / 2;
-    NVLink domain from the node entry)."""
+    """Cluster of a scenario: the nodes and scalable units of the design ``plan`` builds for it
+    (spares included; a deadline scenario's solved size), else, should the design stage be
+    unavailable, computed from the scenario and catalog (nodes = GPUs / GPUs per node; nodes per
+    SU = switch ports / 2). NVLink domain from the node entry."""
     from clustertwin.cli_common import load_inputs
 
     scenario, catalog = load_inputs(path, catalog_dirs)
@@ -180,30 +173,14 @@ def from_scenario(path: str | Path, catalog_dirs: list[Path] | None = None) -> C
     dom = int(getattr(node, "nvlink_domain_gpus", gpn) or gpn)
     notes: list[str] = []
     gpus = getattr(scenario.cluster, "gpus", None)
-    est = None
-    try:
-        from clustertwin.perf import estimate
-
-        est = estimate(scenario, catalog)
-        gpus = est.gpus
-    except Exception as exc:  # noqa: BLE001 - perf may be mid-rewrite; fall back, say so
-        notes.append(f"perf estimate unavailable ({type(exc).__name__}); GPUs from the scenario")
     nodes = per_su = None
-    try:
-        from clustertwin.design import design  # type: ignore[attr-defined]
+    from clustertwin.design.upstream import plan_through
 
-        d = design(scenario, catalog, est)
-        nodes = _attr(d, "nodes", "node_count", "total_nodes")
-        if isinstance(nodes, list | tuple):
-            nodes = len(nodes)
-        sus = _attr(d, "scalable_units", "sus")
-        if isinstance(sus, list | tuple):
-            sus = len(sus)
-        if nodes and sus:
-            per_su = math.ceil(int(nodes) / int(sus))
+    d = plan_through(scenario, catalog).design  # the plan's own design (deadline rounds included)
+    if d is not None:
+        nodes, sus = int(d.nodes), int(d.scalable_units)
+        per_su = math.ceil(nodes / sus) if sus else None
         notes.append("nodes and scalable units from the cluster design")
-    except Exception as exc:  # noqa: BLE001 - design is optional here
-        notes.append(f"cluster design unavailable ({type(exc).__name__}); computed from catalog")
     if not nodes:
         if not gpus:
             raise ScenarioError([Problem(str(path), "cluster.gpus",
