@@ -160,37 +160,8 @@ def plan_buildout(
         for w in what_ifs
     ]
 
-    idx = base.net.index()
     cp = critical_path(base.net, base.det)
-    slack = base.det.slack
-    rows = []
-    for step in book.steps:
-        i = idx[step.number]
-        si = base.steps[step.number]
-        rows.append(
-            StepSchedule(
-                number=step.number,
-                phase=step.phase,
-                phase_name=book.phases[step.phase],
-                title=step.title,
-                crew=step.crew,
-                after=tuple(si.after),
-                optimistic_days=si.o,
-                likely_days=si.m,
-                pessimistic_days=si.p,
-                quantity=si.quantity,
-                quantity_value=si.quantity_value,
-                crews=si.crews,
-                applicable=si.applicable,
-                earliest_start_days=float(base.det.es[i]),
-                earliest_finish_days=float(base.det.ef[i]),
-                latest_start_days=float(base.det.ls[i]),
-                latest_finish_days=float(base.det.lf[i]),
-                slack_days=float(max(0.0, slack[i])),
-                critical=bool(abs(slack[i]) <= 1e-6),
-                criticality=float(base.mc.criticality[i]),
-            )
-        )
+    rows = _step_rows(book, base)
     finish = np.sort(base.mc.finish)
     values = np.quantile(finish, np.asarray(QUANTILES, dtype=float))  # one pass, not 99 sorts
     quant = tuple((float(qq), float(v)) for qq, v in zip(QUANTILES, values, strict=True))
@@ -220,6 +191,42 @@ def plan_buildout(
         what_ifs=tuple(shifts),
         notes=tuple(notes),
     )
+
+
+def _step_rows(book: Any, base: Any) -> list[StepSchedule]:
+    """Each step's inputs, deterministic schedule (earliest/latest, slack) and Monte Carlo
+    criticality, in the book's order."""
+    idx = base.net.index()
+    slack = base.det.slack
+    rows = []
+    for step in book.steps:
+        i = idx[step.number]
+        si = base.steps[step.number]
+        rows.append(
+            StepSchedule(
+                number=step.number,
+                phase=step.phase,
+                phase_name=book.phases[step.phase],
+                title=step.title,
+                crew=step.crew,
+                after=tuple(si.after),
+                optimistic_days=si.o,
+                likely_days=si.m,
+                pessimistic_days=si.p,
+                quantity=si.quantity,
+                quantity_value=si.quantity_value,
+                crews=si.crews,
+                applicable=si.applicable,
+                earliest_start_days=float(base.det.es[i]),
+                earliest_finish_days=float(base.det.ef[i]),
+                latest_start_days=float(base.det.ls[i]),
+                latest_finish_days=float(base.det.lf[i]),
+                slack_days=float(max(0.0, slack[i])),
+                critical=bool(abs(slack[i]) <= 1e-6),
+                criticality=float(base.mc.criticality[i]),
+            )
+        )
+    return rows
 
 
 def _what_if(
