@@ -136,6 +136,27 @@ def _facility(setting: str, design: Any) -> str:
     return "lease" if getattr(design, "facility", "") == "existing-facility" else "build"
 
 
+def _pue(eco: Any, design: Any, node: Any, book: Any) -> tuple[float, str]:
+    """PUE and its source: the scenario's number, else the cooling design's, else the cost
+    book's default by cooling type."""
+    if eco.pue != "auto":
+        return float(eco.pue), "scenario"
+    if design is not None and getattr(getattr(design, "cooling", None), "pue", None):
+        return float(design.cooling.pue), f"cooling design ({design.cooling.mode})"
+    key = "pue_liquid_default" if node.cooling == "liquid" else "pue_air_default"
+    pue = book.value(key) if key in book.items else (1.15 if node.cooling == "liquid" else 1.4)
+    return pue, f"default for {node.cooling}-cooled nodes"
+
+
+def _waste(eco: Any, reliability: Any) -> tuple[float, str]:
+    """Wasted share of compute (wall clock / failure-free - 1) and its source."""
+    if eco.wasted_fraction != "auto":
+        return float(eco.wasted_fraction), "scenario"
+    if reliability is not None and getattr(reliability, "ettr_mean", None):
+        return 1.0 / float(reliability.ettr_mean) - 1.0, "reliability Monte Carlo (1/ETTR - 1)"
+    return DEFAULT_WASTE, "default: Llama 3 reported >90% effective training time"
+
+
 def economics(scenario: Scenario, catalog: Catalog, estimate: Any, design: Any = None,
               reliability: Any = None) -> EconomicsResult:
     """Costs of owning the designed cluster and of the run, owned vs rented."""
@@ -177,15 +198,7 @@ def economics(scenario: Scenario, catalog: Catalog, estimate: Any, design: Any =
     if facility == "build":
         capex["facility"] = facility_capex_usd(it_kw, book.value("facility_build_usd_per_mw"))
 
-    # PUE: the scenario's number, else the cooling design's, else the cost book's default by cooling type
-    if eco.pue != "auto":
-        pue, pue_source = float(eco.pue), "scenario"
-    elif design is not None and getattr(getattr(design, "cooling", None), "pue", None):
-        pue, pue_source = float(design.cooling.pue), f"cooling design ({design.cooling.mode})"
-    else:
-        key = "pue_liquid_default" if node.cooling == "liquid" else "pue_air_default"
-        pue = book.value(key) if key in book.items else (1.15 if node.cooling == "liquid" else 1.4)
-        pue_source = f"default for {node.cooling}-cooled nodes"
+    pue, pue_source = _pue(eco, design, node, book)
 
     avg_frac = (node.typical_power_kw / node.max_power_kw) if node.typical_power_kw else (
         book.value("avg_power_frac_default") if "avg_power_frac_default" in book.items else 0.75)
@@ -203,12 +216,7 @@ def economics(scenario: Scenario, catalog: Catalog, estimate: Any, design: Any =
     monthly = depreciation + sum(opex.values())
     owned_gpu_hour = monthly / HOURS_PER_MONTH / max(cluster_gpus, 1)
 
-    if eco.wasted_fraction != "auto":
-        waste, waste_src = float(eco.wasted_fraction), "scenario"
-    elif reliability is not None and getattr(reliability, "ettr_mean", None):
-        waste, waste_src = 1.0 / float(reliability.ettr_mean) - 1.0, "reliability Monte Carlo (1/ETTR - 1)"
-    else:
-        waste, waste_src = DEFAULT_WASTE, "default: Llama 3 reported >90% effective training time"
+    waste, waste_src = _waste(eco, reliability)
     run_owned = run_cloud = run_ideal = wall_days = None
     if estimate is not None:
         ideal_days = float(estimate.days)
