@@ -168,7 +168,7 @@ def feasibility_problems(scenario: Scenario, catalog: Catalog) -> list[str]:
     lines: list[str] = []
     failed = False
 
-    def run(fn: Callable[..., Any], *args: Any) -> Any:
+    def run(name: str, fn: Callable[..., Any], *args: Any) -> Any:
         nonlocal failed
         try:
             return fn(*args)
@@ -176,17 +176,17 @@ def feasibility_problems(scenario: Scenario, catalog: Catalog) -> list[str]:
             lines.extend(line for line in exc.lines() if line not in lines)
             failed = True
         except COMPUTE_ERRORS as exc:  # the input's error, as in make_plan
-            lines.extend(cannot_compute(scenario, getattr(fn, "__name__", "stage"), exc).lines())
+            lines.extend(cannot_compute(scenario, name, exc).lines())  # named as plan names it
             failed = True
         except Exception:  # noqa: BLE001 - a bug, not the user's to fix: plan shows it
             pass
         return None
 
-    training = None if scenario.design_only else run(training_stage, scenario, catalog)
-    design = run(design_stage, scenario, catalog, training)  # on the installed GPUs if no estimate
+    training = None if scenario.design_only else run("training", training_stage, scenario, catalog)
+    design = run("design", design_stage, scenario, catalog, training)  # on the installed GPUs if no estimate
     if not failed:
-        reliability = run(reliability_stage, scenario, catalog, training, design)
-        run(economics_stage, scenario, catalog, training, design, reliability)
-    run(plan_buildout, scenario, catalog, design)
+        reliability = run("reliability", reliability_stage, scenario, catalog, training, design)
+        run("economics", economics_stage, scenario, catalog, training, design, reliability)
+    run("buildout", plan_buildout, scenario, catalog, design)
     return lines
 
