@@ -10,7 +10,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from clustertwin.outputs import MANIFEST, OutputDir, write_outputs  # noqa: F401 - the output layer
+from clustertwin.outputs import OutputDir, write_outputs  # noqa: F401 - the output layer
 
 #: Shared command-line parameters (typer annotations) so every command spells them alike.
 ScenarioArg = Annotated[Optional[Path], typer.Argument(  # noqa: UP045
@@ -65,12 +65,6 @@ def to_json(obj: Any) -> str:
 
 def emit_json(obj: Any) -> None:
     sys.stdout.write(to_json(obj) + "\n")
-
-
-def safe_out_dir(out: Path, names: list[str], force: bool) -> OutputDir:
-    """Check ``out`` for ``names`` before the work; returns the :class:`OutputDir` to write with
-    (``.write(name, data)``, ``.staged(name)``). Kept for callers of the old name."""
-    return OutputDir(out, names, force)
 
 
 def handle_user_errors(func):  # noqa: ANN001, ANN201
