@@ -111,6 +111,32 @@ def _join(parent: str, key: Any) -> str:
     return f"{parent}.{key}" if parent else str(key)
 
 
+# Quoted scalars and comments, whose brackets are text, not structure.
+_NOT_FLOW = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"\\]|\\.)*\"|(?:^|(?<=\s))#[^\n]*", re.M)
+
+
+def _flow_depth_bound(text: str, source: str) -> None:
+    """Refuse flow nesting (``[[[...`` / ``{a: {a: ...``) deeper than MAX_DEPTH from the raw text.
+
+    The YAML scanner reads ahead in flow context before the event scan below sees a single
+    collection, and each libyaml release stops it at its own depth with its own words; this
+    bound gives the same answer whatever the library does. Brackets inside quoted scalars and
+    comments are skipped; a plain scalar with 65 unmatched brackets is refused too (harmless).
+    """
+    if text.count("[") + text.count("{") <= MAX_DEPTH:
+        return
+    depth = 0
+    for line_no, line in enumerate(_NOT_FLOW.sub(" ", text).splitlines()):
+        for ch in line:
+            if ch in "[{":
+                depth += 1
+                if depth > MAX_DEPTH:
+                    raise _fail(source, "", f"nested more than {MAX_DEPTH} levels deep "
+                                f"(line {line_no + 1})")
+            elif ch in "]}":
+                depth = max(0, depth - 1)
+
+
 def _scan(text: str, source: str) -> dict[tuple[int, int], str]:
     """Walk the YAML event stream (no tree is built) checking depth and aliases; return the key
     path of every node by its (line, column), for error messages."""
@@ -162,6 +188,7 @@ def _yaml_problem(exc: yaml.YAMLError, source: str, paths: dict[tuple[int, int],
 def _parse_yaml(text: str, source: str) -> Any:
     paths: dict[tuple[int, int], str] = {}
     try:
+        _flow_depth_bound(text, source)
         paths = _scan(text, source)
         return yaml.load(text, Loader=_NumberLoader)  # noqa: S506 - safe loader subclass
     except yaml.YAMLError as exc:
