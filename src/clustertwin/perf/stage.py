@@ -213,6 +213,14 @@ def _result(
     )
 
 
+def sub_node_unit(unit: int, fixed: int | None, installed: int) -> int:
+    """The job's GPU granularity: whole hosts of ``unit`` GPUs, or the whole job when it is
+    smaller than one host (``training.gpus`` 1, 2, 4 of an 8-GPU node; a one-node cluster
+    with fewer GPUs installed than the node holds)."""
+    size = fixed if fixed is not None else installed
+    return size if 0 < size < unit else unit
+
+
 def run_search(scenario: Scenario, catalog: Catalog, installed: int) -> tuple[Job, System, SearchResult]:
     """Validate pinned keys and evaluate every plan on at most ``installed`` GPUs (exactly
     ``training.gpus`` when it is a number), the batch rounded per ``training.batch_rounding``
@@ -223,7 +231,7 @@ def run_search(scenario: Scenario, catalog: Catalog, installed: int) -> tuple[Jo
     fixed = None if t.gpus == "auto" else int(t.gpus)
     check_pinned(job, fixed, t.pinned, scenario.source, installed=installed,
                  exact_batch=t.batch_rounding == "exact")
-    unit = job_unit_gpus(catalog.node(scenario.cluster.node))
+    unit = sub_node_unit(job_unit_gpus(catalog.node(scenario.cluster.node)), fixed, installed)
     return job, sys, search_job(job, sys, installed, unit, fixed, t.batch_rounding, t.pinned)
 
 

@@ -67,7 +67,7 @@ def _resolve(doc: ScenarioFile, catalog: Catalog, source: str) -> Scenario:
             problems.append(Problem(source, "cluster.node",
                                     f"node {cl.node!r} holds {node.gpu!r}, not {cl.gpu!r}; {hint}"))
         unit = job_unit_gpus(node)  # whole nodes; a rack-scale system's last rack may be partly filled
-        if cl.gpus is not None and cl.gpus % unit:
+        if cl.gpus is not None and cl.gpus % unit and cl.gpus > unit:  # fewer: one node, part full
             lo = cl.gpus // unit * unit
             hint = f"{lo} or {lo + unit}" if lo else f"{unit}"
             what = f"GPUs per {cl.node}" if unit == node.gpus else f"GPUs per compute tray of {cl.node}"
