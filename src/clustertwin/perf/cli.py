@@ -149,7 +149,8 @@ def _print_estimate(name: str, out: dict[str, Any]) -> None:
     )
     for note in b["notes"]:
         con.print(f"note: {note}")
-    t = Table(title=f"top {len(out['top'])} plans (seconds per step)")
+    peak = f"MFU of the {b['peak_tflops_per_gpu']:,.0f} TFLOP/s dense {b['precision']} peak"
+    t = Table(title=f"top {len(out['top'])} plans (seconds per step; {peak})")
     for col in ("plan", "step s", "MFU", "GiB", "where the time goes"):
         t.add_column(col, overflow="fold")
     for r in out["top"]:

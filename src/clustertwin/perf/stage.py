@@ -173,8 +173,8 @@ def _result(
     gpus = int(r.get("gpus", installed))
     batch = int(r.get("batch_seqs", job.batch_seqs))
     pc = param_count(scenario.model)
-    # MFU against the dense tensor-core peak of the precision trained in (fp8 against fp8);
-    # the cost model's hfu is against the 16-bit peak, rescaled here to the same base
+    # MFU and HFU against the dense tensor-core peak of the precision trained in (fp8 against
+    # fp8), the same base as the cost model's (perf.costmodel._metrics)
     peak = sys.peak(job.precision)
     tps = r["tokens_per_s"]
     mtf = model_flops_per_token(job.shape, job.seq) * tps / gpus
@@ -193,8 +193,8 @@ def _result(
         step_time_s=r["step_time_s"],
         tokens_per_s=tps,
         model_tflops_per_gpu=mtf / 1e12,
-        mfu=mtf / peak,
-        hfu=r["hfu"] * sys.peak(job.precision if job.precision != "fp8" else "bf16") / peak,
+        mfu=r["mfu"],
+        hfu=r["hfu"],
         memory_gib_per_gpu=r["memory_bytes"] / GIB,
         days=scenario.training.tokens / tps / 86400,
         params_total=pc.total,
