@@ -52,6 +52,15 @@ class GPU(Entry, Priced):
     hbm_tb_per_s: PositiveFloat = Field(description="HBM bandwidth, TB/s (1e12 B/s)")
     nvlink_gb_per_s: float = Field(gt=0, description="NVLink bandwidth per GPU, GB/s, both directions summed as marketed")
     tdp_w: PositiveFloat
+    achieved_tflops: dict[str, PositiveFloat] = Field(
+        default_factory=dict, description="measured dense GEMM TFLOP/s per precision (bf16, fp8) of large "
+        "shapes at the sustained clock under load: a hardware fact, whatever the training software")
+    achieved_hbm_tb_per_s: float | None = Field(
+        None, gt=0, description="measured HBM copy bandwidth, TB/s (a STREAM-like copy kernel)")
+    achieved_source: str = Field("", description="where the achieved_* figures were measured")
+    achieved_as_of: str = Field("", description="when the achieved_* figures were measured")
+    variant_of: str = Field("", description="catalog id of the part this one is a variant of (same die, "
+                            "other memory, power or clocks)")
 
 
 class Node(Entry, Priced):
