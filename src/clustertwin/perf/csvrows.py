@@ -53,6 +53,8 @@ def precision_of(text: str) -> str:
 
 #: substrings of stack names as tables spell them -> catalog stack ids (first match wins)
 STACK_WORDS = (
+    ("titan-compile", "torchtitan-compile"),
+    ("titan compile", "torchtitan-compile"),
     ("titan", "torchtitan"),
     ("foundry", "llm-foundry"),
     ("mosaic", "llm-foundry"),
@@ -62,6 +64,10 @@ STACK_WORDS = (
     ("fsdp", "fsdp"),
     ("nemo", "megatron"),
     ("megatron", "megatron"),
+    ("compile", "pytorch-compile"),
+    ("eager", "pytorch"),
+    ("sdpa", "pytorch"),
+    ("pytorch", "pytorch"),
 )
 
 

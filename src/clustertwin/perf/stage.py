@@ -138,15 +138,17 @@ class TrainingEstimate(BaseModel):
 
 
 def job_of(scenario: Scenario, catalog: Catalog | None = None) -> Job:
-    """The Job of a scenario; its software stack (training.stack) resolved for the cluster's
-    GPU generation from ``catalog`` (default: the built-in catalog)."""
+    """The Job of a scenario; its software stack (training.stack, ``auto`` chosen by
+    :mod:`clustertwin.perf.autostack`) resolved for the cluster's GPU generation from
+    ``catalog`` (default: the built-in catalog)."""
     from clustertwin.catalog import load_catalog
+    from clustertwin.perf.autostack import resolve_stack
     from clustertwin.perf.stacks import profile_of
 
     t = scenario.training
     cat = catalog if catalog is not None else load_catalog()
     gen = cat.gpu(scenario.cluster.gpu).generation
-    stack = profile_of(cat, getattr(t, "stack", None), gen)
+    stack = profile_of(cat, resolve_stack(scenario, cat), gen)
     return Job(shape_of(scenario.model), t.seq_len, t.batch_seqs, t.precision, stack=stack)
 
 

@@ -88,7 +88,7 @@ def _resolve(doc: ScenarioFile, catalog: Catalog, source: str) -> Scenario:
     if doc.training is not None:
         from clustertwin.perf.stacks import find_stack, unknown_stack
 
-        if find_stack(catalog, doc.training.stack) is None:
+        if doc.training.stack.strip().lower() != "auto" and find_stack(catalog, doc.training.stack) is None:
             problems.append(unknown_stack(catalog, doc.training.stack, source, "training.stack"))
     if not catalog.has("fabric", cl.fabric.technology):
         problems.append(Problem(source, "cluster.fabric.technology", catalog.unknown_message("fabric", cl.fabric.technology)))
