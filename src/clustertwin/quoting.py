@@ -37,7 +37,7 @@ IDENT_RE = re.compile(IDENT_PATTERN, re.ASCII)
 COMMENT_MAX = 200
 """Longest free text kept in a comment; longer text is cut and marked."""
 
-_HTML_BAD = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
+_HTML_BAD = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
 
 
 class IdentifierError(ScenarioError, ValueError):
@@ -108,6 +108,19 @@ def yaml_text(obj: Any, *, sort_keys: bool = False, **options: Any) -> str:
     return yaml.dump(obj, **kw)
 
 
+_YAML_PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_./-]*", re.ASCII)
+_YAML_RESERVED = {"y", "n", "yes", "no", "on", "off", "true", "false", "null", "~"}
+
+
+def yaml_scalar(s: str) -> str:
+    """One string as a one-line YAML scalar, for hand-rolled fast emitters: plain when it is a
+    plain identifier that YAML reads back as the same string, else a JSON string (ASCII, every
+    line break escaped), which YAML reads as a double-quoted scalar."""
+    if _YAML_PLAIN.fullmatch(s) and s.lower() not in _YAML_RESERVED:
+        return s
+    return json.dumps(s, ensure_ascii=True)
+
+
 _DUMPER: list[type] = []
 
 
@@ -142,5 +155,6 @@ def json_text(obj: Any, *, indent: int | None = 2, sort_keys: bool = False,
 
 def html_text(s: object) -> str:
     """``s`` escaped for HTML text and quoted attribute values (``& < > " '``); control
-    characters that HTML forbids and lone surrogates become U+FFFD."""
+    characters that HTML and XML forbid (C0 but tab and line breaks, DEL, C1), lone surrogates
+    and U+FFFE/U+FFFF become U+FFFD, so the text also stays well-formed XML (SVG)."""
     return html.escape(_HTML_BAD.sub("\ufffd", str(s)), quote=True)
