@@ -47,9 +47,9 @@ def _check_one(sc, cat):
     from clustertwin.design import design
     from clustertwin.design.upstream import plan_through
     from clustertwin.perf import estimate
+    from clustertwin.perf.checkpoint import job_checkpoint_gb
     from clustertwin.plan import make_plan
     from clustertwin.reliability import analyze
-    from clustertwin.reliability.checkpoint import job_checkpoint_gb
 
     plan = make_plan(sc, cat)
     out = plan.to_dict()

@@ -115,7 +115,7 @@ def fabric_counts(nics: int, radix: int, oversub: float = 1.0) -> tuple[int, int
 def _spares(scenario: Any, catalog: Any, gpus: int) -> int:
     given = _get(scenario, "cluster.spare_nodes")
     if given == "auto":
-        from clustertwin.reliability.spares import resolve_spare_nodes
+        from clustertwin.design.spares import resolve_spare_nodes
 
         return resolve_spare_nodes(scenario, catalog, gpus)
     return int(given or 0)

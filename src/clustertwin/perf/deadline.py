@@ -43,9 +43,9 @@ def analytic_ettr(scenario: Any, catalog: Any, gpus: int, step_s: float) -> floa
     """Effective training time ratio of a ``gpus``-GPU job in closed form (Daly's complete
     model at Daly's interval; the checkpoint blocks for its write to default storage)."""
     from clustertwin.catalog.params import param_count
+    from clustertwin.design.failure_rates import job_rates
+    from clustertwin.perf.checkpoint import checkpoint_times
     from clustertwin.reliability import interval as iv
-    from clustertwin.reliability.checkpoint import checkpoint_times
-    from clustertwin.reliability.profiles import job_rates
 
     r = scenario.reliability
     node = catalog.node(scenario.cluster.node)

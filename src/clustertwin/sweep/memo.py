@@ -46,7 +46,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-#: reliability keys that size ``cluster.spare_nodes: auto`` (reliability.spares.resolve_spare_nodes)
+#: reliability keys that size ``cluster.spare_nodes: auto`` (design.spares.resolve_spare_nodes)
 SPARES = ("reliability.failure_profile", "reliability.failures_per_1000_node_days", "reliability.repair_h")
 #: reliability keys of the deadline solver's analytic ETTR (perf.deadline.analytic_ettr)
 DEADLINE_ETTR = ("reliability.failure_profile", "reliability.failures_per_1000_node_days",
