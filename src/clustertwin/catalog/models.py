@@ -297,6 +297,8 @@ class Stack(Entry):
     selective_activation_factor: float = Field(1.0, gt=0, le=1, description="share of a layer's no-recompute activations that selective checkpointing keeps (Megatron: 1, only the attention core is recomputed)")
     fp8_activation_factor: float = Field(0.6, gt=0, le=1, description="stored activations under FP8 relative to 16-bit (Transformer Engine keeps FP8 copies of GEMM inputs: 0.6; recipes that keep the 16-bit inputs: 1)")
     selective_gemm_recompute: float = Field(0.0, ge=0, le=1, description="share of the forward GEMMs (and all element-wise work when > 0) that selective checkpointing recomputes")
+    days_band_low: float = Field(0.0, ge=-1, le=0, description="low end of the training-days band, as a fraction of the predicted days (leave-one-source-out residuals of the stack's calibration rows; clustertwin calibration --cv)")
+    days_band_high: float = Field(0.0, ge=0, description="high end of the training-days band, as a fraction of the predicted days")
     expert_tp_folding: bool = Field(False, description="MoE parallel folding: experts run without tensor parallelism (expert TP 1) and the expert-parallel group is laid over the tensor x context x data-parallel ranks, so ep need only divide tp*cp*dp")
 
 

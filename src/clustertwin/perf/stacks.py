@@ -58,6 +58,9 @@ class StackProfile:
     fp8_activation_factor: float = 0.6
     #: MoE parallel folding (expert TP 1, ep over tp*cp*dp ranks; Megatron-core)
     expert_tp_folding: bool = False
+    #: training-days band as fractions of the predicted days (perf.crossval, catalog data)
+    days_band_low: float = 0.0
+    days_band_high: float = 0.0
 
     def fp8(self, gemm: str) -> bool:
         return gemm in self.fp8_gemms

@@ -44,6 +44,10 @@ _TIME_KEYS = (
 )
 
 
+def _days(x: float) -> str:
+    return f"{x:.1f}" if x >= 1 else f"{x:.3g}"
+
+
 class TrainingEstimate(BaseModel):
     """Result of the perf stage (contract block ``training``)."""
 
@@ -82,8 +86,13 @@ class TrainingEstimate(BaseModel):
     #: precision trained in and its dense tensor-core peak per GPU: the base of ``mfu`` and ``hfu``
     precision: str = "bf16"
     peak_tflops_per_gpu: float = 0.0
-    #: software stack priced (catalog kind ``stack``; scenario ``training.stack``)
+    #: software stack priced (catalog kind ``stack``; scenario ``training.stack``, ``auto``
+    #: resolved by perf.autostack to the stack it chose)
     stack: str = "megatron"
+    #: band around ``days`` from the stack's leave-one-source-out calibration residuals
+    #: (catalog stacks.yaml days_band_*; clustertwin calibration --cv); 0 = not computed
+    days_low: float = 0.0
+    days_high: float = 0.0
 
     @model_validator(mode="after")
     def _fill_counts(self) -> TrainingEstimate:
@@ -121,7 +130,10 @@ class TrainingEstimate(BaseModel):
             ("model TFLOP/s per GPU", f"{self.model_tflops_per_gpu:.0f}"),
             ("MFU / HFU", f"{self.mfu:.1%} / {self.hfu:.1%} of the {peak}dense {self.precision} peak"),
             ("memory per GPU", mem),
-            ("days to train (no failures)", f"{self.days:.1f}"),
+            ("days to train (no failures)", _days(self.days) + (
+                f" (band {_days(self.days_low)}-{_days(self.days_high)} from the {self.stack} stack's "
+                "calibration residuals)" if self.days_high > self.days_low else "")),
+            ("software stack", self.stack),
             ("plans evaluated", f"{self.plans_evaluated:,} ({self.plans_feasible:,} fit)"),
         ]
 
@@ -180,6 +192,7 @@ def _result(
     peak = sys.peak(job.precision)
     tps = r["tokens_per_s"]
     mtf = model_flops_per_token(job.shape, job.seq) * tps / gpus
+    days = scenario.training.tokens / tps / 86400
     breakdown = {"step_s": r["step_time_s"], "compute_s": r["compute_s"]}
     breakdown.update({k: r[k] for k in _TIME_KEYS})
     membd = {
@@ -198,7 +211,9 @@ def _result(
         mfu=r["mfu"],
         hfu=r["hfu"],
         memory_gib_per_gpu=r["memory_bytes"] / GIB,
-        days=scenario.training.tokens / tps / 86400,
+        days=days,
+        days_low=days * (1 + job.stack.days_band_low),
+        days_high=days * (1 + job.stack.days_band_high),
         params_total=pc.total,
         params_active=pc.active,
         notes=notes,
