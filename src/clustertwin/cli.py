@@ -191,6 +191,7 @@ _STAGE_CLIS = (
     "clustertwin.acceptance.cli",
     "clustertwin.sweep.cli",
     "clustertwin.export.cli",
+    "clustertwin.measure.cli",
 )
 for _mod in _STAGE_CLIS:
     try:
