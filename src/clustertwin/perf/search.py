@@ -337,29 +337,37 @@ def infeasible(job: Job, sys: System, res: SearchResult, gpus: int, source: str)
                 )
             ]
         )
-    need = float(res.metrics["memory_bytes"].min()) / gib
-    i = int(np.argmin(res.metrics["memory_bytes"]))
-    best = res.plan(i)
+    m = res.metrics
+    runnable = np.ones(res.size, bool) if job.stack.interleaved else res.plans["virtual_stages"] <= 1
+    if not runnable.any():
+        return InfeasibleError([Problem(
+            source, "training.parallelism.virtual_stages",
+            f"the {job.stack.id} stack runs no interleaved pipeline schedule, so virtual_stages must "
+            "be 1; unpin it or set training.stack to one that interleaves (megatron, torchtitan)")])
+    mem = np.where(runnable, m["memory_bytes"], np.inf)
+    i = int(np.argmin(mem))
+    need, best = float(mem[i]) / gib, res.plan(i)
+    return InfeasibleError([Problem(
+        source, "cluster.gpus",
+        f"no parallelism plan fits in {hbm:.0f} GiB per GPU on {gpus:,} GPUs; the smallest plan "
+        f"needs {need:.1f} GiB per GPU ({fmt_plan(best)}); nearest changes: "
+        + ", or ".join(_memory_hints(best, need, hbm, gpus, sys.gpus_per_node))
+        + (", or unpin training.parallelism keys" if "pinned" in source else ""))])
+
+
+def _memory_hints(best: dict[str, Any], need: float, hbm: float, gpus: int, node: int) -> list[str]:
+    """What to change, in the user's units: recompute, ZeRO stage, micro-batch, GPU count."""
     hints = []
     if best["recompute"] != "full":
-        hints.append("full activation recompute")
+        hints.append("training.parallelism.recompute: full")
     if best["zero"] < 3:
-        hints.append("ZeRO-3")
-    factor = need / hbm
-    hints.append(f"about {math.ceil(factor * 1.1)}x more GPUs ({gpus * math.ceil(factor * 1.1):,})")
-    return InfeasibleError(
-        [
-            Problem(
-                source,
-                "cluster.gpus",
-                f"no parallelism plan fits in {hbm:.0f} GiB per GPU on {gpus:,} GPUs; "
-                "the smallest plan needs "
-                f"{need:.1f} GiB per GPU ({fmt_plan(best)}); nearest changes: "
-                + ", or ".join(hints)
-                + (", or unpin training.parallelism keys" if "pinned" in source else ""),
-            )
-        ]
-    )
+        hints.append("training.parallelism.zero: 3")
+    if best["micro_batch"] > 1:
+        hints.append("training.parallelism.micro_batch: 1")
+    more = math.ceil(gpus * need / hbm * 1.1 / node) * node
+    if more > gpus:
+        hints.append(f"roughly {more:,} GPUs or more ({more // node:,} nodes of {node})")
+    return hints or [f"a GPU with more than {need:.0f} GiB"]
 
 
 def fmt_plan(p: dict[str, Any]) -> str:
