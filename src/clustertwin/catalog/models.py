@@ -302,6 +302,24 @@ class Stack(Entry):
     expert_tp_folding: bool = Field(False, description="MoE parallel folding: experts run without tensor parallelism (expert TP 1) and the expert-parallel group is laid over the tensor x context x data-parallel ranks, so ep need only divide tp*cp*dp")
 
 
+class Kernels(Entry):
+    """A kernel generation (materialised attention, FlashAttention-1/2/3, eager or compiled
+    element-wise work): the per-operator half of a software stack. ``training.stack:
+    FRAMEWORK+KERNELS`` (``fsdp+fa1``) prices the framework's parallelism and overlap with these
+    kernels. Owned by the perf stage."""
+
+    aliases: list[str] = Field(default_factory=list, description="other names that select these kernels (lower case)")
+    flash_attention: bool = Field(description="fused (flash) attention; False: scores materialised in HBM")
+    attention_efficiency: dict[str, float] = Field(
+        description="achievable fraction of the 16-bit peak of the attention kernel per GPU generation ('default' = fallback)")
+    fused_glu: bool = Field(description="gated-MLP kernel keeps only the two first-GEMM outputs")
+    elementwise_passes: float = Field(ge=1, description="HBM traffic of norms, rotary, activations and residual adds relative to fully fused kernels")
+    kernel_gap_us: float = Field(ge=0, description="idle time between consecutive kernels")
+    kernels_per_layer: float = Field(ge=0, description="kernels one transformer layer launches in forward")
+    dropout: bool | None = Field(None, description="recipes of this era train with dropout (None: the framework's)")
+    gemm_efficiency_scale: float | None = Field(None, gt=0, le=1.5, description="GEMM library efficiency against the generation's (None: the framework's)")
+
+
 KINDS: dict[str, type[Entry]] = {
     "gpu": GPU,
     "node": Node,
@@ -316,6 +334,7 @@ KINDS: dict[str, type[Entry]] = {
     "costs": CostBook,
     "perf_calibration": PerfCalibration,
     "stack": Stack,
+    "kernels": Kernels,
 }
 
 

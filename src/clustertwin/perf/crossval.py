@@ -46,7 +46,9 @@ def source_key(text: str) -> str:
 
 
 def family(stack_id: str) -> str:
-    return FAMILIES.get(stack_id, stack_id)
+    """The stack family of a stack id (a ``FRAMEWORK+KERNELS`` id: its framework's)."""
+    head = stack_id.partition("+")[0]
+    return FAMILIES.get(head, head)
 
 
 def time_residual(res: CalResult) -> float:
