@@ -17,7 +17,13 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any
 
-from clustertwin.catalog.lookup import DEFAULT_STACK, find_kernels, find_stack, stack_ids, unknown_stack
+from clustertwin.catalog.lookup import (
+    DEFAULT_STACK,
+    find_kernels,
+    find_stack,
+    stack_ids,
+    unknown_stack,
+)
 from clustertwin.errors import ScenarioError
 
 __all__ = ["DEFAULT_STACK", "NEUTRAL", "StackProfile", "find_stack", "profile_of", "stack_ids",
