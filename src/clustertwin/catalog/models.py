@@ -145,6 +145,7 @@ class Fabric(Entry):
     fiber_cable: str = Field(description="cable id for optical links")
     hop_latency_us: PositiveFloat = Field(description="switch port-to-port latency, microseconds")
     reserved_ports_per_su: int = Field(0, ge=0, description="node slots per SU taken by fabric managers (UFM)")
+    per_gpu_gbps: float | None = Field(None, gt=0, description="scale-out bandwidth per GPU where it is below what the node's NICs and the link give (a cloud instance's network), Gb/s")
 
     _ids_are_identifiers = field_validator("switch", "nic", "switch_transceiver",
                                            "node_transceiver", "copper_cable", "fiber_cable",

@@ -173,7 +173,12 @@ def system_from_catalog(
         radix = int(catalog.get("switch", fabric.switch).ports)
     gen, gids = calibration_constants(catalog, "gpu-generation", gpu.generation, GENERATION_KEYS)
     fab, fids = calibration_constants(catalog, "fabric", fabric.technology, FABRIC_KEYS)
+    for e in catalog.all("perf_calibration") if "perf_calibration" in catalog.kinds() else []:
+        if e.scope == "fabric" and e.applies_to == fabric.id:  # a fabric's own (cloud fabrics)
+            fab, fids = {**fab, **e.constants}, [*fids, e.id]
     nic_gbps = min(node.compute_nic_gbps, fabric.link_gbps) * node.compute_nics / node.gpus
+    if getattr(fabric, "per_gpu_gbps", None):
+        nic_gbps = min(nic_gbps, fabric.per_gpu_gbps)
     return System(
         gpu_id=gpu.id,
         generation=gpu.generation,
