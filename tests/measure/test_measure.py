@@ -100,3 +100,16 @@ def test_without_torch_one_line(scen, monkeypatch):
     r = runner.invoke(app, ["measure", str(scen), "--tiny"])
     assert r.exit_code == 2 and "PyTorch is not installed" in r.output
     assert len([x for x in r.output.splitlines() if x.startswith("error:")]) == 1
+
+
+def test_a_model_too_wide_for_one_gpu_is_one_line(scen, catalog):
+    from clustertwin.errors import UsageError
+    from clustertwin.measure import run
+    from clustertwin.scenario import load_scenario
+
+    sc = load_scenario(scen, catalog=catalog)
+    wide = sc.model_copy(update={"model": sc.model.model_copy(update={"hidden": 65536, "ffn_hidden": 262144, "heads": 512, "kv_heads": 512})})
+    with pytest.raises(UsageError) as ei:
+        run.bench_shape(wide, 80, False, 1, False, False)
+    (line,) = ei.value.lines()
+    assert "--tiny" in line

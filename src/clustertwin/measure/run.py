@@ -51,6 +51,12 @@ def bench_shape(scenario: Any, hbm_gib: float, tiny: bool, micro_batch: int, rec
     d = {k: getattr(m, k) for k in ("layers", "hidden", "ffn_hidden", "heads", "kv_heads", "vocab", "mlp")}
     while d["layers"] > 1 and 16 * _params(d) > STATE_SHARE * hbm_gib * 2**30:
         d["layers"] //= 2
+    if 16 * _params(d) > STATE_SHARE * hbm_gib * 2**30:
+        from clustertwin.errors import Problem, UsageError
+
+        raise UsageError([Problem(scenario.source, "model", f"even one layer of {d['hidden']:,} wide with a "
+                                  f"{d['vocab']:,}-token vocabulary needs {16 * _params(d) / 2**30:.0f} GiB of "
+                                  f"weights and optimizer state on one {hbm_gib:g} GiB GPU; use --tiny or a smaller model")])
     return BenchShape(**d, seq=scenario.training.seq_len, micro_batch=micro_batch,
                       recompute=recompute, compile=compile_)
 
