@@ -20,7 +20,7 @@ from clustertwin.catalog import Catalog
 from clustertwin.errors import InfeasibleError, Problem, UserError
 from clustertwin.scenario import Scenario
 
-STAGES = ("training", "design", "reliability", "economics", "buildout")
+STAGES = ("training", "design", "reliability", "economics", "buildout", "decision")
 #: deadline mode: full-reliability confirmations of the solved cluster before giving up
 DEADLINE_ROUNDS = 3
 #: each re-solve asks the analytic ETTR for this much headroom beyond the shortfall seen
@@ -35,6 +35,7 @@ class Plan:
     reliability: Any = None
     economics: Any = None
     buildout: Any = None
+    decision: Any = None
     warnings: tuple[str, ...] = field(default_factory=tuple)
     skipped: tuple[str, ...] = field(default_factory=tuple)  #: stages not available, not run
 
@@ -133,14 +134,21 @@ def make_plan(scenario: Scenario, catalog: Catalog,
                         f"deadline by {late:.1f} wall-clock days (reliability.effective_days)")
     economics = run("economics", economics_stage, scenario, catalog, training, design, reliability)
     buildout = run("buildout", plan_buildout, scenario, catalog, design)
+    decision = run("decision", _decide(), scenario, catalog, training, design, reliability, economics, buildout)
     res = {"training": training, "design": design, "reliability": reliability,
-           "economics": economics, "buildout": buildout}
+           "economics": economics, "buildout": buildout, "decision": decision}
     for name, result in res.items():  # each stage's own caveats, labelled with the stage
-        attrs = ("warnings",) if name == "buildout" else ("warnings", "notes")  # build-out notes are informational
+        attrs = ("warnings",) if name in ("buildout", "decision") else ("warnings", "notes")  # their notes are informational
         for attr in attrs:
             for msg in getattr(result, attr, None) or ():
                 warnings.append(f"{name}: {msg}")
     return Plan(scenario=scenario, warnings=tuple(warnings), skipped=tuple(skipped), **res)
+
+
+def _decide() -> Callable[..., Any]:
+    from clustertwin.decision import decide
+
+    return decide
 
 
 def _root(scenario: Scenario, call: Callable[[], Any]) -> Any:

@@ -28,6 +28,7 @@ from clustertwin.buildout.quantities import (
 )
 from clustertwin.buildout.result import BuildoutPlan, StepSchedule, WhatIfShift
 from clustertwin.buildout.steps import GO_LIVE, load_profiles, load_steps
+from clustertwin.buildout.waves import install_window_days, wave_count, waves
 from clustertwin.buildout.whatif import WhatIf, apply_step_changes, parse_what_ifs
 from clustertwin.errors import Problem, UsageError
 
@@ -186,6 +187,8 @@ def plan_buildout(
         go_live_days_p80=base.quantiles["p80"],
         go_live_days_p90=base.quantiles["p90"],
         go_live_quantiles=quant,
+        waves=waves(start, base.quantiles["p50"], install_window_days(rows, base.det.length), q.gpus,
+                    wave_count(getattr(design, "scalable_units", None))),
         critical_path=tuple(cp),
         steps=tuple(rows),
         what_ifs=tuple(shifts),

@@ -222,6 +222,19 @@ class CostBook(Entry):
         return self.items[key].value
 
 
+class Route(Entry):
+    """A procurement route's sourced figures (build, colo, lease, cloud) or the figures the
+    routes share (hardware lead times, resale curve). Keys with a GPU generation suffix
+    (``_hopper``) are looked up per generation. Owned by the decision stage."""
+
+    mode: Literal["build", "colo", "lease", "cloud", "hardware", "residual"] = Field(
+        description="the route these figures price, or a shared table (hardware, residual)")
+    items: dict[str, SourcedValue]
+
+    def value(self, key: str) -> float:
+        return self.items[key].value
+
+
 class PerfCalibration(Entry):
     """Constants of the training-time model for one GPU generation or one fabric technology
     (achievable GEMM/HBM/NVLink efficiencies, collective efficiencies and latencies), each
@@ -284,6 +297,7 @@ KINDS: dict[str, type[Entry]] = {
     "costs": CostBook,
     "perf_calibration": PerfCalibration,
     "stack": Stack,
+    "route": Route,
 }
 
 
