@@ -72,6 +72,7 @@ class Node(Entry, Priced):
     typical_power_kw: float | None = Field(None, gt=0, description="typical training draw, kW (defaults to 0.85 x max if absent)")
     rack_units: int | None = Field(None, gt=0, description="height in U; None for a rack-scale system")
     rack_scale: bool = Field(False, description="True when one 'node' is a whole rack (GB200 NVL72)")
+    ships_assembled: bool = Field(False, description="integrated system (DGX, OEM HGX server, NVL72 rack): arrives with CPUs, memory, GPUs and NICs fitted, so the build-out skips the assembly steps")
     cooling: Literal["air", "liquid"] = "air"
     weight_kg: float | None = Field(None, gt=0)
     airflow_cfm: float | None = Field(None, gt=0)

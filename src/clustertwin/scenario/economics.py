@@ -35,7 +35,7 @@ class Economics(_Section):
 
 
 class Buildout(_Section):
-    profile: Literal["auto", "new-build", "existing-facility", "small-order", "fast-track"] = Field(
+    profile: Literal["auto", "new-build", "existing-facility", "small-order", "colocation", "fast-track"] = Field(
         "auto", description="auto = existing-facility when the design fits one, else new-build")
     start_date: _dt.date = Field(_dt.date(2027, 1, 5), ge=_dt.date(1970, 1, 1), le=_dt.date(2200, 12, 31),
                                  description="day the program starts (ISO date, 1970 to 2200)")
