@@ -45,7 +45,7 @@ ALIASES: dict[str, int] = {
     "burn_in_days": 34,
     "validation_days": 186,
 }
-PROFILES = ("new-build", "existing-facility", "small-order", "fast-track")
+PROFILES = ("new-build", "existing-facility", "small-order", "colocation", "fast-track")
 _NUM = r"[0-9]+(?:\.[0-9]*)?"
 _STEP_KEY = re.compile(r"^step\.([0-9]+)\.(days|optimistic|likely|pessimistic|after)$")
 _POINT = {"optimistic": 0, "likely": 1, "pessimistic": 2}
