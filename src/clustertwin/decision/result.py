@@ -85,13 +85,15 @@ class DecisionResult(BaseModel):
     def to_contract(self) -> dict[str, Any]:
         by_mode = {o.mode: {k: v for k, v in o.to_contract().items()
                             if k not in ("mode", "cash_flow_usd_per_month", "notes")} for o in self.options}
-        best = self.option(self.best) if self.best else None
+        chosen = self.chosen()  # the best route, else the one trained earliest
         return {
             "options": [o.to_contract() for o in self.options],
             "best": self.best,
             "headline": self.headline(),
-            "trained_by": best.trained_by(self.confidence).isoformat() if best else None,
-            "cost_usd": best.cost_usd if best else None,
+            "mode": chosen.mode,
+            "trained_by": chosen.trained_by(self.confidence).isoformat(),
+            "cost_usd": chosen.cost_usd,
+            "meets_target": chosen.meets_target,
             "target_date": self.target_date.isoformat() if self.target_date else None,
             "confidence": self.confidence, "start": self.start, "discount_rate": self.discount_rate,
             "by_mode": by_mode,
