@@ -75,7 +75,7 @@ class DecisionResult(BaseModel):
     def headline(self) -> str:
         o = self.chosen()
         when = f"Trained by {o.trained_by(self.confidence).isoformat()} ({self.confidence.upper()})"
-        from clustertwin.report.text import usd
+        from clustertwin.fmt import usd
 
         if self.best is None and self.target_date is not None:
             return (f"Not trained by {self.target_date.isoformat()}: earliest {when[11:]} "
@@ -101,7 +101,7 @@ class DecisionResult(BaseModel):
         }
 
     def summary_rows(self) -> list[tuple[str, str]]:
-        from clustertwin.report.text import usd
+        from clustertwin.fmt import usd
 
         rows = [("answer", self.headline())]
         for o in self.options:
