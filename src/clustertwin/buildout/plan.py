@@ -28,7 +28,7 @@ from clustertwin.buildout.quantities import (
 from clustertwin.buildout.result import BuildoutPlan, StepSchedule, WhatIfShift
 from clustertwin.buildout.steps import GO_LIVE, load_profiles, load_steps
 from clustertwin.buildout.waves import install_window_days, wave_count, waves
-from clustertwin.buildout.whatif import WhatIf, apply_step_changes, parse_what_ifs
+from clustertwin.buildout.whatif import WhatIf, apply_step_changes, parse_what_ifs, scenario_what_if, with_base
 from clustertwin.errors import Problem, UsageError
 
 DEFAULT_SAMPLES = 10_000
@@ -155,9 +155,13 @@ def plan_buildout(
         profile = auto_profile(profiles, design, q.gpus)
     u = uniforms(seed, len(book.steps), samples) if distribution == "triangular" else None
 
-    base = _simulate(effective_steps(book, profiles, profile, q), u, samples, seed, distribution)
+    own = scenario_what_if(getattr(scenario, "buildout", None))  # buildout.lead_times.*, crews
+    steps = effective_steps(book, profiles, profile, q, crew_multiplier=own.crews if own else 1.0)
+    if own is not None:
+        steps = apply_step_changes(steps, own.step_changes)
+    base = _simulate(steps, u, samples, seed, distribution)
     shifts = [
-        _what_if(w, book, profiles, profile, q, u, samples, seed, distribution, base)
+        _what_if(with_base(w, own), book, profiles, profile, q, u, samples, seed, distribution, base)
         for w in what_ifs
     ]
 
@@ -170,6 +174,9 @@ def plan_buildout(
         f"quantities from {q.source}; durations in calendar days",
         f"{samples} {distribution} samples, seed {seed}; what-ifs use the same draws",
     ]
+    if own is not None:
+        notes.append("scenario build-out changes: " + ", ".join(f"{c.key}={c.value}" for c in own.changes)
+                     + (f", crews x{own.crews:g}" if own.crews != 1.0 else ""))
     if q.cooling == "air":
         notes.append("air-cooled nodes: liquid-cooling steps 108-113 take 0 days")
     return BuildoutPlan(
