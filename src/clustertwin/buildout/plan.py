@@ -28,7 +28,13 @@ from clustertwin.buildout.quantities import (
 from clustertwin.buildout.result import BuildoutPlan, StepSchedule, WhatIfShift
 from clustertwin.buildout.steps import GO_LIVE, load_profiles, load_steps
 from clustertwin.buildout.waves import install_window_days, wave_count, waves
-from clustertwin.buildout.whatif import WhatIf, apply_step_changes, parse_what_ifs, scenario_what_if, with_base
+from clustertwin.buildout.whatif import (
+    WhatIf,
+    apply_step_changes,
+    parse_what_ifs,
+    scenario_what_if,
+    with_base,
+)
 from clustertwin.errors import Problem, UsageError
 
 DEFAULT_SAMPLES = 10_000

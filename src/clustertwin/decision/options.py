@@ -17,7 +17,12 @@ import numpy as np
 
 from clustertwin.decision import cash
 from clustertwin.decision.inputs import Inputs
-from clustertwin.decision.routes import hardware_ready_days, per_generation, residual_fraction, route
+from clustertwin.decision.routes import (
+    hardware_ready_days,
+    per_generation,
+    residual_fraction,
+    route,
+)
 
 HOURS_PER_MONTH = 730.0
 DAYS_PER_YEAR = 365.25
