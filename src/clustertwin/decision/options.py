@@ -40,6 +40,7 @@ class Option:
     residual_usd: float = 0.0
     amortized_usd: float | None = None  #: owned: depreciation + running costs of the run's days only
     notes: tuple[str, ...] = field(default_factory=tuple)
+    max_gpus: int | None = None         #: most GPUs the route can supply (cloud without a contract)
 
 
 def phased_days(offsets: list[float], fracs: list[float], full_days: float) -> float:
@@ -203,7 +204,20 @@ def cloud(inp: Inputs, catalog: Any, settings: Any, curve: list[float]) -> Optio
     price = o.usd_per_gpu_hour or per_generation(cl, "usd_per_gpu_hour", inp.generation, notes)
     w50, w90 = inp.wall_p50 * scale, inp.wall_p90 * scale
     flows = cash.spread(np.zeros(1), r50, r50 + w50, gpus * price * 24.0)
-    return Option("cloud", gpus, (r50, r90), (r50, r90), (w50, w90), flows, notes=tuple(notes))
+    return Option("cloud", gpus, (r50, r90), (r50, r90), (w50, w90), flows, max_gpus=cap, notes=tuple(notes))
+
+
+def gpus_to_meet(o: Option, days_left: float, node_gpus: int, confidence: str) -> int | None:
+    """GPUs this route would need to finish within ``days_left`` of the decision date: the
+    run's GPU-days held (progress proportional to GPUs, start date unchanged), in whole nodes.
+    None when the route cannot start in time or would need more than it can supply. An
+    estimate: the per-GPU throughput and failure rate of a resized cluster are not re-solved."""
+    k = 1 if confidence == "p90" else 0
+    available = days_left - o.start[k]
+    if available <= 0:
+        return None
+    need = max(1, math.ceil(o.gpus * o.wall[k] / available / node_gpus)) * node_gpus
+    return None if o.max_gpus is not None and need > o.max_gpus else need
 
 
 BUILDERS = {"build": build, "colo": colo, "lease": lease, "cloud": cloud}

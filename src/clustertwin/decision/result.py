@@ -39,6 +39,7 @@ class DecisionOption(BaseModel):
     residual_usd: float
     cost_amortized_usd: float        #: owned: the run's share of depreciation + running costs
     cash_flow_usd_per_month: tuple[float, ...]
+    gpus_to_meet_target: int | None = None  #: estimate (GPU-days held); None: cannot in time
     notes: tuple[str, ...] = ()
 
     def trained_by(self, confidence: str) -> _dt.date:

@@ -7,12 +7,12 @@ from typing import Any
 
 from clustertwin.decision import cash
 from clustertwin.decision.inputs import gather
-from clustertwin.decision.options import BUILDERS, Option
+from clustertwin.decision.options import BUILDERS, Option, gpus_to_meet
 from clustertwin.decision.result import DecisionOption, DecisionResult, day_date
 from clustertwin.decision.routes import residual_curve
 
 
-def _option(o: Option, start: Any, settings: Any) -> DecisionOption:
+def _option(o: Option, start: Any, settings: Any, node_gpus: int) -> DecisionOption:
     t50 = day_date(start, o.start[0] + o.wall[0])
     t90 = day_date(start, o.start[1] + o.wall[1])
     target = settings.target_date
@@ -27,6 +27,8 @@ def _option(o: Option, start: Any, settings: Any) -> DecisionOption:
         residual_usd=o.residual_usd,
         cost_amortized_usd=float(o.flows.sum()) if o.amortized_usd is None else o.amortized_usd,
         cash_flow_usd_per_month=tuple(float(v) for v in o.flows),
+        gpus_to_meet_target=(None if target is None else
+                             gpus_to_meet(o, (target - start).days, node_gpus, settings.confidence)),
         notes=o.notes)
 
 
@@ -51,7 +53,7 @@ def decide(scenario: Any, catalog: Any, training: Any, design: Any, reliability:
     inp = gather(scenario, catalog, training, design, reliability, economics, buildout)
     curve = residual_curve(catalog, settings.residual_frac_per_year)
     built = [BUILDERS[m](inp, catalog, settings, curve) for m in settings.options]
-    options = [_option(o, inp.start, settings) for o in built]
+    options = [_option(o, inp.start, settings, inp.node_gpus) for o in built]
     best, warnings = best_of(options, settings)
     notes = [inp.staff_note, "owned routes: cost = cash spent minus resale of the hardware at the run's end"]
     notes += [n for o in options for n in o.notes]

@@ -77,6 +77,9 @@ def options_table(decision: Any) -> Any:
         ("meets target" + (f" ({decision.target_date})" if decision.target_date else ""),
          lambda o: "yes" if o.meets_target else "no"),
     ]
+    if decision.target_date is not None:
+        rows.append(("GPUs to meet it (est.)",
+                     lambda o: "cannot" if o.gpus_to_meet_target is None else f"{o.gpus_to_meet_target:,}"))
     for label, cell in rows:
         t.add_row(label, *[cell(o) for o in decision.options])
     return t
