@@ -13,7 +13,7 @@ traceback.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from clustertwin.catalog import Catalog
@@ -38,6 +38,7 @@ class Plan:
     decision: Any = None
     warnings: tuple[str, ...] = field(default_factory=tuple)
     skipped: tuple[str, ...] = field(default_factory=tuple)  #: stages not available, not run
+    sized: tuple[dict[str, Any], ...] = ()  #: decision.size_to_target: each route's solved cluster
 
     def blocks(self) -> list[tuple[str, Any]]:
         return [(name, getattr(self, name)) for name in STAGES if getattr(self, name) is not None]
@@ -46,6 +47,8 @@ class Plan:
         out: dict[str, Any] = {"scenario": self.scenario.model_dump(mode="json")}
         for name, res in self.blocks():
             out[name] = res.to_contract()
+        if self.sized and "decision" in out:
+            out["decision"]["sized"] = [dict(r) for r in self.sized]
         out["warnings"] = list(self.warnings)
         if self.skipped:
             out["skipped_stages"] = list(self.skipped)
@@ -142,7 +145,13 @@ def make_plan(scenario: Scenario, catalog: Catalog,
         for attr in attrs:
             for msg in getattr(result, attr, None) or ():
                 warnings.append(f"{name}: {msg}")
-    return Plan(scenario=scenario, warnings=tuple(warnings), skipped=tuple(skipped), **res)
+    plan = Plan(scenario=scenario, warnings=tuple(warnings), skipped=tuple(skipped), **res)
+    d = scenario.decision
+    if decision is not None and d.size_to_target and d.target_date is not None:
+        from clustertwin.sizing import size_routes  # the deadline solver per route (issue 21)
+
+        plan = replace(plan, sized=size_routes(plan, catalog, make_plan))
+    return plan
 
 
 def _decide() -> Callable[..., Any]:

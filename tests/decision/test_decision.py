@@ -184,3 +184,19 @@ def test_gpus_to_meet_target(plan405):
     for opt in plan405.decision.options:
         if opt.meets_target:
             assert opt.gpus_to_meet_target is not None and opt.gpus_to_meet_target <= opt.gpus
+
+
+def test_size_to_target_solves_each_route(default_doc, catalog):
+    """decision.size_to_target: the deadline solver per route. The target is 18 months out: the
+    colocated and leased clusters that just make it are far smaller than 16,384 GPUs; the build
+    cannot start before the target."""
+    s = scenario_from_dict(_doc(default_doc, size_to_target=True), "sized.yaml", catalog)
+    plan = make_plan(s, catalog)
+    rows = {r["mode"]: r for r in plan.to_dict()["decision"]["sized"]}
+    assert set(rows) == {"build", "colo", "lease", "cloud"}
+    assert rows["build"]["gpus"] is None and "after the target" in rows["build"]["error"]
+    for mode in ("colo", "lease"):
+        r = rows[mode]
+        assert r["error"] is None and 0 < r["gpus"] < 16384, r
+        assert r["meets_target"] and r["trained_by_p90"] <= TARGET.isoformat()
+        assert r["gpus"] % 8 == 0

@@ -35,6 +35,7 @@ class Decision(_Section):
     confidence: Literal["p50", "p90"] = Field("p90", description="percentile a route must meet the target at")
     start: Literal["first-wave", "full"] = Field("first-wave", description="start training on the first build-out wave (re-planning at each wave) or on the whole cluster")
     discount_rate: float = Field(0.08, ge=0, le=1, description="annual rate for the net present value of cash flows")
+    size_to_target: bool = Field(False, description="also solve, per route, the GPU count that trains by target_date (the deadline solver, one plan per route)")
     residual_frac_per_year: list[float] | None = Field(None, min_length=1, max_length=20, description="resale value of owned IT hardware after 1, 2, ... years (fraction of price); default the catalog's curve")
     build: RouteOverride = Field(default_factory=RouteOverride)
     colo: RouteOverride = Field(default_factory=RouteOverride)
