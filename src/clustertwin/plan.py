@@ -145,13 +145,17 @@ def make_plan(scenario: Scenario, catalog: Catalog,
         for attr in attrs:
             for msg in getattr(result, attr, None) or ():
                 warnings.append(f"{name}: {msg}")
-    plan = Plan(scenario=scenario, warnings=tuple(warnings), skipped=tuple(skipped), **res)
-    d = scenario.decision
-    if decision is not None and d.size_to_target and d.target_date is not None:
-        from clustertwin.sizing import size_routes  # the deadline solver per route (issue 21)
+    return _sized(Plan(scenario=scenario, warnings=tuple(warnings), skipped=tuple(skipped), **res), catalog)
 
-        plan = replace(plan, sized=size_routes(plan, catalog, make_plan))
-    return plan
+
+def _sized(plan: Plan, catalog: Catalog) -> Plan:
+    """With ``decision.size_to_target``: each route's cluster solved for the target date."""
+    d = plan.scenario.decision
+    if plan.decision is None or not d.size_to_target or d.target_date is None:
+        return plan
+    from clustertwin.sizing import size_routes  # the deadline solver per route (issue 21)
+
+    return replace(plan, sized=size_routes(plan, catalog, make_plan))
 
 
 def _decide() -> Callable[..., Any]:

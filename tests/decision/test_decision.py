@@ -200,3 +200,17 @@ def test_size_to_target_solves_each_route(default_doc, catalog):
         assert r["error"] is None and 0 < r["gpus"] < 16384, r
         assert r["meets_target"] and r["trained_by_p90"] <= TARGET.isoformat()
         assert r["gpus"] % 8 == 0
+
+
+def test_terminal_report_answers_first(plan405):
+    from rich.console import Console
+
+    from clustertwin.report.text import render
+
+    console = Console(record=True, width=160)
+    render(plan405, console)
+    lines = [ln for ln in console.export_text().splitlines() if ln.strip()]
+    assert lines[0].startswith("Trained by ") and f" via {plan405.decision.best} for $" in lines[0]
+    table = "\n".join(lines[:20])
+    for mode in ("build", "colo", "lease", "cloud", f"{plan405.decision.best} *"):  # side by side, best starred
+        assert mode in table

@@ -162,10 +162,7 @@ def plan_buildout(
     u = uniforms(seed, len(book.steps), samples) if distribution == "triangular" else None
 
     own = scenario_what_if(getattr(scenario, "buildout", None))  # buildout.lead_times.*, crews
-    steps = effective_steps(book, profiles, profile, q, crew_multiplier=own.crews if own else 1.0)
-    if own is not None:
-        steps = apply_step_changes(steps, own.step_changes)
-    base = _simulate(steps, u, samples, seed, distribution)
+    base = _simulate(_base_steps(book, profiles, profile, q, own), u, samples, seed, distribution)
     shifts = [
         _what_if(with_base(w, own), book, profiles, profile, q, u, samples, seed, distribution, base)
         for w in what_ifs
@@ -181,8 +178,7 @@ def plan_buildout(
         f"{samples} {distribution} samples, seed {seed}; what-ifs use the same draws",
     ]
     if own is not None:
-        notes.append("scenario build-out changes: " + ", ".join(f"{c.key}={c.value}" for c in own.changes)
-                     + (f", crews x{own.crews:g}" if own.crews != 1.0 else ""))
+        notes.append(_own_note(own))
     if q.cooling == "air":
         notes.append("air-cooled nodes: liquid-cooling steps 108-113 take 0 days")
     return BuildoutPlan(
@@ -207,6 +203,17 @@ def plan_buildout(
         what_ifs=tuple(shifts),
         notes=tuple(notes),
     )
+
+
+def _base_steps(book: Any, profiles: Any, profile: str, q: Quantities, own: WhatIf | None) -> dict[int, Any]:
+    """The profile's step inputs with the scenario's own build-out changes applied."""
+    steps = effective_steps(book, profiles, profile, q, crew_multiplier=own.crews if own else 1.0)
+    return apply_step_changes(steps, own.step_changes) if own is not None else steps
+
+
+def _own_note(own: WhatIf) -> str:
+    crews = f", crews x{own.crews:g}" if own.crews != 1.0 else ""
+    return "scenario build-out changes: " + ", ".join(f"{c.key}={c.value}" for c in own.changes) + crews
 
 
 def _step_rows(book: Any, base: Any) -> list[StepSchedule]:
