@@ -135,6 +135,7 @@ def make_plan(scenario: Scenario, catalog: Catalog,
     if late > 0:
         warnings.append(f"training: the solved cluster misses the {scenario.cluster.deadline_days:g}-day "
                         f"deadline by {late:.1f} wall-clock days (reliability.effective_days)")
+    training = _with_ettr(training, reliability)
     economics = run("economics", economics_stage, scenario, catalog, training, design, reliability)
     buildout = run("buildout", plan_buildout, scenario, catalog, design)
     decision = run("decision", _decide(), scenario, catalog, training, design, reliability, economics, buildout)
@@ -156,6 +157,15 @@ def _sized(plan: Plan, catalog: Catalog) -> Plan:
     from clustertwin.sizing import size_routes  # the deadline solver per route (issue 21)
 
     return replace(plan, sized=size_routes(plan, catalog, make_plan))
+
+
+def _with_ettr(training: Any, reliability: Any) -> Any:
+    """training.goodput with the reliability stage's ETTR charged (reliability.goodput)."""
+    if training is None or reliability is None:
+        return training
+    from clustertwin.reliability.goodput import with_ettr
+
+    return with_ettr(training, reliability)
 
 
 def _decide() -> Callable[..., Any]:
