@@ -48,6 +48,12 @@ def _days(x: float) -> str:
     return f"{x:.1f}" if x >= 1 else f"{x:.3g}"
 
 
+def _goodput_text(est: TrainingEstimate) -> str:
+    parts = ", ".join(f"{k.replace('_', ' ')} {v:.3f}" for k, v in est.goodput_parts.items() if v is not None)
+    ettr = "" if est.goodput_parts.get("failures_checkpoints") is not None else "; failures not charged"
+    return f"{_days(est.wall_clock_days)} at goodput {est.goodput:.3f} ({parts}{ettr})"
+
+
 class TrainingEstimate(BaseModel):
     """Result of the perf stage (contract block ``training``)."""
 
@@ -141,6 +147,7 @@ class TrainingEstimate(BaseModel):
             ("days to train (no failures)", _days(self.days) + (
                 f" (band {_days(self.days_low)}-{_days(self.days_high)} from the {self.stack} stack's "
                 "calibration residuals)" if self.days_high > self.days_low else "")),
+            ("wall-clock days (goodput)", _goodput_text(self)),
             ("software stack", self.stack),
             ("plans evaluated", f"{self.plans_evaluated:,} ({self.plans_feasible:,} fit)"),
         ]
