@@ -135,9 +135,11 @@ def make_plan(scenario: Scenario, catalog: Catalog,
     if late > 0:
         warnings.append(f"training: the solved cluster misses the {scenario.cluster.deadline_days:g}-day "
                         f"deadline by {late:.1f} wall-clock days (reliability.effective_days)")
-    training = _with_ettr(training, reliability)
     economics = run("economics", economics_stage, scenario, catalog, training, design, reliability)
     buildout = run("buildout", plan_buildout, scenario, catalog, design)
+    # the result's training block with the ETTR charged in its goodput (after the memoised
+    # stages, which take the stage's own result)
+    training = _with_ettr(training, reliability)
     decision = run("decision", _decide(), scenario, catalog, training, design, reliability, economics, buildout)
     res = {"training": training, "design": design, "reliability": reliability,
            "economics": economics, "buildout": buildout, "decision": decision}
