@@ -13,7 +13,7 @@ from clustertwin.design.layout import Layout
 from clustertwin.design.networks import ManagementNetworks
 from clustertwin.design.power import PowerDesign
 from clustertwin.design.storage import StorageDesign
-from clustertwin.report.text import plural, usd
+from clustertwin.fmt import plural, usd
 
 
 @dataclass(frozen=True)
