@@ -103,6 +103,9 @@ def run_check(scen: Any, cat: Any, nccl: list[Path], dcgm: list[Path], burnin: l
     from clustertwin.acceptance.plan import build_plan
 
     got, reports = _load_all(nccl, dcgm, burnin, ibnet)
+    from clustertwin.acceptance.bounds import apply_bounds, limits_for
+
+    got = apply_bounds(got, reports, limits_for(scen, cat))  # never grade beyond physics
     plan = build_plan(scen, cat)
     wiring, nodes = None, None
     if got["ibnet"]:
