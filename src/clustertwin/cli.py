@@ -201,14 +201,30 @@ for _mod in _STAGE_CLIS:
 
 
 def main() -> None:
-    from clustertwin.errors import UserError
+    """The console entry point: every input error is one ``error:`` line and exit 2, click's
+    own (a bad option value such as ``--workers 0``, an unknown option) included."""
+    from clustertwin.errors import UserError, _one_line
+
+    # the command-line library's exceptions, wherever this typer release keeps them (typer
+    # >= 0.20 vendors click as typer._click; older releases use click itself)
+    cx = sys.modules[typer.BadParameter.__module__]
 
     try:
-        app()
+        rc = app(standalone_mode=False)
     except UserError as exc:  # backstop for commands without the decorator
         for line in exc.lines():
             typer.echo(f"error: {line}", err=True)
         sys.exit(2)
+    except getattr(cx, "NoArgsIsHelpError", ()) as exc:  # bare `clustertwin CMD`: its help
+        exc.show()
+        sys.exit(exc.exit_code)
+    except cx.ClickException as exc:
+        typer.echo(f"error: {_one_line(exc.format_message(), 600)}", err=True)
+        sys.exit(exc.exit_code)
+    except typer.Abort:
+        typer.echo("aborted", err=True)
+        sys.exit(1)
+    sys.exit(rc if isinstance(rc, int) else 0)
 
 
 if __name__ == "__main__":
