@@ -200,6 +200,35 @@ for _mod in _STAGE_CLIS:
             raise
 
 
+def _no_empty_out(argv: list[str]) -> None:
+    """``--out ''`` would become the current folder once parsed as a path: refuse it here,
+    where the text is still what the user typed."""
+    from clustertwin.errors import Problem, UsageError
+
+    for i, arg in enumerate(argv):
+        value = arg[len("--out="):] if arg.startswith("--out=") else (
+            argv[i + 1] if arg == "--out" and i + 1 < len(argv) else None)
+        if value is not None and not value.strip():
+            raise UsageError([Problem("command line", "--out", "is empty; give a folder name")])
+
+
+def _one_line_warnings() -> None:
+    """A numerical library's warning (overflow, a cast) reaches the terminal as one of our
+    ``warning:`` lines, once per message, never as a source line and a module path."""
+    import warnings
+
+    def show(message, category, filename, lineno, file=None, line=None):  # noqa: ANN001, ARG001
+        from clustertwin.errors import _one_line
+
+        if issubclass(category, RuntimeWarning):
+            typer.echo(f"warning: numerical: {_one_line(str(message))} (a result near a limit "
+                       "may be inexact)", err=True)
+        else:
+            typer.echo(f"warning: {category.__name__}: {_one_line(str(message))}", err=True)
+
+    warnings.showwarning = show
+
+
 def main() -> None:
     """The console entry point: every input error is one ``error:`` line and exit 2, click's
     own (a bad option value such as ``--workers 0``, an unknown option) included."""
@@ -209,7 +238,9 @@ def main() -> None:
     # >= 0.20 vendors click as typer._click; older releases use click itself)
     cx = sys.modules[typer.BadParameter.__module__]
 
+    _one_line_warnings()
     try:
+        _no_empty_out(sys.argv[1:])
         rc = app(standalone_mode=False)
     except UserError as exc:  # backstop for commands without the decorator
         for line in exc.lines():
