@@ -145,10 +145,12 @@ def catalog_list(
 
         close = difflib.get_close_matches(kind, kinds, n=1)
         raise UsageError(f"unknown kind {kind!r}; " + (f"did you mean {close[0]}?" if close else f"known: {', '.join(kinds)}"), "catalog list")
+    from clustertwin.quoting import terminal_text
+
     table = Table("kind", "id", "name", "as_of")
     for k in [kind] if kind else kinds:
         for e in cat.all(k):
-            table.add_row(k, e.id, e.name, str(e.as_of))
+            table.add_row(k, e.id, terminal_text(e.name), terminal_text(e.as_of))
     Console().print(table)
 
 

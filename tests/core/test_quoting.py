@@ -165,3 +165,20 @@ def test_html_text_adds_no_markup(s):
     # the text reads back as the input, bar the characters HTML cannot carry
     assert "".join(p.text).replace("\ufffd", "") == "".join(
         c for c in s if c == "\ufffd" or html_text(c) != "\ufffd").replace("\ufffd", "")
+
+
+@FAST
+@given(hostile)
+def test_terminal_text_prints_as_one_line_with_no_escape_or_markup(s):
+    import io
+
+    from rich.console import Console
+
+    from clustertwin.quoting import terminal_text
+
+    buf = io.StringIO()
+    Console(file=buf, force_terminal=False, width=10_000).print(terminal_text(s), end="")
+    shown = buf.getvalue()
+    assert "\x1b" not in shown and len(shown.splitlines()) <= 1
+    # markup brackets shown as typed, nothing styled away (rich doubles a trailing backslash)
+    assert shown.rstrip("\\") == comment_text(s).rstrip("\\")

@@ -18,7 +18,9 @@ def _print_table(title: str, head: list[str], rows: list[list[str]]) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    t = Table(*head, title=title)
+    from clustertwin.quoting import terminal_text
+
+    t = Table(*head, title=terminal_text(title))
     for r in rows:
         t.add_row(*r)
     Console().print(t)
