@@ -93,6 +93,21 @@ def terminal_text(text: object, max_len: int = COMMENT_MAX) -> str:
     return escape(comment_text(text, max_len))
 
 
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: object) -> object:
+    """A CSV cell that a spreadsheet will not run: text starting like a formula (``= + - @``,
+    tab, CR) that is not a plain number gets a leading ``'`` (OWASP's CSV-injection rule).
+    Other values pass unchanged; the csv module does the quoting."""
+    if isinstance(value, str) and value.startswith(_FORMULA_START):
+        try:
+            float(value)
+        except ValueError:
+            return "'" + value
+    return value
+
+
 def shell_quote(s: object) -> str:
     """One POSIX shell word that stands for exactly ``s`` (``/bin/sh`` and bash alike):
     single-quoted, so ``$(...)``, backticks, ``;`` and quotes stay literal. A line break

@@ -182,3 +182,13 @@ def test_terminal_text_prints_as_one_line_with_no_escape_or_markup(s):
     assert "\x1b" not in shown and len(shown.splitlines()) <= 1
     # markup brackets shown as typed, nothing styled away (rich doubles a trailing backslash)
     assert shown.rstrip("\\") == comment_text(s).rstrip("\\")
+
+
+@pytest.mark.parametrize(("value", "cell"), [
+    ("=HYPERLINK(\"http://x\")", "'=HYPERLINK(\"http://x\")"), ("+1+2", "'+1+2"),
+    ("-cmd|' /C calc'!A0", "'-cmd|' /C calc'!A0"), ("@SUM(A1)", "'@SUM(A1)"), ("\tx", "'\tx"),
+    ("-1.5", "-1.5"), ("+3", "+3"), ("plain", "plain"), (-2, -2), (None, None)])
+def test_csv_cell_defuses_formulas_and_keeps_numbers(value, cell):
+    from clustertwin.quoting import csv_cell
+
+    assert csv_cell(value) == cell
