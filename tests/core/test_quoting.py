@@ -192,3 +192,17 @@ def test_csv_cell_defuses_formulas_and_keeps_numbers(value, cell):
     from clustertwin.quoting import csv_cell
 
     assert csv_cell(value) == cell
+
+
+def test_escaping_lives_in_one_module():
+    """House rule: every exported string goes through clustertwin.quoting; no other module
+    calls html.escape or shlex.quote itself (a second, drifting rule)."""
+    import re
+    from pathlib import Path
+
+    src = Path(__file__).resolve().parents[2] / "src" / "clustertwin"
+    pattern = re.compile(r"\bhtml\.escape\(|\bshlex\.quote\(|^\s*import html\b|^from html import",
+                         re.MULTILINE)
+    offenders = [str(p.relative_to(src)) for p in src.rglob("*.py")
+                 if p.name != "quoting.py" and pattern.search(p.read_text(encoding="utf-8"))]
+    assert offenders == []
