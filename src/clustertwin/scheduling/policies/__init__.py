@@ -99,7 +99,7 @@ def _policy_params(order: type[Order], text: str) -> dict[str, float]:
         except ValueError:
             value = math.nan
         if not bounds[0] <= value <= bounds[1]:
-            problems.append(Problem("command line", "--policy", f"{item!r}: {k} must be a number "
+            problems.append(Problem("command line", "--policy", f"{item!r}: {k} must be a finite number "
                                     f"from {bounds[0]:g} to {bounds[1]:g}"))
         params[k] = value
     if problems:
