@@ -45,7 +45,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):  # noqa: ARG0
         longrepr = getattr(rep, "longrepr", None)
         reason = longrepr[2] if isinstance(longrepr, tuple) and len(longrepr) == 3 else str(longrepr)
         reasons[reason.removeprefix("Skipped: ").strip()] += 1
-    terminalreporter.write_sep("-", f"{len(skipped)} tests skipped (optional tools: see README "
-                               "'make test'; .ci/run installs them)")
+    terminalreporter.write_sep("-", f"{len(skipped)} tests skipped, by reason (an absent optional "
+                               "tool: see README 'make test'; .ci/run installs them)")
     for reason, n in reasons.most_common():
         terminalreporter.write_line(f"  {n:3d} x {reason}")
