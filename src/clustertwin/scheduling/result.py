@@ -124,7 +124,9 @@ class ScheduleResult:
             buf = io.StringIO()
             wr = csv.writer(buf)
             wr.writerow(list(cols))
-            wr.writerows(zip(*cols.values(), strict=True))
+            from clustertwin.quoting import csv_cell
+
+            wr.writerows(map(csv_cell, r) for r in zip(*cols.values(), strict=True))
             folder.write("jobs.csv", buf.getvalue())
             return "jobs.csv", "pyarrow is not installed: per-job results written as CSV"
         with folder.staged("jobs.parquet") as tmp:
