@@ -23,9 +23,12 @@ CatalogOpt = Annotated[Optional[list[Path]], typer.Option(  # noqa: UP045
 def print_rows(title: str, rows: list[tuple[str, str]]) -> None:
     """A two-column rich table of a stage result's summary rows."""
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
-    table = Table(title=title, show_header=False)
+    from clustertwin.quoting import comment_text
+
+    table = Table(title=escape(comment_text(title)), show_header=False)
     table.add_column("", style="bold")
     table.add_column("")
     for label, value in rows:

@@ -20,14 +20,18 @@ TITLES = {
 
 def render(plan: Any, console: Any = None) -> None:
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
+
+    from clustertwin.quoting import comment_text
 
     console = console or Console()
     s = plan.scenario
     model, training = getattr(s, "model", None), getattr(s, "training", None)
-    job = (f"{model.name} · {training.tokens / 1e12:.2f}T tokens · "
+    job = (f"{comment_text(model.name)} · {training.tokens / 1e12:.2f}T tokens · "
            if model is not None and training is not None else "design only · ")
-    head = f"[bold]{s.name}[/bold]  {job}{s.cluster.gpu} in {s.cluster.node}"
+    # names are free text: no terminal control characters, no rich markup
+    head = f"[bold]{escape(comment_text(s.name))}[/bold]  {escape(job)}{s.cluster.gpu} in {s.cluster.node}"
     console.print(head)
     grid = Table.grid(padding=(0, 2))
     for name, res in plan.blocks():
