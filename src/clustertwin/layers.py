@@ -210,12 +210,15 @@ def package_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
 
 def render_architecture(graph: dict[str, set[str]]) -> str:
     """``docs/architecture.md``: the layers, the packages in each and the arrows between
-    packages, all read from ``graph`` (deterministic: sorted everywhere)."""
+    layers, all read from ``graph`` (deterministic: sorted everywhere). Arrows are drawn
+    between layers, not packages, so the drawing changes only when the layering does."""
     packages = package_graph(graph)
     by_layer: dict[int, list[str]] = {}
     for pkg in sorted(packages):
-        module = f"{PACKAGE}.{pkg}" if pkg != PACKAGE else PACKAGE
-        by_layer.setdefault(layer_of(module) if layer_of(module) is not None else -1, []).append(pkg)
+        by_layer.setdefault(_layer_index(pkg), []).append(pkg)
+    arrows = {(_layer_index(p), _layer_index(d)) for p, deps in packages.items() for d in deps}
+    arrows = {(a, b) for a, b in arrows if a != b}
+    names = layer_names()
     lines = [
         "# Architecture: the pipeline as the imports draw it",
         "",
@@ -223,33 +226,31 @@ def render_architecture(graph: dict[str, set[str]]) -> str:
         "`python -m clustertwin.layers --write docs/architecture.md`; `tests/core/test_layers.py`",
         "fails when it is stale, when a module imports a later layer, or on an import cycle.",
         "The layer order is written once, in `clustertwin/layers.py` (`LAYERS`). Each arrow",
-        "points from a package to one it imports: always to its own layer or an earlier one.",
-        "Arrows into the foundation layer (errors, input/output, formatting: read by nearly",
-        "everything) are listed in the table only.",
+        "points from a layer to an earlier one its modules import (never to a later one).",
+        "Arrows into the foundation layer (errors, input/output, quoting, formatting: read by",
+        "nearly everything) are listed in the table only.",
         "",
         "```mermaid",
         "flowchart BT",
     ]
-    for index, (name, _) in enumerate(LAYERS):
+    for index, name in enumerate(names):
         members = by_layer.get(index, [])
         if members:
-            lines.append(f"  subgraph L{index}[\"{index}. {name}\"]")
-            lines += [f"    {_node(p)}[\"{p}\"]" for p in members]
-            lines.append("  end")
-    for pkg in sorted(packages):
-        lines += [f"  {_node(pkg)} --> {_node(dep)}" for dep in sorted(packages[pkg])
-                  if layer_of(f"{PACKAGE}.{dep}") != 0]
-    lines += ["```", "", "| # | layer | packages | imports |", "|---|---|---|---|"]
-    for index, (name, _) in enumerate(LAYERS):
+            lines.append(f"  L{index}[\"{index}. {name}<br/>{', '.join(members)}\"]")
+    lines += [f"  L{a} --> L{b}" for a, b in sorted(arrows) if b != 0 and by_layer.get(a)]
+    lines += ["```", "", "| # | layer | packages | imports from layers |", "|---|---|---|---|"]
+    for index, name in enumerate(names):
         members = by_layer.get(index, [])
-        deps = sorted(set().union(*(packages[p] for p in members)) - set(members)) if members else []
         shown = ", ".join(f"`{p}`" for p in members) or "(none yet)"
-        lines.append(f"| {index} | {name} | {shown} | {', '.join(f'`{d}`' for d in deps)} |")
+        below = ", ".join(names[b] for a, b in sorted(arrows) if a == index)
+        lines.append(f"| {index} | {name} | {shown} | {below} |")
     return "\n".join(lines) + "\n"
 
 
-def _node(package: str) -> str:
-    return package.replace(".", "_")
+def _layer_index(package: str) -> int:
+    module = PACKAGE if package == PACKAGE else f"{PACKAGE}.{package}"
+    found = layer_of(module)
+    return -1 if found is None else found
 
 
 def main(argv: list[str] | None = None) -> int:
