@@ -33,7 +33,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("economics", ("economics",)),
     ("buildout", ("buildout",)),
     ("decision", ("decision",)),
-    ("plan", ("plan", "deadline", "upstream")),
+    ("plan", ("plan", "deadline", "upstream", "sizing")),
     ("consumers", ("report", "export", "acceptance", "sweep", "serve", "scheduling",
                    "drawings", "measure")),
     ("cli", ("cli", "cli_common", "__main__")),
