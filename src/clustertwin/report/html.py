@@ -1,8 +1,15 @@
-"""Self-contained HTML report: plotly.js is embedded once, so the page opens with no network."""
+"""Self-contained HTML report: plotly.js is embedded once, so the page opens with no network.
+
+plan.html reads answer first: the headline (report/headline.py), then the warnings, a table of
+contents, the stage sections with their figures (report/figures*.py), and the drawings. Every
+figure on every page (plan, compare, sweep, acceptance) gets the one house style
+(report/style.py). Strings reach the page only through jinja2 autoescaping or ``html.escape``.
+"""
 
 from __future__ import annotations
 
 import html
+import re
 from typing import Any
 
 from jinja2 import Environment, PackageLoader
@@ -15,9 +22,32 @@ def _rows_table(rows: list[tuple[str, str]]) -> str:
     return f"<table class='kv'>{body}</table>"
 
 
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "section"
+
+
+def _figure_div(fig: Any) -> str:
+    from clustertwin.report import style
+
+    style.apply(fig)
+    return fig.to_html(full_html=False, include_plotlyjs=False,
+                       config={"displaylogo": False, "responsive": True})
+
+
+def drawings_section(drawings: dict[str, str] | None) -> list[dict[str, str]]:
+    """The drawings slot: ``{title: svg markup}`` (made by ``clustertwin.drawings``, which escapes
+    what it draws) -> items for the template; nothing when no drawings are given."""
+    if not drawings:
+        return []
+    return [{"title": t, "id": "drawing-" + _slug(t), "svg": svg} for t, svg in drawings.items() if svg]
+
+
 def render_page(title: str, sections: list[dict[str, Any]], subtitle: str = "",
-                warnings: list[str] | None = None) -> str:
-    """Render sections ``{"title", "rows": [(k, v)], "figures": [(title, fig)], "html": str}``."""
+                warnings: list[str] | None = None, headline: dict[str, Any] | None = None,
+                drawings: dict[str, str] | None = None) -> str:
+    """Render sections ``{"title", "rows": [(k, v)], "figures": [(title, fig)], "html": str}``;
+    with ``headline`` (report/headline.py) the answer comes first, then the warnings and a table
+    of contents; ``drawings`` fill the drawings section."""
     from plotly.offline import get_plotlyjs
 
     # escape everything by default: select_autoescape(["html"]) left ``report.html.j2`` (the name
@@ -25,31 +55,68 @@ def render_page(title: str, sections: list[dict[str, Any]], subtitle: str = "",
     env = Environment(loader=PackageLoader("clustertwin", "report/templates"), autoescape=True)
     rendered = []
     for sec in sections:
-        figs = []
-        for ftitle, fig in sec.get("figures", []):
-            figs.append({"title": ftitle,
-                         "div": fig.to_html(full_html=False, include_plotlyjs=False,
-                                            config={"displaylogo": False, "responsive": True})})
-        rendered.append({"title": sec["title"], "table": _rows_table(sec.get("rows", [])),
+        figs = [{"title": ftitle, "div": _figure_div(fig)} for ftitle, fig in sec.get("figures", [])]
+        rendered.append({"title": sec["title"], "id": "sec-" + _slug(sec["title"]),
+                         "table": _rows_table(sec.get("rows", [])),
                          "extra": sec.get("html", ""), "figures": figs})
     return env.get_template("report.html.j2").render(
         title=title, subtitle=subtitle, sections=rendered, warnings=warnings or [],
-        plotlyjs=get_plotlyjs())
+        headline=headline, drawings=drawings_section(drawings), plotlyjs=get_plotlyjs())
 
 
-def render(plan: Any) -> str:
+def _capacity(plan: Any) -> tuple[float | None, str]:
+    try:
+        from clustertwin.catalog import load_catalog
+
+        gpu = load_catalog().gpu(plan.scenario.cluster.gpu)
+        return float(gpu.hbm_gib), gpu.name
+    except (KeyError, LookupError, ValueError, AttributeError):
+        return None, "GPU"
+
+
+def section_figures(plan: Any, name: str, res: Any) -> list[tuple[str, Any]]:
+    """The figures of one stage's section: the report's own where it has them, else the stage's."""
+    from clustertwin.report import figures, figures_flow
+
+    if name == "training" and hasattr(res, "time_breakdown_s"):
+        cap, gpu = _capacity(plan)
+        return [("step time", figures.step_time_figure(res)),
+                ("memory", figures.memory_figure(res, cap, gpu))]
+    if name == "reliability" and hasattr(res, "timeline"):
+        return [("interruptions", figures.interruptions_figure(res)),
+                ("ETTR", figures.ettr_figure(res))]
+    if name == "design" and hasattr(res, "power"):
+        rest = [(t, f) for t, f in res.figures() if t != "design-power"]
+        return [("power flow", figures_flow.power_flow_figure(res)), *rest]
+    if name == "economics" and hasattr(res, "capex_by_category_usd"):
+        return figures_flow.economics_figures(res)
+    return res.figures()
+
+
+def default_drawings(plan: Any) -> dict[str, str]:
+    """The drawings plan.html shows: the floor plan `clustertwin export inventory` writes.
+    (The coordinator adds the clustertwin.drawings ones here as they land.)"""
+    if plan.design is None:
+        return {}
+    from clustertwin.export.svg import design_floor_plan
+
+    return {"Floor plan": design_floor_plan(plan.design, plan.scenario.name)}
+
+
+def render(plan: Any, drawings: dict[str, str] | None = None) -> str:
+    """plan.html: ``drawings`` ({title: svg}) default to :func:`default_drawings`."""
+    from clustertwin.report.headline import headline
+
     s = plan.scenario
     sections = []
     for name, res in plan.blocks():
         extra = res.html_extra() if hasattr(res, "html_extra") else ""
-        if name == "design":  # the floor plan, as `clustertwin export inventory` writes it
-            from clustertwin.export.svg import design_floor_plan
-
-            extra += "<h3>Floor plan</h3>" + design_floor_plan(res, s.name)
         sections.append({"title": TITLES.get(name, name), "rows": res.summary_rows(),
-                         "figures": res.figures(), "html": extra})
+                         "figures": section_figures(plan, name, res), "html": extra})
     job = (f"{s.model.name} · {s.training.tokens:.3g} tokens · "
            if getattr(s, "model", None) is not None and getattr(s, "training", None) is not None
            else "design only · ")
     subtitle = f"{job}{s.cluster.gpu} in {s.cluster.node}"
-    return render_page(f"clustertwin plan: {s.name}", sections, subtitle, list(plan.warnings))
+    return render_page(f"clustertwin plan: {s.name}", sections, subtitle, list(plan.warnings),
+                       headline=headline(plan.to_dict()),
+                       drawings=default_drawings(plan) if drawings is None else drawings)
