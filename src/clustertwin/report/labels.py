@@ -109,6 +109,24 @@ KEYS: dict[str, tuple[str, str]] = {
     "decision.options.cash_peak_usd": ("Peak cash out", "$"),
     "decision.options.meets_target": ("Meets the target date", ""),
     "warnings": ("Warnings", ""),
+    # scenario keys that sweeps and the web app's inputs name (contract section 1)
+    "cluster.gpus": ("GPUs installed", ""), "cluster.gpu": ("GPU", ""), "cluster.node": ("Node", ""),
+    "cluster.spare_nodes": ("Spare nodes", ""), "cluster.deadline_days": ("Deadline", "days"),
+    "cluster.fabric.technology": ("Fabric technology", ""),
+    "cluster.fabric.oversubscription": ("Fabric oversubscription", ""),
+    "training.tokens": ("Training tokens", ""), "training.seq_len": ("Sequence length", "tokens"),
+    "training.global_batch_tokens": ("Global batch", "tokens"),
+    "training.precision": ("Precision", ""),
+    "training.parallelism.tp": ("Tensor parallel", ""), "training.parallelism.pp": ("Pipeline parallel", ""),
+    "training.parallelism.dp": ("Data parallel", ""),
+    "training.parallelism.micro_batch": ("Micro-batch", "sequences"),
+    "reliability.failures_per_1000_node_days": ("Failures per 1000 node-days", ""),
+    "reliability.restart_min": ("Restart time", "min"),
+    "reliability.checkpoint_blocking_s": ("Checkpoint stall", "s"),
+    "economics.cloud_usd_per_gpu_hour": ("Cloud price per GPU-hour", "$/GPU-h"),
+    "economics.electricity_usd_per_kwh": ("Electricity price", "$/kWh"),
+    "economics.pue": ("PUE", ""), "economics.depreciation_years": ("Depreciation", "years"),
+    "buildout.profile": ("Build-out profile", ""),
 }
 
 #: figure series and breakdown keys (the keys of the dicts the stages return) -> (label, unit)

@@ -7,8 +7,9 @@ import html
 import math
 from typing import Any
 
+from clustertwin.report.labels import label, label_unit
 from clustertwin.sweep.choose import DAYS, Choice
-from clustertwin.sweep.report import LEGEND, METRICS, columns, fmt, html_table, ranking_rows
+from clustertwin.sweep.report import METRICS, columns, fmt, html_table, ranking_rows
 
 MAX_KEY_FIGURES = 8
 
@@ -46,9 +47,8 @@ def pareto_figure(cols: dict[str, list[Any]], choice: Choice) -> Any:
         b = choice.best
         fig.add_trace(go.Scatter(x=[days[b]], y=[cost[b]], mode="markers", name=f"best: {label[b]}",
                                  marker={"symbol": "star", "size": 20, "color": "#2ca02c"}))
-    fig.update_layout(xaxis_title="wall-clock days (reliability.effective_days)",
-                      yaxis_title=choice.cost_column, height=480, margin={"t": 50},
-                      title_text="Pareto front: cost of the run against wall-clock days")
+    fig.update_layout(xaxis_title=label_unit(DAYS), yaxis_title=label_unit(choice.cost_column),
+                      height=480, title_text="Pareto front: cost of the run against wall-clock days")
     return fig
 
 
@@ -74,8 +74,21 @@ def key_figure(cols: dict[str, list[Any]], key: str, choice: Choice) -> Any | No
                                  marker={"color": ["#1f77b4" if i in feasible else "#bbbbbb" for i in ok]},
                                  hovertemplate="%{text}<br>%{y:,.4g}<extra></extra>"),
                       row=r + 1, col=c + 1)
-    fig.update_layout(height=260 * nrows, margin={"t": 40}, title_text=f"metrics against {key}")
+    fig.update_layout(height=260 * nrows, title_text=f"Metrics against {label_unit(key)}")
     return fig
+
+
+def readable_points(cols: dict[str, list[Any]], swept: list[str]) -> list[str]:
+    """Each scenario named by its swept values in words ("GPUs installed 128, Cloud price per
+    GPU-hour 2"), not by code names; the table's own ``point`` where a swept column is absent."""
+    if not swept or any(k not in cols for k in swept):
+        return [str(p) for p in cols["point"]]
+    return [", ".join(f"{label(k)} {fmt(cols[k][i])}" for k in swept) for i in range(len(cols["point"]))]
+
+
+def html_legend() -> str:
+    """What the ranking's short headers mean, in words (the terminal keeps :data:`LEGEND`)."""
+    return "; ".join(f"{head} = {label(col)}" for col, head, _ in METRICS)
 
 
 def render_sweep(sw: Any, table: Any, choice: Choice) -> str:
@@ -85,18 +98,20 @@ def render_sweep(sw: Any, table: Any, choice: Choice) -> str:
 
     cols = columns(table)
     swept = swept_of(table)
+    cols["point"] = readable_points(cols, swept)
     header, rows = ranking_rows(table, choice, swept, limit=50, with_keys=False, cols=cols)
     best = cols["point"][choice.best] if choice.best is not None else "none meets the requirements"
     summary = [("scenarios", f"{table.num_rows:,}"),
                ("failed to plan", f"{sum(e is not None for e in cols['error']):,}"),
-               ("objective", f"{choice.objective} ({choice.column}), lower is better"),
-               ("requirements", " and ".join(r.text for r in choice.requirements) or "none"),
+               ("objective", f"{label(choice.column)}, lower is better"),
+               ("requirements", " and ".join(f"{label(r.column)} {r.op} {r.value:g}"
+                                             for r in choice.requirements) or "none"),
                ("meet the requirements", f"{len(choice.feasible):,}"),
                ("best", str(best)),
                ("Pareto set", ", ".join(str(cols["point"][i]) for i in choice.pareto) or "empty")]
     sections = [{"title": "Choice", "rows": summary, "figures": [("Pareto front", pareto_figure(cols, choice))]},
                 {"title": "Ranking (best first; scenarios meeting the requirements)",
-                 "html": html_table(header, rows) + f"<p class='sub'>{html.escape(LEGEND)}</p>"}]
+                 "html": html_table(header, rows) + f"<p class='sub'>{html.escape(html_legend())}</p>"}]
     figs = [(k, f) for k in swept[:MAX_KEY_FIGURES] if (f := key_figure(cols, k, choice)) is not None]
     if figs:
         sections.append({"title": "Metrics against each swept key", "figures": figs})
