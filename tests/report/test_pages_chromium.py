@@ -1,0 +1,94 @@
+"""plan.html, compare.html and sweep.html opened in headless Chromium as a reader would: no
+console message, every figure drawn with data in it, no visible label that is a code name, and
+on the default plan's first screen (1400x900) the answer above any warning. Skipped with a
+printed reason when the Debian ``chromium`` package is absent."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.conftest import EXAMPLES
+from tests.report import chromium
+from tests.report.test_headline import with_decision
+
+pytestmark = chromium.needs_chromium
+
+#: writes where the answer box and the first warning are on the first screen into the DOM
+POSITIONS = ("<script>window.addEventListener('load', function () { setTimeout(function () {"
+             " var a = document.getElementById('answer'), w = document.querySelector('.warn');"
+             " var e = document.documentElement;"
+             " e.setAttribute('data-answer-top', a ? a.getBoundingClientRect().top : -1);"
+             " e.setAttribute('data-answer-bottom', a ? a.getBoundingClientRect().bottom : -1);"
+             " e.setAttribute('data-warn-top', w ? w.getBoundingClientRect().top : -1);"
+             " }, 0); });</script>")
+
+
+@pytest.fixture(scope="module")
+def plan_page(default_plan):
+    from clustertwin.report.html import render
+
+    return render(default_plan)
+
+
+def _check_page(dom: str, console: list[str], figures: int) -> None:
+    assert console == []
+    plots = chromium.plots(dom)
+    assert len(plots) == figures
+    assert all(chromium.drawn(p) for p in plots)
+    assert chromium.code_names(dom) == []
+
+
+def test_plan_page_reads_as_words_and_draws_every_figure(plan_page, tmp_path):
+    dom, console = chromium.dom(plan_page, tmp_path)
+    # training 2, design 2 (power flow, fabric), reliability 2, economics 3, build-out 2
+    _check_page(dom, console, figures=11)
+    for title in ("Where a ", "Memory per GPU", "Interruptions per week", "Power at maximum draw"):
+        assert title in dom
+    assert "sankey-node" in dom
+
+
+def test_default_plan_first_screen_has_the_answer_above_the_warning(plan_page, default_plan, tmp_path):
+    assert default_plan.warnings  # the default plan does warn (unpriced BOM lines)
+    dom, _ = chromium.dom(plan_page.replace("</body>", POSITIONS + "</body>"), tmp_path)
+    pos = {k: float(v) for k, v in re.findall(r'data-(answer-top|answer-bottom|warn-top)="([-\d.]+)"', dom)}
+    assert 0 <= pos["answer-top"] < pos["answer-bottom"] <= 900  # the whole answer on screen
+    assert pos["warn-top"] >= pos["answer-bottom"]
+
+
+def test_decision_headline_page_in_chromium(default_plan, tmp_path):
+    from clustertwin.report.headline import headline
+    from clustertwin.report.html import render_page
+
+    doc = with_decision(default_plan.to_dict())
+    page = render_page("plan", [{"title": "Training", "rows": [("GPUs", "16,384")]}], "",
+                       ["economics: a warning"], headline=headline(doc))
+    dom, console = chromium.dom(page.replace("</body>", POSITIONS + "</body>"), tmp_path)
+    assert console == []
+    assert "Trained by 2027-12-19 (P90) via Colocation for $250.0M" in dom
+    assert chromium.code_names(dom) == []
+    pos = {k: float(v) for k, v in re.findall(r'data-(answer-bottom|warn-top)="([-\d.]+)"', dom)}
+    assert pos["warn-top"] >= pos["answer-bottom"]
+
+
+def test_compare_page_reads_as_words(tmp_path):
+    from clustertwin.sweep.compare import compare_plans, render_compare
+
+    plans = compare_plans([EXAMPLES / "llama3-70b-gb200-nvl72.yaml", EXAMPLES / "gpt3-175b-1024-a100.yaml"], [])
+    dom, console = chromium.dom(render_compare(plans), tmp_path)
+    _check_page(dom, console, figures=4)
+
+
+def test_sweep_page_reads_as_words(tmp_path):
+    from clustertwin.sweep.api import run_sweep_table
+    from clustertwin.sweep.choose import choose, parse_requirement
+    from clustertwin.sweep.html import render_sweep
+    from clustertwin.sweep.study import build
+    from tests.sweep.conftest import GRID, SMALL
+
+    sw = build(SMALL, GRID)
+    table = run_sweep_table(sw, executor="local", workers=1)
+    ch = choose(table, "run_cost_owned_usd", [parse_requirement("reliability.effective_days<=1000")])
+    dom, console = chromium.dom(render_sweep(sw, table, ch), tmp_path)
+    _check_page(dom, console, figures=3)
