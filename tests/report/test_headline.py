@@ -7,9 +7,9 @@ import copy
 
 import pytest
 
+from clustertwin.fmt import usd
 from clustertwin.report.headline import OPTION_COLUMNS, headline
 from clustertwin.report.html import drawings_section, render_page
-from clustertwin.report.text import usd
 
 OPTIONS = [
     {"mode": "build", "gpus": 16384, "ready_date": "2028-09-18", "start_date": "2028-09-20",

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from clustertwin.fmt import usd
 from clustertwin.report.labels import label
-from clustertwin.report.text import usd
 
 #: columns of the options table, in order (contract section 5 keys of decision.options)
 OPTION_COLUMNS = ("mode", "gpus", "ready_date", "start_date", "trained_by_p50", "trained_by_p90",

@@ -3,22 +3,22 @@
 plan.html reads answer first: the headline (report/headline.py), then the warnings, a table of
 contents, the stage sections with their figures (report/figures*.py), and the drawings. Every
 figure on every page (plan, compare, sweep, acceptance) gets the one house style
-(report/style.py). Strings reach the page only through jinja2 autoescaping or ``html.escape``.
+(report/style.py). Strings reach the page only through jinja2 autoescaping or ``clustertwin.quoting.html_text``.
 """
 
 from __future__ import annotations
 
-import html
 import re
 from typing import Any
 
 from jinja2 import Environment, PackageLoader
 
+from clustertwin.quoting import html_text
 from clustertwin.report.text import TITLES
 
 
 def _rows_table(rows: list[tuple[str, str]]) -> str:
-    body = "".join(f"<tr><th>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>" for k, v in rows)
+    body = "".join(f"<tr><th>{html_text(k)}</th><td>{html_text(v)}</td></tr>" for k, v in rows)
     return f"<table class='kv'>{body}</table>"
 
 
