@@ -3,7 +3,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 DEVSTAMP := $(VENV)/.installed-dev
 
-.PHONY: run test bench lint clean
+.PHONY: run test bench lint clean screenshots
 
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
@@ -23,6 +23,9 @@ test: $(DEVSTAMP)
 
 bench: $(DEVSTAMP)
 	$(PY) benchmarks/run_all.py
+
+screenshots: $(STAMP)
+	$(PY) scripts/screenshots.py --out docs/img
 
 lint: $(DEVSTAMP)
 	$(PY) -m ruff check src tests benchmarks
