@@ -59,6 +59,7 @@ def test_units_from_table_and_suffix():
     assert label_unit("training.mfu") == "Model FLOPs utilisation (MFU)"  # % is shown on the value
     assert unit("something.odd_usd_per_month") == "$/month"  # not in the table: from the suffix
     assert label("decision.options.2.cost_usd") == "Cost"  # list indices are ignored
+    assert label("scenario.economics.cloud_usd_per_gpu_hour") == "Cloud price per GPU-hour"
 
 
 @pytest.mark.parametrize("raw, words", [("gpu-hbm3-memory", "GPU HBM3 memory"),

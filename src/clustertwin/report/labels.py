@@ -182,6 +182,7 @@ def humanize(key: str) -> str:
 
 
 def _entry(key: str) -> tuple[str, str] | None:
+    key = key.removeprefix("scenario.")  # a sweep column of the scenario (plan JSON `scenario`)
     if key in KEYS:
         return KEYS[key]
     if key in SERIES:

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from clustertwin.report.labels import SERIES, humanize
+from clustertwin.report.style import PALETTE
 from clustertwin.sweep.report import value
 
-COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f")
+#: one colour per scenario: the house palette (report/style.py, Okabe-Ito)
+COLORS = PALETTE
 
 #: panels of the headline figure: (title, [(bar label, plan key, scale)])
 PANELS = (
@@ -39,7 +42,7 @@ def grouped_bars(plans: list[Any]) -> list[tuple[str, Any]]:
             fig.add_trace(go.Bar(x=[b[0] for b in bars], y=[_scaled(p.doc, b[1], b[2]) for b in bars],
                                  name=p.name, legendgroup=p.name, showlegend=n == 0,
                                  marker_color=color), row=r + 1, col=c + 1)
-    fig.update_layout(barmode="group", height=620, margin={"t": 80}, title_text="Headline figures per scenario")
+    fig.update_layout(barmode="group", height=620, title_text="Headline figures per scenario")
     return [("Headline figures per scenario", fig)]
 
 
@@ -58,9 +61,9 @@ def _stack(plans: list[Any], block: str, title: str, scale: float, unit: str,
     names = [p.name for p in plans]
     for part in parts:
         ys = [_scaled(p.doc, f"{block}.{part}", scale) for p in plans]
-        label = part.removesuffix("_s").replace("_", " ")
+        label = SERIES[part][0] if part in SERIES else humanize(part)
         fig.add_trace(go.Bar(x=names, y=ys, name=label))
-    fig.update_layout(barmode="stack", yaxis_title=unit, height=420, margin={"t": 50}, title_text=title)
+    fig.update_layout(barmode="stack", yaxis_title=unit, height=420, title_text=title)
     return title, fig
 
 
