@@ -55,6 +55,7 @@ def test_every_figure_series_is_in_the_table(default_plan, block, attr):
 
 def test_units_from_table_and_suffix():
     assert label_unit("training.step_time_s") == "Step time (s)"
+    assert label_unit("reliability.effective_days") == "Wall-clock days"  # the label says the unit
     assert unit("dp_exposed_s") == "s"
     assert label_unit("training.mfu") == "Model FLOPs utilisation (MFU)"  # % is shown on the value
     assert unit("something.odd_usd_per_month") == "$/month"  # not in the table: from the suffix

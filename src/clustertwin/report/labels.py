@@ -88,8 +88,8 @@ KEYS: dict[str, tuple[str, str]] = {
     "economics.run_cost_cloud_ideal_usd": ("Run cost, cloud without failures", "$"),
     "economics.wasted_compute_frac": ("Compute wasted on failures", "%"),
     # build-out
-    "buildout.go_live_days_p50": ("Go-live (median)", "days"),
-    "buildout.go_live_days_p90": ("Go-live (90% confidence)", "days"),
+    "buildout.go_live_days_p50": ("Days to go-live (median)", "days"),
+    "buildout.go_live_days_p90": ("Days to go-live (90% confidence)", "days"),
     "buildout.go_live_date_p50": ("Go-live date (median)", ""),
     "buildout.go_live_date_p90": ("Go-live date (90% confidence)", ""),
     "buildout.critical_path": ("Critical path", ""),
@@ -206,9 +206,11 @@ def unit(key: str) -> str:
 
 
 def label_unit(key: str) -> str:
-    """``"Step time (s)"``; just the label when the key has no unit or its unit is ``%``."""
-    u = unit(key)
-    return f"{label(key)} ({u})" if u and u != "%" else label(key)
+    """``"Step time (s)"``; just the label when the key has no unit, its unit is ``%`` or the
+    label already says it (``"Wall-clock days"``, not ``"Wall-clock days (days)"``)."""
+    u, text = unit(key), label(key)
+    said = u.lower() in re.split(r"[\s,()-]+", text.lower())
+    return f"{text} ({u})" if u and u != "%" and not said else text
 
 
 def looks_like_code_name(text: str) -> bool:
