@@ -92,3 +92,17 @@ def test_sweep_page_reads_as_words(tmp_path):
     ch = choose(table, "run_cost_owned_usd", [parse_requirement("reliability.effective_days<=1000")])
     dom, console = chromium.dom(render_sweep(sw, table, ch), tmp_path)
     _check_page(dom, console, figures=3)
+
+
+def test_design_only_plan_page(catalog, tmp_path):
+    from clustertwin.plan import make_plan
+    from clustertwin.report.html import render
+    from clustertwin.scenario import scenario_from_dict
+
+    s = scenario_from_dict({"name": "shared", "cluster": {"gpu": "h100-sxm-80gb", "node": "dgx-h100",
+                                                          "gpus": 1024}}, "shared.yaml", catalog)
+    plan = make_plan(s, catalog)
+    dom, console = chromium.dom(render(plan), tmp_path)
+    assert "Cluster design: capital cost $" in dom
+    # design 2, node-level reliability 1, economics 2 (no run to price), build-out 2
+    _check_page(dom, console, figures=7)

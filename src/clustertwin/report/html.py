@@ -12,13 +12,24 @@ import re
 from typing import Any
 
 from jinja2 import Environment, PackageLoader
+from markupsafe import Markup
 
 from clustertwin.quoting import html_text
 from clustertwin.report.text import TITLES
 
+#: a scenario or plan key a note tells the reader to set or read (``training.batch_rounding``)
+_KEY_RE = re.compile(r"\b(?:scenario|model|training|cluster|reliability|economics|buildout|design|decision)"
+                     r"(?:\.[a-z0-9_]+)+\b")
+
+
+def keys_as_code(text: str) -> str:
+    """``text`` escaped for HTML, the dotted keys in it set as ``<code>`` (something the reader
+    types, not a label)."""
+    return _KEY_RE.sub(lambda m: f"<code>{m.group(0)}</code>", html_text(text))
+
 
 def _rows_table(rows: list[tuple[str, str]]) -> str:
-    body = "".join(f"<tr><th>{html_text(k)}</th><td>{html_text(v)}</td></tr>" for k, v in rows)
+    body = "".join(f"<tr><th>{html_text(k)}</th><td>{keys_as_code(v)}</td></tr>" for k, v in rows)
     return f"<table class='kv'>{body}</table>"
 
 
@@ -60,7 +71,8 @@ def render_page(title: str, sections: list[dict[str, Any]], subtitle: str = "",
                          "table": _rows_table(sec.get("rows", [])),
                          "extra": sec.get("html", ""), "figures": figs})
     return env.get_template("report.html.j2").render(
-        title=title, subtitle=subtitle, sections=rendered, warnings=warnings or [],
+        title=title, subtitle=subtitle, sections=rendered,
+        warnings=[Markup(keys_as_code(w)) for w in warnings or []],
         headline=headline, drawings=drawings_section(drawings), plotlyjs=get_plotlyjs())
 
 
