@@ -94,3 +94,12 @@ def test_economics_categories_in_words(default_plan):
     for _, fig in figures_flow.economics_figures(default_plan.economics):
         for tr in fig.data:
             assert not [x for x in tr.x if looks_like_code_name(str(x))]
+
+
+def test_fabric_figure_counts_in_words(default_plan):
+    d = default_plan.design
+    fig = figures_flow.fabric_figure(d)
+    bars = dict(zip(fig.data[0].y, fig.data[0].x, strict=True))
+    assert bars == {"Nodes": d.nodes, "Leaf switches": d.fabric.leaf, "Spine switches": d.fabric.spine,
+                    "Core switches": d.fabric.core}
+    assert fig.layout.xaxis.type != "log"

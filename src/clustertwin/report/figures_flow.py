@@ -59,6 +59,27 @@ def power_flow_figure(design: Any) -> Any:
     return style.apply(fig)
 
 
+def fabric_figure(design: Any) -> Any:
+    """Switch counts per tier of the compute fabric beside the nodes they connect (linear scale,
+    the count written on each bar), until the topology drawing takes its place."""
+    import plotly.graph_objects as go
+
+    f = design.fabric
+    top = "Aggregation switches" if f.pod is not None else "Core switches"
+    tiers = [("Nodes", design.nodes), ("Leaf switches", f.leaf), ("Spine switches", f.spine)]
+    if f.core:
+        tiers.append((top, f.core))
+    fig = go.Figure(go.Bar(y=[t[0] for t in tiers], x=[t[1] for t in tiers], orientation="h",
+                           text=[f"{t[1]:,}" for t in tiers], textposition="auto",
+                           marker={"color": [style.color(0)] + [style.color(1)] * (len(tiers) - 1)},
+                           hovertemplate="%{y}: %{x:,}<extra></extra>"))
+    planes = f", {f.planes} planes" if f.planes > 1 else ""
+    fig.update_layout(title=f"Compute fabric: {f.technology}, {f.tiers} tiers{planes}, "
+                            f"{f.cables:,} cables",
+                      xaxis_title="count", yaxis={"autorange": "reversed"}, height=300)
+    return style.apply(fig)
+
+
 def _words(key: str) -> str:
     return SERIES[key][0] if key in SERIES else key.replace("_", " ").capitalize()
 

@@ -97,9 +97,9 @@ def section_figures(plan: Any, name: str, res: Any) -> list[tuple[str, Any]]:
     if name == "reliability" and hasattr(res, "timeline"):
         return [("interruptions", figures.interruptions_figure(res)),
                 ("ETTR", figures.ettr_figure(res))]
-    if name == "design" and hasattr(res, "power"):
-        rest = [(t, f) for t, f in res.figures() if t != "design-power"]
-        return [("power flow", figures_flow.power_flow_figure(res)), *rest]
+    if name == "design" and hasattr(res, "power") and hasattr(res, "fabric"):
+        return [("power flow", figures_flow.power_flow_figure(res)),
+                ("fabric", figures_flow.fabric_figure(res))]
     if name == "economics" and hasattr(res, "capex_by_category_usd"):
         return figures_flow.economics_figures(res)
     return res.figures()
