@@ -106,3 +106,20 @@ def test_design_only_plan_page(catalog, tmp_path):
     assert "Cluster design: capital cost $" in dom
     # design 2, node-level reliability 1, economics 2 (no run to price), build-out 2
     _check_page(dom, console, figures=7)
+
+
+def test_a_scenario_name_with_tags_shows_as_written_in_the_figures(tmp_path):
+    import yaml
+
+    from clustertwin.sweep.compare import compare_plans, render_compare
+
+    doc = yaml.safe_load((EXAMPLES / "gpt3-175b-1024-a100.yaml").read_text())
+    doc["name"] = "<b>bold</b> & <i>x</i>"
+    hostile = tmp_path / "hostile.yaml"
+    hostile.write_text(yaml.safe_dump(doc))
+    plans = compare_plans([hostile, EXAMPLES / "gpt3-175b-1024-a100.yaml"], [])
+    dom, console = chromium.dom(render_compare(plans), tmp_path)
+    assert console == []
+    legend = re.findall(r'<text class="legendtext"[^>]*>([^<]*)</text>', dom)
+    assert "&lt;b&gt;bold&lt;/b&gt; &amp; &lt;i&gt;x&lt;/i&gt;" in legend  # the text, not markup
+    assert "<b>bold" not in dom

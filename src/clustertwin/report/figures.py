@@ -64,6 +64,7 @@ def memory_figure(training: Any, capacity_gib: float | None, gpu_name: str = "GP
     parts = memory_parts(training, capacity_gib)
     for i, (name, v) in enumerate(parts):
         free = capacity_gib and i == len(parts) - 1
+        name = f"Free on the {gpu_name}" if free else name
         fig.add_trace(go.Bar(y=["per GPU"], x=[v], orientation="h", name=name,
                              marker={"color": "#e8e8e8" if free else style.color(i),
                                      "line": {"color": "#999", "width": 1 if free else 0}},
@@ -71,7 +72,7 @@ def memory_figure(training: Any, capacity_gib: float | None, gpu_name: str = "GP
     peak = float(training.memory_gib_per_gpu or sum(v for _, v in parts))
     title = f"Memory per GPU: {peak:.1f} GiB at peak"
     if capacity_gib:
-        title += f" of the {gpu_name}'s {capacity_gib:.0f} GiB ({peak / capacity_gib:.0%})"
+        title += f" of {capacity_gib:.0f} GiB HBM ({peak / capacity_gib:.0%})"
         fig.update_xaxes(range=[0, max(capacity_gib, peak) * 1.02])
     fig.update_layout(barmode="stack", height=300, title=title, xaxis_title="GiB",
                       yaxis={"showticklabels": False},

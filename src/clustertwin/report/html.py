@@ -81,7 +81,8 @@ def _capacity(plan: Any) -> tuple[float | None, str]:
         from clustertwin.catalog import load_catalog
 
         gpu = load_catalog().gpu(plan.scenario.cluster.gpu)
-        return float(gpu.hbm_gib), gpu.name
+        # plotly reads tags in trace names: a catalog name is escaped to show as written
+        return float(gpu.hbm_gib), html_text(gpu.name.split(" (")[0])
     except (KeyError, LookupError, ValueError, AttributeError):
         return None, "GPU"
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from clustertwin.quoting import html_text
 from clustertwin.report.labels import SERIES, humanize
 from clustertwin.report.style import PALETTE
 from clustertwin.sweep.report import value
@@ -40,7 +41,7 @@ def grouped_bars(plans: list[Any]) -> list[tuple[str, Any]]:
         for n, (_, bars) in enumerate(PANELS):
             r, c = divmod(n, 3)
             fig.add_trace(go.Bar(x=[b[0] for b in bars], y=[_scaled(p.doc, b[1], b[2]) for b in bars],
-                                 name=p.name, legendgroup=p.name, showlegend=n == 0,
+                                 name=html_text(p.name), legendgroup=str(k), showlegend=n == 0,
                                  marker_color=color), row=r + 1, col=c + 1)
     fig.update_layout(barmode="group", height=620, title_text="Headline figures per scenario")
     return [("Headline figures per scenario", fig)]
@@ -58,7 +59,7 @@ def _stack(plans: list[Any], block: str, title: str, scale: float, unit: str,
     if not parts:
         return None
     fig = go.Figure()
-    names = [p.name for p in plans]
+    names = [html_text(p.name) for p in plans]  # plotly reads tags in text: shown as written
     for part in parts:
         ys = [_scaled(p.doc, f"{block}.{part}", scale) for p in plans]
         label = SERIES[part][0] if part in SERIES else humanize(part)
