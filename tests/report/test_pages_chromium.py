@@ -1,7 +1,8 @@
-"""plan.html, compare.html and sweep.html opened in headless Chromium as a reader would: no
-console message, every figure drawn with data in it, no visible label that is a code name, and
-on the default plan's first screen (1400x900) the answer above any warning. Skipped with a
-printed reason when the Debian ``chromium`` package is absent."""
+"""plan.html opened in headless Chromium as a reader would: no console message, every figure
+drawn with data in it, no visible label that is a code name, and on the default plan's first
+screen (1400x900) the answer above any warning (compare.html and sweep.html get the same checks
+in tests/sweep/test_html_chromium.py). Skipped with a printed reason when the Debian
+``chromium`` package is absent."""
 
 from __future__ import annotations
 
@@ -32,7 +33,8 @@ def plan_page(default_plan):
     return render(default_plan)
 
 
-def _check_page(dom: str, console: list[str], figures: int) -> None:
+def check_page(dom: str, console: list[str], figures: int) -> None:
+    """No console message, ``figures`` plots each drawn with data, no code name in sight."""
     assert console == []
     plots = chromium.plots(dom)
     assert len(plots) == figures
@@ -40,20 +42,17 @@ def _check_page(dom: str, console: list[str], figures: int) -> None:
     assert chromium.code_names(dom) == []
 
 
-def test_plan_page_reads_as_words_and_draws_every_figure(plan_page, tmp_path):
-    dom, console = chromium.dom(plan_page, tmp_path)
+def test_default_plan_page_answer_first_in_words_every_figure_drawn(plan_page, default_plan, tmp_path):
+    dom, console = chromium.dom(plan_page.replace("</body>", POSITIONS + "</body>"), tmp_path)
     # training 2, design 2 (power flow, fabric), reliability 2, economics 3, build-out 2
-    _check_page(dom, console, figures=11)
+    check_page(dom, console, figures=11)
     for title in ("Where a ", "Memory per GPU", "Interruptions per week", "Power at maximum draw"):
         assert title in dom
     assert "sankey-node" in dom
-
-
-def test_default_plan_first_screen_has_the_answer_above_the_warning(plan_page, default_plan, tmp_path):
+    # on the first screen (1400x900) the whole answer, above the first warning
     assert default_plan.warnings  # the default plan does warn (unpriced BOM lines)
-    dom, _ = chromium.dom(plan_page.replace("</body>", POSITIONS + "</body>"), tmp_path)
     pos = {k: float(v) for k, v in re.findall(r'data-(answer-top|answer-bottom|warn-top)="([-\d.]+)"', dom)}
-    assert 0 <= pos["answer-top"] < pos["answer-bottom"] <= 900  # the whole answer on screen
+    assert 0 <= pos["answer-top"] < pos["answer-bottom"] <= 900
     assert pos["warn-top"] >= pos["answer-bottom"]
 
 
@@ -72,28 +71,6 @@ def test_decision_headline_page_in_chromium(default_plan, tmp_path):
     assert pos["warn-top"] >= pos["answer-bottom"]
 
 
-def test_compare_page_reads_as_words(tmp_path):
-    from clustertwin.sweep.compare import compare_plans, render_compare
-
-    plans = compare_plans([EXAMPLES / "llama3-70b-gb200-nvl72.yaml", EXAMPLES / "gpt3-175b-1024-a100.yaml"], [])
-    dom, console = chromium.dom(render_compare(plans), tmp_path)
-    _check_page(dom, console, figures=4)
-
-
-def test_sweep_page_reads_as_words(tmp_path):
-    from clustertwin.sweep.api import run_sweep_table
-    from clustertwin.sweep.choose import choose, parse_requirement
-    from clustertwin.sweep.html import render_sweep
-    from clustertwin.sweep.study import build
-    from tests.sweep.conftest import GRID, SMALL
-
-    sw = build(SMALL, GRID)
-    table = run_sweep_table(sw, executor="local", workers=1)
-    ch = choose(table, "run_cost_owned_usd", [parse_requirement("reliability.effective_days<=1000")])
-    dom, console = chromium.dom(render_sweep(sw, table, ch), tmp_path)
-    _check_page(dom, console, figures=3)
-
-
 def test_design_only_plan_page(catalog, tmp_path):
     from clustertwin.plan import make_plan
     from clustertwin.report.html import render
@@ -105,7 +82,7 @@ def test_design_only_plan_page(catalog, tmp_path):
     dom, console = chromium.dom(render(plan), tmp_path)
     assert "Cluster design: capital cost $" in dom
     # design 2, node-level reliability 1, economics 2 (no run to price), build-out 2
-    _check_page(dom, console, figures=7)
+    check_page(dom, console, figures=7)
 
 
 def test_a_scenario_name_with_tags_shows_as_written_in_the_figures(tmp_path):
