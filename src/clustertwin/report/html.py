@@ -15,6 +15,7 @@ from jinja2 import Environment, PackageLoader
 from markupsafe import Markup
 
 from clustertwin.quoting import html_text
+from clustertwin.report.labels import humanize
 from clustertwin.report.text import TITLES
 
 #: a scenario or plan key a note tells the reader to set or read (``training.batch_rounding``)
@@ -103,7 +104,7 @@ def section_figures(plan: Any, name: str, res: Any) -> list[tuple[str, Any]]:
                 ("fabric", figures_flow.fabric_figure(res))]
     if name == "economics" and hasattr(res, "capex_by_category_usd"):
         return figures_flow.economics_figures(res)
-    return res.figures()
+    return res.figures() if hasattr(res, "figures") else []
 
 
 def default_drawings(plan: Any) -> dict[str, str]:
@@ -124,7 +125,8 @@ def render(plan: Any, drawings: dict[str, str] | None = None) -> str:
     sections = []
     for name, res in plan.blocks():
         extra = res.html_extra() if hasattr(res, "html_extra") else ""
-        sections.append({"title": TITLES.get(name, name), "rows": res.summary_rows(),
+        rows = res.summary_rows() if hasattr(res, "summary_rows") else []
+        sections.append({"title": TITLES.get(name, humanize(name)), "rows": rows,
                          "figures": section_figures(plan, name, res), "html": extra})
     job = (f"{s.model.name} · {s.training.tokens:.3g} tokens · "
            if getattr(s, "model", None) is not None and getattr(s, "training", None) is not None
