@@ -141,12 +141,15 @@ def ettr_figure(reliability: Any) -> Any:
     marks = [(f"Interval used: {r.checkpoint_interval_min:.1f} min", r.checkpoint_interval_min, "solid"),
              (f"Young: {r.young_interval_min:.1f} min", r.young_interval_min, "dot"),
              (f"Daly: {r.daly_interval_min:.1f} min", r.daly_interval_min, "dashdot")]
+    if r.local_checkpoint_interval_min:
+        marks.append((f"Local interval used: {r.local_checkpoint_interval_min:.1f} min",
+                      r.local_checkpoint_interval_min, "longdash"))
     for i, (name, v, dash) in enumerate(marks):
         if v > 0 and x and min(x) <= v <= max(x):
             fig.add_trace(go.Scatter(x=[v, v], y=[lo, hi], mode="lines", name=name,
                                      line={"dash": dash, "width": 2,
-                                           "color": (style.ACCENT, style.color(3), style.PALETTE[7])[i]}))
+                                           "color": (style.ACCENT, style.color(3), style.PALETTE[7], style.color(2))[i]}))
     fig.update_layout(title="Effective training time ratio against the checkpoint interval",
                       xaxis_title=f"{label('reliability.checkpoint_interval_min')} (min, log scale)",
-                      yaxis_title="ETTR", xaxis_type="log", yaxis_tickformat=".0%", height=440)
+                      yaxis_title="ETTR", xaxis_type="log", yaxis_tickformat=".1%", height=440)
     return style.apply(fig)
