@@ -42,8 +42,9 @@ def plots(dom_text: str) -> list[str]:
 
 
 def drawn(plot: str) -> bool:
-    """plotly.js drew this figure, with bars, markers or sankey nodes in it."""
-    return "main-svg" in plot and ('class="point"' in plot or "sankey-node" in plot)
+    """plotly.js drew this figure, with bars, markers, lines with a path, or sankey nodes in it."""
+    line = re.search(r'class="js-line"[^>]*\bd="M[^"]+L', plot) is not None
+    return "main-svg" in plot and ('class="point"' in plot or "sankey-node" in plot or line)
 
 
 def visible_text(dom_text: str) -> list[str]:

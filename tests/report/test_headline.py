@@ -26,7 +26,19 @@ OPTIONS = [
 
 @pytest.fixture(scope="module")
 def plain_doc(default_plan):
-    return default_plan.to_dict()
+    """The default plan's JSON without its decision block (the shape before the decision stage,
+    and of a plan whose decision stage was not run)."""
+    return {k: v for k, v in default_plan.to_dict().items() if k != "decision"}
+
+
+def test_default_plan_headline_is_its_decision(default_plan):
+    doc = default_plan.to_dict()
+    dec = doc["decision"]
+    best = next(o for o in dec["options"] if o["mode"] == dec["best"])
+    h = headline(doc)
+    assert h["title"].startswith(f"Trained by {best['trained_by_p90']} (P90) via ")
+    assert h["title"].endswith(f"for {usd(best['cost_usd'])}")
+    assert len(h["options"]["rows"]) == len(dec["options"])
 
 
 def with_decision(doc, best="colo", confidence=None):

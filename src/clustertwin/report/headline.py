@@ -46,7 +46,7 @@ def _cell(key: str, v: Any) -> str:
 
 
 def _confidence(doc: dict[str, Any]) -> str:
-    conf = _get(doc, "scenario.decision.confidence")
+    conf = _get(doc, "decision.confidence") or _get(doc, "scenario.decision.confidence")
     return conf if conf in ("p50", "p90") else "p90"
 
 
@@ -63,24 +63,28 @@ def decision_headline(doc: dict[str, Any]) -> dict[str, Any]:
                  f"for {_cell('cost_usd', best.get('cost_usd'))}")
     elif options:
         first = min(options, key=lambda o: str(o.get(by) or "9999"))
-        title = (f"No route meets the target date; earliest: trained by {first.get(by)} "
-                 f"({conf.upper()}) via {_cell('mode', first.get('mode'))} for "
-                 f"{_cell('cost_usd', first.get('cost_usd'))}")
+        target = dec.get("target_date")
+        title = (f"No route trains by {target}" if target else "No route meets the target date")
+        title += (f"; earliest: trained by {first.get(by)} ({conf.upper()}) via "
+                  f"{_cell('mode', first.get('mode'))} for {_cell('cost_usd', first.get('cost_usd'))}")
     else:
         title = "No route could be planned"
     header = [label(f"decision.options.{c}") for c in OPTION_COLUMNS]
     rows = [{"best": o is best, "cells": [_cell(c, o.get(c)) for c in OPTION_COLUMNS]} for o in options]
-    return {"title": title, "tiles": _run_tiles(doc), "options": {"header": header, "rows": rows}}
+    return {"title": title, "tiles": _run_tiles(doc, costs=False),
+            "options": {"header": header, "rows": rows}}
 
 
-def _run_tiles(doc: dict[str, Any]) -> list[dict[str, str]]:
+def _run_tiles(doc: dict[str, Any], costs: bool = True) -> list[dict[str, str]]:
+    """Headline figures; ``costs=False`` leaves out the run-cost tiles (the routes' costs, on
+    their own basis, are in the options table beside them)."""
     tiles = []
     for key, fmt in (("reliability.effective_days", "{:,.0f} days"), ("training.days", "{:,.0f} days"),
                      ("training.gpus", "{:,}"), ("economics.run_cost_owned_usd", None),
                      ("economics.run_cost_cloud_usd", None), ("economics.capex_usd", None),
                      ("design.power.facility_kw", "mw"), ("buildout.go_live_date_p90", "{}")):
         v = _get(doc, key)
-        if v is None:
+        if v is None or (not costs and key.startswith("economics.run_cost")):
             continue
         text = usd(v) if fmt is None else f"{v / 1000:,.1f} MW" if fmt == "mw" else fmt.format(v)
         tiles.append(_tile(doc, key, text))

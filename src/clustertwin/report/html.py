@@ -18,14 +18,15 @@ from clustertwin.quoting import html_text
 from clustertwin.report.labels import humanize
 from clustertwin.report.text import TITLES
 
-#: a scenario or plan key a note tells the reader to set or read (``training.batch_rounding``)
+#: a key a note or value tells the reader to set or look up: a dotted scenario/plan key
+#: (``training.batch_rounding``) or a catalog/cost-book item (``staff_fte_min``)
 _KEY_RE = re.compile(r"\b(?:scenario|model|training|cluster|reliability|economics|buildout|design|decision)"
-                     r"(?:\.[a-z0-9_]+)+\b")
+                     r"(?:\.[a-z0-9_]+)+\b|\b[a-z0-9]+(?:_[a-z0-9]+)+\b")
 
 
 def keys_as_code(text: str) -> str:
-    """``text`` escaped for HTML, the dotted keys in it set as ``<code>`` (something the reader
-    types, not a label)."""
+    """``text`` escaped for HTML, the keys in it set as ``<code>``: something the reader types or
+    looks up, not a label (row labels, headings and figure text stay words, and are checked)."""
     return _KEY_RE.sub(lambda m: f"<code>{m.group(0)}</code>", html_text(text))
 
 
