@@ -79,6 +79,9 @@ def test_no_route_meets_the_target_names_the_earliest(plain_doc):
     h = headline(with_decision(plain_doc, best=None))
     assert h["title"].startswith("No route meets the target date; earliest: trained by 2027-05-14")
     assert "Cloud" in h["title"]
+    d = with_decision(plain_doc, best=None)
+    d["decision"]["target_date"] = "2027-04-01"
+    assert headline(d)["title"].startswith("No route trains by 2027-04-01; earliest: trained by 2027-05-14")
 
 
 def test_design_only_headline(plain_doc):
