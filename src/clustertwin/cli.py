@@ -192,6 +192,7 @@ _STAGE_CLIS = (
     "clustertwin.acceptance.cli",
     "clustertwin.sweep.cli",
     "clustertwin.export.cli",
+    "clustertwin.measure.cli",
 )
 for _mod in _STAGE_CLIS:
     try:
