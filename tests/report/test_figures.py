@@ -103,3 +103,13 @@ def test_fabric_figure_counts_in_words(default_plan):
     assert bars == {"Nodes": d.nodes, "Leaf switches": d.fabric.leaf, "Spine switches": d.fabric.spine,
                     "Core switches": d.fabric.core}
     assert fig.layout.xaxis.type != "log"
+
+
+def test_cash_figure_accumulates_each_route(default_plan):
+    dec = default_plan.decision
+    fig = figures_flow.cash_figure(dec)
+    assert len(fig.data) == len(dec.options)
+    for tr, o in zip(fig.data, dec.options, strict=True):
+        assert tr.y[-1] == pytest.approx(sum(o.cash_flow_usd_per_month) / 1e6)
+        assert not looks_like_code_name(tr.name)
+    assert sum(tr.name.endswith("(best)") for tr in fig.data) == (dec.best is not None)

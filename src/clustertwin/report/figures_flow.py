@@ -80,6 +80,27 @@ def fabric_figure(design: Any) -> Any:
     return style.apply(fig)
 
 
+def cash_figure(decision: Any) -> Any:
+    """Cumulative cash out per route, month by month (the decision stage's cash flows); routes
+    named in words, the best one drawn thicker."""
+    import plotly.graph_objects as go
+
+    fig = go.Figure()
+    for i, o in enumerate(decision.options):
+        total, ys = 0.0, []
+        for v in o.cash_flow_usd_per_month:
+            total += v
+            ys.append(total / 1e6)
+        best = o.mode == decision.best
+        fig.add_trace(go.Scatter(x=list(range(1, len(ys) + 1)), y=ys, mode="lines",
+                                 name=_words(o.mode) + (" (best)" if best else ""),
+                                 line={"color": style.color(i), "width": 4 if best else 2},
+                                 hovertemplate="month %{x}: $%{y:,.1f}M<extra></extra>"))
+    fig.update_layout(title="Cumulative cash out by route (resale of owned hardware at the end)",
+                      xaxis_title="month from the start", yaxis_title="$ million", height=400)
+    return style.apply(fig)
+
+
 def _words(key: str) -> str:
     return SERIES[key][0] if key in SERIES else key.replace("_", " ").capitalize()
 

@@ -105,6 +105,8 @@ def section_figures(plan: Any, name: str, res: Any) -> list[tuple[str, Any]]:
                 ("fabric", figures_flow.fabric_figure(res))]
     if name == "economics" and hasattr(res, "capex_by_category_usd"):
         return figures_flow.economics_figures(res)
+    if name == "decision" and hasattr(res, "options") and hasattr(res, "best"):
+        return [("cash by route", figures_flow.cash_figure(res))]
     return res.figures() if hasattr(res, "figures") else []
 
 
