@@ -55,6 +55,12 @@ def drawings_section(drawings: dict[str, str] | None) -> list[dict[str, str]]:
     return [{"title": t, "id": "drawing-" + _slug(t), "svg": svg} for t, svg in drawings.items() if svg]
 
 
+def _through_quoting(value: Any) -> Any:
+    """Every text a template prints goes through clustertwin.quoting.html_text (controls and
+    lone surrogates included); what the code marked safe (our own markup) passes as it is."""
+    return value if isinstance(value, Markup) or not isinstance(value, str) else Markup(html_text(value))
+
+
 def render_page(title: str, sections: list[dict[str, Any]], subtitle: str = "",
                 warnings: list[str] | None = None, headline: dict[str, Any] | None = None,
                 drawings: dict[str, str] | None = None) -> str:
@@ -65,7 +71,8 @@ def render_page(title: str, sections: list[dict[str, Any]], subtitle: str = "",
 
     # escape everything by default: select_autoescape(["html"]) left ``report.html.j2`` (the name
     # ends in .j2) unescaped, so a scenario or catalog name could put script into the page
-    env = Environment(loader=PackageLoader("clustertwin", "report/templates"), autoescape=True)
+    env = Environment(loader=PackageLoader("clustertwin", "report/templates"), autoescape=True,
+                      finalize=_through_quoting)
     rendered = []
     for sec in sections:
         figs = [{"title": ftitle, "div": _figure_div(fig)} for ftitle, fig in sec.get("figures", [])]
