@@ -15,6 +15,7 @@ from clustertwin.design.networks import plan_management
 from clustertwin.design.power import TYPICAL_FRACTION, pdus_for, plan_power
 from clustertwin.design.result import ClusterDesign
 from clustertwin.design.rules import DesignRules, load_rules
+from clustertwin.design.spare_slots import place_spares
 from clustertwin.design.storage import plan_storage
 from clustertwin.errors import Problem, ScenarioError
 from clustertwin.reliability.checkpoint import job_checkpoint_gb
@@ -48,17 +49,23 @@ def design(scenario, catalog, estimate=None, *, rules: DesignRules | None = None
     warnings: list[str] = []
     notes: list[str] = []
     job_nodes = math.ceil(gpus / node.gpus)
-    spares = resolve_spare_nodes(scenario, catalog, gpus)
-    nodes = job_nodes + spares
+    wanted = resolve_spare_nodes(scenario, catalog, gpus)
 
     cap, _ = rack_capacity(node, rules, src)
     leaf_sw, spine_sw, pod_nodes = _fabric_options(catalog, cl.fabric, fab, switch, node, src)
-    cf = plan_compute_fabric(node=node, fabric=fab, switch=leaf_sw, nodes=nodes,
-                             oversubscription=cl.fabric.oversubscription,
-                             topology=cl.fabric.topology, nodes_per_rack=cap, rules=rules,
-                             source=src, pod_nodes=pod_nodes,
-                             pod_oversubscription=cl.fabric.pod_oversubscription,
-                             spine_switch=spine_sw, dual_tor=cl.fabric.dual_tor)
+
+    def fabric_for(n: int):
+        return plan_compute_fabric(node=node, fabric=fab, switch=leaf_sw, nodes=n,
+                                   oversubscription=cl.fabric.oversubscription,
+                                   topology=cl.fabric.topology, nodes_per_rack=cap, rules=rules,
+                                   source=src, pod_nodes=pod_nodes,
+                                   pod_oversubscription=cl.fabric.pod_oversubscription,
+                                   spine_switch=spine_sw, dual_tor=cl.fabric.dual_tor)
+
+    cf, spares, spare_notes = place_spares(fabric_for, job_nodes, wanted, cl.spare_placement,
+                                           int(fab.reserved_ports_per_su), leaf_sw, upper=spine_sw)
+    nodes = job_nodes + spares
+    notes += spare_notes
     # the switch model of the spine / aggregation tiers (the leaf model in a plain tree)
     upper_sw = spine_sw if cf.pod is not None else leaf_sw
     idle = max(0, job_nodes - math.ceil(estimate.gpus / node.gpus)) if estimate is not None else 0
