@@ -138,7 +138,7 @@ def design(scenario, catalog, estimate=None, *, rules: DesignRules | None = None
     if cooling.high_density:
         warnings.append(f"{rack_kw:.1f} kW air-cooled racks need a high-density site "
                         "(contained aisles or rear-door heat exchangers)")
-    floor = plan_floor(racks, rules)
+    floor = plan_floor(racks, rules, it_kw=power.it_kw)
     notes = list(cf.notes) + notes
     power, existing = _existing_facility(power, rules, notes)
     lines = _bom(catalog, node, fab, switch, inband_sw, oob_sw, cf, mgmt, storage, power,

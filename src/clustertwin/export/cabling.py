@@ -24,8 +24,15 @@ cable         catalog cable id from the design: the compute fabric's ``copper_ca
               ``cat6-rj45`` for OOB, empty for in-band (the design names no in-band cable)
 reach         in-rack | in-row | cross-row, from the two ends' racks in the inventory
 cable_id      links sharing one physical cable share the id (twin-port node cages, leaf-pair
-              DACs); distinct ids per fabric equal the design's cable counts
-gbps          link speed
+              DACs); distinct ids per fabric equal the design's cable counts; ids are unique
+              across the site (fabrics are numbered one after the other)
+gbps          link speed (in-band: the slower of the node's NIC and the in-band switch port)
+length_m      routed length in metres (:mod:`clustertwin.export.cable_runs`: tray route,
+              vertical runs, slack and service loops, from the devices' hall/row/rack/slot)
+medium        the cheapest medium that reaches (``design/data/cable_media.yaml``): copper
+              where the design cables in copper, optical elsewhere
+part_number   the medium's orderable part(s)
+max_length_m  the medium's reach; every ``length_m`` is at most this
 ============  =================================================================================
 
 Counts equal the design's: node-leaf + manager links = ``fabric.node_leaf_links``,
@@ -50,7 +57,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from clustertwin.export.inventory import Inventory, _pod_of_leaf, spine_pods
+from clustertwin.export.inventory import OOB_ROLES, Inventory, oob_assignment, _pod_of_leaf, spine_pods
 
 
 class Link(NamedTuple):
@@ -66,6 +73,10 @@ class Link(NamedTuple):
     reach: str
     cable_id: int
     gbps: float
+    length_m: float
+    medium: str
+    part_number: str
+    max_length_m: float
 
 
 FIELDS = Link._fields
@@ -318,23 +329,31 @@ def _inband_links(inv: Inventory, design) -> list[_Group]:
         return []
     a, nic = _node_port_devices(inv, inv.storage_nics)
     a, nic = a[: net.inband_links], nic[: net.inband_links]
-    b = inv.span("inband")[0] + _spread(a.size, n_sw)
-    return [_Group("inband", "inband", a, nic, "inb ", b, None, 0, "optical", None,
-                   inv.storage_nic_gbps)]
+    # a node's bonded ports land on different switches (the bond survives a switch): nodes
+    # are spread evenly over the switches, and port j goes j switches further along
+    first = inv.span("node")[0]
+    system = (a - first) // max(1, inv.trays_per_system)
+    systems = int(system.max()) + 1 if system.size else 0
+    b = inv.span("inband")[0] + (_spread(systems, n_sw)[system] + nic - 1) % n_sw
+    gbps = inv.storage_nic_gbps
+    if getattr(inv, "inband_gbps", 0.0):
+        gbps = min(gbps, inv.inband_gbps) if gbps else inv.inband_gbps
+    return [_Group("inband", "inband", a, nic, "inb ", b, None, 0, "optical", None, gbps)]
 
 
 def _oob_links(inv: Inventory, design) -> list[_Group]:
-    roles = ("node", "nvswitch", "leaf", "spine", "core", "storage-leaf", "storage-spine",
-             "storage-core", "inband", "management", "ufm", "pdu")
-    devs = [np.arange(*inv.span(r)) for r in roles]
+    devs = [np.arange(*inv.span(r)) for r in OOB_ROLES]
     ufm0, n_ufm = inv.span("ufm")[0], inv.count("ufm")
     devs.append(ufm0 + 2 * np.arange(n_ufm // 2))      # second port of each UFM HA pair
     a = np.concatenate(devs)
     n_sw = inv.count("oob")
     if not a.size or not n_sw:
         return []
-    return [_Group("oob", "oob", a, _rank(a) + 1, "bmc ", inv.span("oob")[0]
-                   + _spread(a.size, n_sw), None, 0, "copper", None, 1.0)]
+    # OOB switches stand spread over the floor (a management ToR in the racks' reserved U);
+    # devices in floor order fill them in floor order, so every Cat6 run stays short
+    sw = oob_assignment(inv.rack_index[a], np.array([r.hall for r in inv.racks] + [1]), n_sw)
+    return [_Group("oob", "oob", a, _rank(a) + 1, "bmc ", inv.span("oob")[0] + sw, None, 0,
+                   "copper", None, 1.0)]
 
 
 def cabling_groups(inv: Inventory, design) -> list[_Group]:
@@ -356,12 +375,26 @@ def _cable(inv: Inventory, g: _Group) -> str:
 def cabling_columns(inv: Inventory, design) -> dict[str, np.ndarray]:
     """The cabling map as columns named like :class:`Link`'s fields (object arrays for
     strings)."""
+    from clustertwin.design.rules import load_rules
+    from clustertwin.export.cable_runs import media_columns, runs
+
+    cols, a, b, copper = _base_columns(inv, design)
+    length, pick = runs(inv, load_rules(), a, b, cols["gbps"], copper)
+    cols["length_m"] = length
+    cols.update(media_columns(pick))
+    cols["cable"] = np.where(cols["cable"] == "", cols["medium"], cols["cable"])
+    return {f: cols[f] for f in FIELDS}
+
+
+def _base_columns(inv: Inventory, design):
+    """Columns before lengths and media, with the end devices' indices and copper flags."""
     groups = cabling_groups(inv, design)
     names = np.array([d.name for d in inv.devices], dtype=object)
     rack = inv.rack_index
     racks_row = np.array([r.row for r in inv.racks] + [0], dtype=np.int64)
-    cols: dict[str, list] = {f: [] for f in FIELDS}
-    next_cable = {"compute": 0, "storage": 0, "inband": 0, "oob": 0}
+    cols: dict[str, list] = {f: [] for f in FIELDS[:12]}
+    ends: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    next_cable = 0
     # upper ends without fixed ports are numbered together: two groups may share a switch
     free = [g.b for g in groups if g.b_port is None]
     ranks = np.split(_rank(np.concatenate(free)) + 1 if free else np.array([], np.int64),
@@ -378,8 +411,9 @@ def cabling_columns(inv: Inventory, design) -> dict[str, np.ndarray]:
                          np.where(same_row, "in-row", "cross-row")).astype(object)
         cable = np.full(n, _cable(inv, g), dtype=object)
         local = g.cable if g.cable is not None else np.arange(n)
-        cid = next_cable[g.fabric] + local
-        next_cable[g.fabric] = int(cid.max()) + 1
+        cid = next_cable + local
+        next_cable = int(cid.max()) + 1
+        ends.append((_i(g.a), _i(g.b), np.full(n, g.media == "copper")))
         a_port = np.char.add(g.a_prefix.replace(" ", ""), np.asarray(g.a_port).astype(str)) \
             if g.a_prefix else np.asarray(g.a_port).astype(str)
         cols["a_device"].append(names[g.a])
@@ -394,7 +428,11 @@ def cabling_columns(inv: Inventory, design) -> dict[str, np.ndarray]:
         cols["reach"].append(reach)
         cols["cable_id"].append(_i(cid))
         cols["gbps"].append(np.full(n, float(g.gbps)))
-    return {k: (np.concatenate(v) if v else np.array([], dtype=object)) for k, v in cols.items()}
+    out = {k: (np.concatenate(v) if v else np.array([], dtype=object)) for k, v in cols.items()}
+    if not ends:
+        e = np.array([], dtype=np.int64)
+        return out, e, e, np.array([], dtype=bool)
+    return out, *(np.concatenate([x[k] for x in ends]) for k in range(3))
 
 
 def build_cabling(inventory: Inventory, design) -> list[Link]:

@@ -37,8 +37,10 @@ from clustertwin.export.naming import Naming
 class Rack:
     name: str
     kind: str          #: compute | network | management | storage
-    row: int           #: 1-based
+    row: int           #: 1-based, numbered across the site
     position: int      #: 1-based, along the row
+    hall: int = 1      #: 1-based data hall (design.floor.hall_of_row)
+    tier: str = ""     #: network racks: "leaf" (beside their units) or "spine" (network block)
 
 
 @dataclass(frozen=True)
@@ -76,6 +78,8 @@ class Inventory:
     fiber_cable: str                            #: catalog cable id of optical fabric links
     copper_cable: str                           #: catalog cable id of copper (DAC) links
     rack_index: np.ndarray = field(repr=False)  #: rack index of every device (-1 = none)
+    node_ru: float = 0.0                        #: rack units of one schedulable node (tray)
+    inband_gbps: float = 0.0                    #: in-band switch port speed (catalog)
 
     def span(self, role: str) -> tuple[int, int]:
         for r, a, b in self.spans:
@@ -107,31 +111,58 @@ def trays_per_system(node, rules) -> int:
     return max(1, int(node.compute_nics) // per) if per else 1
 
 
-def rack_kinds(design) -> list[str]:
-    """Rack kinds in floor order: each scalable unit's compute racks followed by its share of
-    the network racks (so its leaves sit at the end of its racks, in-row), then the management
-    and storage racks."""
+def rack_kinds(design, leaf_racks: int | None = None) -> list[str]:
+    """Rack kinds in floor order (issue 22 placement rules).
+
+    With ``leaf_racks`` (network racks that hold the leaves, from the leaf switch's height):
+    the compute racks of the scalable units in order, each group of units followed by the leaf
+    rack that serves it (a leaf stands in the row of its nodes, at the end of its group); the
+    spine / core racks form one network block in the middle of the site (half the units on
+    each side: the shortest worst-case leaf-spine run); then management and storage racks.
+    Without it every unit's compute racks are followed by its share of all network racks."""
     rc, lay = design.rack_counts, design.layout
     per_su = max(1, math.ceil(design.fabric.su_nodes / max(1, lay.nodes_per_rack)))
     sus = max(1, math.ceil(rc.compute / per_su))
+    lr = rc.network if leaf_racks is None else max(0, min(int(leaf_racks), rc.network))
+    spine_block = rc.network - lr
     kinds: list[str] = []
     done_c = done_n = 0
     for k in range(sus):
+        if k == sus // 2 and spine_block:
+            kinds += ["network-spine"] * spine_block
+            spine_block = 0
         n = min(per_su, rc.compute - done_c)
-        target = round((k + 1) * rc.network / sus)
+        target = round((k + 1) * lr / sus)
         kinds += ["compute"] * n + ["network"] * (target - done_n)
         done_c, done_n = done_c + n, target
-    kinds += ["compute"] * (rc.compute - done_c) + ["network"] * (rc.network - done_n)
+    kinds += (["compute"] * (rc.compute - done_c) + ["network"] * (lr - done_n)
+              + ["network-spine"] * spine_block)
     return kinds + ["management"] * rc.management + ["storage"] * rc.storage
 
 
-def _racks(design, rules, naming: Naming) -> list[Rack]:
+def _racks(design, rules, naming: Naming, leaf_racks: int | None = None) -> list[Rack]:
     per_row = max(1, int(rules.num("racks_per_row")))
     out = []
-    for i, kind in enumerate(rack_kinds(design)):
+    fl = design.floor
+    split = leaf_racks is not None
+    for i, kind in enumerate(rack_kinds(design, leaf_racks)):
         row, pos = divmod(i, per_row)
-        out.append(Rack(f"{naming.rack}{row + 1:02d}-{pos + 1:02d}", kind, row + 1, pos + 1))
+        hall = int(fl.hall_of_row(row + 1)) if getattr(fl, "halls", 1) > 1 else 1
+        tier = ("spine" if kind == "network-spine" else "leaf") if split and \
+            kind.startswith("network") else ""
+        out.append(Rack(f"{naming.rack}{row + 1:02d}-{pos + 1:02d}", kind.split("-")[0],
+                        row + 1, pos + 1, hall, tier))
     return out
+
+
+def leaf_rack_count(design, catalog, rules) -> int:
+    """Network racks the compute-fabric leaves fill (0 for top-of-rack leaves)."""
+    cf = design.fabric
+    if cf.tor or not cf.leaf:
+        return 0
+    sw = catalog.get("switch", cf.switch_id) if catalog.has("switch", cf.switch_id) else None
+    ru = float(getattr(sw, "rack_units", 1) or 1)
+    return math.ceil(cf.leaf * ru / rules.num("network_rack_switch_ru"))
 
 
 def _pod_of_leaf(cf, local: np.ndarray) -> np.ndarray:
@@ -169,8 +200,10 @@ class _Placer:
         self.racks = racks
         self.next_slot: dict[str, int] = {}
 
-    def place(self, kinds: tuple[str, ...], count: int) -> list[tuple[Rack | None, int]]:
-        pool = [r for r in self.racks if r.kind in kinds] or \
+    def place(self, kinds: tuple[str, ...], count: int,
+              tier: str = "") -> list[tuple[Rack | None, int]]:
+        pool = [r for r in self.racks if r.kind in kinds and (not tier or r.tier == tier)] or \
+            [r for r in self.racks if r.kind in kinds] or \
             [r for r in self.racks if r.kind == "management"] or self.racks
         out: list[tuple[Rack | None, int]] = []
         for i in range(count):
@@ -235,7 +268,7 @@ def _fabric_switches(design, naming, placer, racks) -> list[tuple[str, list[Devi
             rack = compute[min(len(compute) - 1, su * cf.su_nodes // design.layout.nodes_per_rack)]
             spots.append((rack, 0))
     else:
-        spots = placer.place(("network",), p.leaf * q)
+        spots = _leaf_spots(cf, placer, leaf_local)
     leaves = [Device(names[i], "leaf", cf.switch_id, r.name if r else "", s, r.row if r else 0,
                      int(leaf_local[i]) // cf.leaves_per_su + 1, int(leaf_pod[i]) + 1,
                      i // p.leaf + 1) for i, (r, s) in enumerate(spots)]
@@ -245,11 +278,30 @@ def _fabric_switches(design, naming, placer, racks) -> list[tuple[str, list[Devi
         pod_of_spine[start:] = k
     for role, count, pods in (("spine", p.spine, pod_of_spine), ("core", p.core, None)):
         names = naming.numbered(f"{naming.compute}-{role}", count * q)
-        spots = placer.place(("network",), count * q)
+        spots = placer.place(("network",), count * q, tier="spine")
         out.append((role, [Device(names[i], role, cf.upper_switch_id, r.name if r else "", s,
                                   r.row if r else 0, 0,
                                   int(pods[i % count]) + 1 if pods is not None else 0,
                                   i // count + 1) for i, (r, s) in enumerate(spots)]))
+    return out
+
+
+def _leaf_spots(cf, placer: _Placer, leaf_local: np.ndarray) -> list[tuple[Rack | None, int]]:
+    """Each leaf in the leaf rack that follows its scalable unit's compute racks (every plane's
+    leaves of a unit together), so node-leaf runs stay inside the unit's stretch of row."""
+    pool = [r for r in placer.racks if r.kind == "network" and r.tier == "leaf"]
+    if not pool:
+        return placer.place(("network",), leaf_local.size)
+    sus = max(1, cf.scalable_units)
+    lr = len(pool)
+    out: list[tuple[Rack | None, int]] = []
+    for local in leaf_local.tolist():
+        k = min(sus - 1, int(local) // max(1, cf.leaves_per_su))
+        after, before = round((k + 1) * lr / sus), round(k * lr / sus)
+        rack = pool[min(lr - 1, after - 1 if after > before else after)]
+        slot = placer.next_slot.get(rack.name, 0) + 1
+        placer.next_slot[rack.name] = slot
+        out.append((rack, slot))
     return out
 
 
@@ -277,8 +329,10 @@ def _support(design, naming, placer, racks) -> list[tuple[str, list[Device]]]:
             ("oob", f"{naming.oob}-sw", net.oob_switches, net.oob_switch_id),
             ("ufm", naming.ufm, net.ufm_appliances, ""),
             ("management", naming.management, net.management_servers, "")):
+        # OOB switches spread over every rack (the management ToR in its reserved U)
+        kinds = ("compute", "network", "management", "storage") if role == "oob" else mgmt_k
         out.append((role, _simple(role, naming.numbered(prefix, count, 2), model,
-                                  placer.place(mgmt_k, count))))
+                                  placer.place(kinds, count))))
     systems = []
     for t in design.storage.tiers:
         if t.system_id is None or t.blocks <= 0:
@@ -287,6 +341,59 @@ def _support(design, naming, placer, racks) -> list[tuple[str, list[Device]]]:
         systems += _simple("storage", names, t.system_id, placer.place(("storage",), t.blocks))
     out.append(("storage", systems))
     return out
+
+
+#: roles with an out-of-band (BMC / management) port, in the order the OOB cabling takes them
+OOB_ROLES = ("node", "nvswitch", "leaf", "spine", "core", "storage-leaf", "storage-spine",
+             "storage-core", "inband", "management", "ufm", "pdu")
+
+
+def oob_assignment(rack_idx: np.ndarray, rack_hall: np.ndarray, n_sw: int) -> np.ndarray:
+    """OOB switch (0-based) of each device given its rack index (-1 = unracked): switches are
+    shared out to the halls by their devices (largest remainder, at least one per hall while
+    switches last), and within a hall devices in floor order fill its switches in order."""
+    n = rack_idx.size
+    out = np.zeros(n, dtype=np.int64)
+    if not n or n_sw <= 0:
+        return out
+    hall = np.where(rack_idx >= 0, rack_hall[np.maximum(rack_idx, 0)], 1)
+    halls, counts = np.unique(hall, return_counts=True)
+    share = counts * n_sw / n
+    per = np.maximum(np.minimum(1, n_sw // max(1, halls.size)), np.floor(share)).astype(int)
+    while per.sum() < n_sw:
+        per[np.argmax(share - per)] += 1
+    while per.sum() > n_sw:
+        per[np.argmax(per)] -= 1
+    first = np.r_[0, np.cumsum(per)[:-1]]
+    for h, k0, m in zip(halls.tolist(), first.tolist(), per.tolist(), strict=True):
+        sel = np.flatnonzero(hall == h)
+        order = sel[np.argsort(rack_idx[sel], kind="stable")]
+        out[order] = k0 + (np.arange(order.size) * max(1, m)) // order.size if m else \
+            min(n_sw - 1, k0)
+    return out
+
+
+def _oob_near_devices(devices: list[Device], spans, racks, rack_index: np.ndarray,
+                      placer: _Placer) -> None:
+    """Moves each OOB switch into the rack of the middle device it serves
+    (:func:`oob_assignment`), so no Cat6 run crosses the site."""
+    span = {r: (a, b) for r, a, b in spans}
+    a_o, b_o = span.get("oob", (0, 0))
+    n_sw = b_o - a_o
+    if not n_sw:
+        return
+    idx = np.concatenate([np.arange(*span.get(r, (0, 0))) for r in OOB_ROLES])
+    ri = rack_index[idx]
+    sw = oob_assignment(ri, np.array([r.hall for r in racks] + [1]), n_sw)
+    for k in range(n_sw):
+        mine = np.sort(ri[(sw == k) & (ri >= 0)])
+        if not mine.size:
+            continue
+        rack = racks[int(mine[(mine.size - 1) // 2])]
+        slot = placer.next_slot.get(rack.name, 0) + 1
+        placer.next_slot[rack.name] = slot
+        devices[a_o + k] = _replace(devices[a_o + k], rack=rack.name, slot=slot, row=rack.row)
+        rack_index[a_o + k] = racks.index(rack)
 
 
 def _replace(d: Device, **kw) -> Device:
@@ -319,7 +426,7 @@ def build_inventory(scenario, catalog, design, naming: Naming = Naming()) -> Inv
     rules = load_rules()
     node = catalog.node(design.node_id)
     fabric = catalog.fabric(design.fabric.technology)
-    racks = _racks(design, rules, naming)
+    racks = _racks(design, rules, naming, leaf_rack_count(design, catalog, rules))
     placer = _Placer(racks)
     nodes, nvsw, trays = _nodes(design, node, rules, naming, racks)
     groups = [("node", nodes), ("nvswitch", nvsw)]
@@ -333,10 +440,27 @@ def build_inventory(scenario, catalog, design, naming: Naming = Naming()) -> Inv
         devices.extend(devs)
     index = {r.name: i for i, r in enumerate(racks)}
     rack_index = np.array([index.get(d.rack, -1) for d in devices], dtype=np.int64)
+    _oob_near_devices(devices, spans, racks, rack_index, placer)
     return Inventory(name=scenario.name, racks=tuple(racks), devices=tuple(devices),
                      spans=tuple(spans), gpus_per_node=max(1, int(node.gpus) // trays),
                      trays_per_system=trays, node_model=node.id, gpu_model=design.gpu_id,
                      storage_nics=int(node.storage_nics),
                      storage_nic_gbps=float(node.storage_nic_gbps or 0.0),
                      fiber_cable=fabric.fiber_cable, copper_cable=fabric.copper_cable,
-                     rack_index=rack_index)
+                     rack_index=rack_index, node_ru=_node_ru(node, rules, trays),
+                     inband_gbps=_port_gbps(catalog, design.networks.inband_switch_id))
+
+
+def _node_ru(node, rules, trays: int) -> float:
+    """Rack units of one schedulable node: the catalog's, or a rack-scale system's usable U
+    shared by its compute trays and switch trays."""
+    if node.rack_units and not node.rack_scale:
+        return float(node.rack_units)
+    usable = rules.num("rack_ru") - rules.num("rack_reserved_ru")
+    return usable / max(1, trays + trays // 2)
+
+
+def _port_gbps(catalog, switch_id: str) -> float:
+    if not switch_id or not catalog.has("switch", switch_id):
+        return 0.0
+    return float(getattr(catalog.get("switch", switch_id), "port_gbps", 0.0) or 0.0)
