@@ -143,7 +143,7 @@ def design(scenario, catalog, estimate=None, *, rules: DesignRules | None = None
     power, existing = _existing_facility(power, rules, notes)
     lines = _bom(catalog, node, fab, switch, inband_sw, oob_sw, cf, mgmt, storage, power,
                  cooling, racks, floor, nodes, leaf_sw=leaf_sw, upper_sw=upper_sw,
-                 existing=existing)
+                 existing=existing, rules=rules)
     return ClusterDesign(node_id=node.id, gpu_id=cl.gpu, layout=layout, fabric=cf,
                          networks=mgmt, storage=storage, power=power, cooling=cooling,
                          rack_counts=racks, floor=floor, bom=lines, warnings=tuple(warnings),
@@ -251,7 +251,7 @@ def _entry(catalog, kind: str, entry_id: str):
 
 
 def _bom(catalog, node, fab, switch, inband_sw, oob_sw, cf, mgmt, storage, power, cooling,
-         racks, floor, nodes, *, leaf_sw, upper_sw,
+         racks, floor, nodes, *, leaf_sw, upper_sw, rules,
          existing: bool = False) -> tuple[B.BomLine, ...]:
     L = B.line
     out = [L("compute", f"{node.name} (NICs included)", nodes, node)]
@@ -292,9 +292,10 @@ def _bom(catalog, node, fab, switch, inband_sw, oob_sw, cf, mgmt, storage, power
     out.append(L("network", f"out-of-band management switch {oob_sw.name}", mgmt.oob_switches,
                  oob_sw))
     if mgmt.ufm_appliances:
-        out.append(L("network", "fabric manager (UFM) appliance", mgmt.ufm_appliances, None,
-                     catalog_id=None))
-    out.append(L("other", "management / head-node server", mgmt.management_servers, None))
+        out.append(L("network", "fabric manager (UFM) appliance", mgmt.ufm_appliances,
+                     B.rule_price(rules, "ufm_appliance_usd"), catalog_id=None))
+    out.append(L("other", "management / head-node server", mgmt.management_servers,
+                 B.rule_price(rules, "management_server_usd"), catalog_id=None))
     for t in storage.tiers:
         if t.system_id is not None:
             out.append(L("storage", f"{t.tier} building block", t.blocks,
@@ -307,11 +308,13 @@ def _bom(catalog, node, fab, switch, inband_sw, oob_sw, cf, mgmt, storage, power
             L("power", f"diesel generator {power.generator_kw:,.0f} kW (N+spare)",
               power.generators, note=note)]
     out.append(L("power", "rack PDU (415 V 3-phase 60 A class) and branch circuit", power.pdus,
-                 note=note))
+                 B.rule_price(rules, "rack_pdu_usd"), catalog_id=None))
     if not existing:
         out.append(L("cooling", "CRAH / air handler (N+1)", cooling.crah_units, note=note))
     if cooling.cdu_units:
-        out.append(L("cooling", "coolant distribution unit (N+1)", cooling.cdu_units, note=note))
-    out += [L("facility", "rack enclosure", racks.total, note=note),
+        out.append(L("cooling", "coolant distribution unit (N+1)", cooling.cdu_units,
+                     B.rule_price(rules, "cdu_usd"), catalog_id=None))
+    out += [L("facility", "rack enclosure", racks.total, B.rule_price(rules, "rack_enclosure_usd"),
+              catalog_id=None),
             L("facility", "white-space floor area (m2)", round(floor.area_m2, 1), note=note)]
     return tuple(out)

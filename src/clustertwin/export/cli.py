@@ -12,7 +12,8 @@ import typer
 
 from clustertwin.cli_common import CatalogOpt, ScenarioArg
 
-KINDS = ("inventory", "cabling", "slurm", "kueue", "prometheus", "grafana", "ansible", "all")
+KINDS = ("inventory", "cabling", "slurm", "kueue", "prometheus", "grafana", "ansible", "bom",
+         "drawings", "all")
 
 
 def build_files(kind: str, ctx, *, policy: str = "multifactor+backfill",
@@ -38,6 +39,16 @@ def build_files(kind: str, ctx, *, policy: str = "multifactor+backfill",
                       "rack-elevations.svg": svg.rack_elevations_svg(ctx)}
         elif k == "cabling":
             files["cabling.csv"] = tables.cabling_csv(ctx)
+        elif k == "bom":
+            from clustertwin.export.bom_files import bom_files
+
+            bom, why = bom_files(ctx)
+            files |= bom
+            warnings += why
+        elif k == "drawings":
+            from clustertwin.drawings import drawing_files
+
+            files |= drawing_files(ctx)
         elif k == "slurm":
             from clustertwin.export.slurm import slurm_files
 
@@ -80,7 +91,8 @@ def register(app: typer.Typer) -> None:
     @handle_user_errors
     def export_cmd(
         kind: Annotated[str, typer.Argument(help="inventory | cabling | slurm | kueue | "
-                                            "prometheus | grafana | ansible | all")],
+                                            "prometheus | grafana | ansible | bom | drawings | "
+                                            "all")],
         scenario: ScenarioArg = None,
         out: Annotated[Path, typer.Option("--out", help="folder to write the files into")] = Path("export"),
         naming: Annotated[Optional[list[str]], typer.Option(  # noqa: UP045
@@ -96,8 +108,10 @@ def register(app: typer.Typer) -> None:
                                             "clustertwin did not write")] = False,
         catalog: CatalogOpt = None,
     ) -> None:
-        """Write the design as files for the real cluster: inventory, cabling map, Slurm,
-        Kueue, Prometheus, Grafana and Ansible."""
+        """Write the design as files for the real cluster: inventory, cabling map (lengths,
+        media, part numbers), Slurm, Kueue, Prometheus, Grafana, Ansible, the vendor bill of
+        materials (bom.csv, bom.xlsx) and drawings to scale (floor-plan.svg,
+        rack-elevations.svg, topology.svg)."""
         import time
 
         from clustertwin.cli_common import load_inputs
