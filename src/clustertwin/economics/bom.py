@@ -13,7 +13,7 @@
   design prices (rack PDUs, CDUs, rack enclosures), as economics counts them.
 
 So the extended prices sum to ``economics.capex_usd`` by construction (the same figures, split
-into lines). Text meant for a vendor goes through :func:`vendor_text`, which drops the project's
+into lines; facility unit prices are rounded to cents, so the sum may differ by cents per line). Text meant for a vendor goes through :func:`vendor_text`, which drops the project's
 internal reference tags (``[C]``, ``[S R12]``, ``(DC 4.6 ...)``).
 """
 
@@ -31,6 +31,8 @@ COLUMNS = ("category", "vendor", "part_number", "description", "quantity", "unit
 _VENDORS = ("NVIDIA", "Arista", "Broadcom", "DDN", "VAST", "Dell", "Supermicro", "HPE",
             "Meta", "Cisco", "Juniper", "WEKA", "Pure Storage", "Seagate")
 _FACILITY_CATS = ("power", "cooling", "facility")
+#: a vendor part / model number in a catalog entry's name (MMA4Z00-NS, QM9700, SN4600C)
+_PART_RE = re.compile(r"\b[A-Z]{2,}[0-9][A-Z0-9]*(?:-[A-Z0-9]+)+\b|\b[A-Z]{2}[0-9]{4}[A-Z]?\b")
 
 
 @dataclass(frozen=True)
@@ -54,8 +56,9 @@ def vendor_text(text: str) -> str:
     """``text`` without internal reference tags and notes, on one line."""
     out = re.sub(r"\[[^\]]*\]", "", str(text))
     out = re.sub(r"\((?:DC|datacenter-anchors|seed)[^)]*\)", "", out)
-    out = re.sub(r"\b(?:DC|datacenter-anchors(?:\.md)?) \d+(?:\.\d+)*", "", out)
-    out = re.sub(r"\s+", " ", out.replace("()", "")).strip(" ;,")
+    out = re.sub(r"[,;]?\s*(?:DC \d|datacenter-anchors|shared/|seed \d)[^,;)]*", "", out)
+    out = re.sub(r"\s+([:;,)])", r"\1", re.sub(r"\s+", " ", out.replace("()", "")))
+    out = out.strip(" ;,")
     return out
 
 
@@ -74,13 +77,17 @@ def _vendor(text: str) -> str:
     return "open to quote"
 
 
-def _part_number(catalog, catalog_id) -> str:
+def _part_number(catalog, catalog_id) -> tuple[str, str]:
+    """(part number, catalog entry name) of a catalog id ("" where unknown)."""
     if catalog is None or not catalog_id:
-        return ""
+        return "", ""
     for kind in ("node", "switch", "transceiver", "cable", "storage"):
         if catalog.has(kind, catalog_id):
-            return str(getattr(catalog.get(kind, catalog_id), "part_number", "") or "")
-    return ""
+            entry = catalog.get(kind, catalog_id)
+            name = str(getattr(entry, "name", ""))
+            m = _PART_RE.search(name)
+            return str(getattr(entry, "part_number", "") or (m.group(0) if m else "")), name
+    return "", ""
 
 
 def _design_lines(design, facility: str, catalog) -> list[VendorLine]:
@@ -95,7 +102,8 @@ def _design_lines(design, facility: str, catalog) -> list[VendorLine]:
         total = float(ln.total_usd or 0.0)
         if not ln.priced:
             src = f"no price found: {src} (counted at $0 in capex; ask for a quote)"
-        out.append(VendorLine(ln.category, _vendor(ln.item), _part_number(catalog, ln.catalog_id),
+        part, entry_name = _part_number(catalog, ln.catalog_id)
+        out.append(VendorLine(ln.category, _vendor(f"{ln.item} {entry_name}"), part,
                               vendor_text(ln.item), float(ln.quantity),
                               "m2" if "(m2)" in ln.item else "each", unit, total,
                               vendor_text(src), as_of))
@@ -134,8 +142,9 @@ def _facility_lines(design, facility_usd: float) -> list[VendorLine]:
             src = (f"estimate: facility build cost per MW of critical IT load x {g_share:g} % "
                    f"{group} ({split['source_groups']}) x this line's share of the group "
                    f"({split['source_lines']})")
+            each = round(total / q, 2)          # a quote's unit price, in cents
             out.append(VendorLine(ln["category"], "open to quote", "", ln["description"], q, unit,
-                                  total / q, total, src, str(split["as_of"])))
+                                  each, round(each * q, 2), src, str(split["as_of"])))
     return out
 
 

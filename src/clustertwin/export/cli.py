@@ -1,6 +1,6 @@
 """``clustertwin export KIND SCENARIO --out DIR``: the files the real cluster's tools read.
 
-KIND: inventory, cabling, slurm, kueue, prometheus, grafana, ansible, or all.
+KIND: inventory, cabling, slurm, kueue, prometheus, grafana, ansible, bom, drawings, or all.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ KINDS = ("inventory", "cabling", "slurm", "kueue", "prometheus", "grafana", "ans
 def build_files(kind: str, ctx, *, policy: str = "multifactor+backfill",
                 host_label: str = "Hostname") -> tuple[dict[str, str], list[str]]:
     """(file name -> text, warnings) for one kind (or all) of export. Pure: writes nothing."""
-    from clustertwin.export import svg, tables
+    from clustertwin.export import tables
 
     files: dict[str, str] = {}
     warnings: list[str] = []
@@ -33,10 +33,10 @@ def build_files(kind: str, ctx, *, policy: str = "multifactor+backfill",
             warnings.append(why)
     for k in kinds:
         if k == "inventory":
+            from clustertwin.drawings import drawing_files
+
             files |= {"inventory.csv": tables.inventory_csv(ctx),
-                      "inventory.json": tables.inventory_json(ctx),
-                      "floor-plan.svg": svg.floor_plan_svg(ctx),
-                      "rack-elevations.svg": svg.rack_elevations_svg(ctx)}
+                      "inventory.json": tables.inventory_json(ctx)} | drawing_files(ctx)
         elif k == "cabling":
             files["cabling.csv"] = tables.cabling_csv(ctx)
         elif k == "bom":
