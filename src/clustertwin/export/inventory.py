@@ -385,15 +385,20 @@ def _oob_near_devices(devices: list[Device], spans, racks, rack_index: np.ndarra
     idx = np.concatenate([np.arange(*span.get(r, (0, 0))) for r in OOB_ROLES])
     ri = rack_index[idx]
     sw = oob_assignment(ri, np.array([r.hall for r in racks] + [1]), n_sw)
+    keep = ri >= 0
+    order = np.lexsort((ri[keep], sw[keep]))
+    sw_sorted, ri_sorted = sw[keep][order], ri[keep][order]
+    bounds = np.searchsorted(sw_sorted, np.arange(n_sw + 1))
     for k in range(n_sw):
-        mine = np.sort(ri[(sw == k) & (ri >= 0)])
+        mine = ri_sorted[bounds[k]:bounds[k + 1]]
         if not mine.size:
             continue
-        rack = racks[int(mine[(mine.size - 1) // 2])]
+        at = int(mine[(mine.size - 1) // 2])
+        rack = racks[at]
         slot = placer.next_slot.get(rack.name, 0) + 1
         placer.next_slot[rack.name] = slot
         devices[a_o + k] = _replace(devices[a_o + k], rack=rack.name, slot=slot, row=rack.row)
-        rack_index[a_o + k] = racks.index(rack)
+        rack_index[a_o + k] = at
 
 
 def _replace(d: Device, **kw) -> Device:
