@@ -117,6 +117,8 @@ def make_plan(scenario: Scenario, catalog: Catalog,
             on_stage("training")
         training = _root(scenario, lambda: training_stage(scenario, catalog))
     design = run("design", design_stage, scenario, catalog, training)
+    training, design = _spares_inside(scenario, catalog, training, design,
+                                      lambda t: run("design", design_stage, scenario, catalog, t))
     reliability = run("reliability", reliability_stage, scenario, catalog, training, design)
     scale = 1.0
     for _ in range(DEADLINE_ROUNDS):
@@ -126,6 +128,8 @@ def make_plan(scenario: Scenario, catalog: Catalog,
         scale *= scenario.cluster.deadline_days / (scenario.cluster.deadline_days + late) * DEADLINE_MARGIN
         training = _root(scenario, lambda: training_stage(scenario, catalog, ettr_scale=scale))  # noqa: B023
         design = run("design", design_stage, scenario, catalog, training)
+        training, design = _spares_inside(scenario, catalog, training, design,
+                                          lambda t: run("design", design_stage, scenario, catalog, t))  # noqa: B023
         reliability = run("reliability", reliability_stage, scenario, catalog, training, design)
     late = _deadline_excess(scenario, reliability)
     if late > 0:
@@ -141,6 +145,24 @@ def make_plan(scenario: Scenario, catalog: Catalog,
             for msg in getattr(result, attr, None) or ():
                 warnings.append(f"{name}: {msg}")
     return Plan(scenario=scenario, warnings=tuple(warnings), skipped=tuple(skipped), **res)
+
+
+def _spares_inside(scenario: Scenario, catalog: Catalog, training: Any, design: Any,
+                   redesign: Callable[[Any], Any]) -> tuple[Any, Any]:
+    """Hot spares that took installed nodes' slots (``cluster.spare_placement: inside`` with
+    full units) leave the job ``design.job_gpus_limit`` GPUs: the training job is estimated
+    again on them and the design redone around it (once; the units then have the room)."""
+    limit = getattr(design, "job_gpus_limit", None)
+    if training is None or not limit or training.gpus <= limit:
+        return training, design
+    from clustertwin.perf import estimate
+
+    why = (f"the hot spares take {training.installed_gpus - limit:,} of the installed GPUs' "
+           "slots inside the scalable units (cluster.spare_placement: inside): the job is "
+           f"estimated on the other {limit:,}")
+    training = _root(scenario, lambda: estimate(scenario, catalog, installed=limit,
+                                                notes=[why]))
+    return training, redesign(training)
 
 
 def _root(scenario: Scenario, call: Callable[[], Any]) -> Any:

@@ -46,10 +46,11 @@ def test_contract_block(default_design):
 
 def test_extra_attributes_other_stages_read(default_design):
     d = default_design
-    # spare_nodes: auto advises 8 hot spares for the llama3-h100 profile at 2,048 nodes, but
-    # 2,048 DGX fill their 64 SUs and a spare never opens a unit (issue 22): none is installed
-    assert d.spare_nodes == 0 and d.nodes == 2048
-    assert any("8 of the 8 advised hot spares find no free slot" in n for n in d.notes)
+    # spare_nodes: auto advises 8 hot spares for the llama3-h100 profile; 2,048 DGX fill their
+    # 64 SUs and a spare never opens a unit (issue 22): 8 of the installed nodes are the spares
+    assert d.spare_nodes == 8 and d.nodes == 2048 and d.job_nodes == 2040
+    assert d.scalable_units == 64 and d.fabric.leaf == 512
+    assert any("the training job runs on the other 2040 nodes" in n for n in d.notes)
     assert 1.0 < d.cooling.pue < 2.0
     assert d.storage.nvme_write_gbps_per_node > 0
     assert d.power.facility_kw == pytest.approx(d.power.it_kw * d.cooling.pue)

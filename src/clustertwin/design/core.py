@@ -62,9 +62,13 @@ def design(scenario, catalog, estimate=None, *, rules: DesignRules | None = None
                                    pod_oversubscription=cl.fabric.pod_oversubscription,
                                    spine_switch=spine_sw, dual_tor=cl.fabric.dual_tor)
 
-    cf, spares, spare_notes = place_spares(fabric_for, job_nodes, wanted, cl.spare_placement,
-                                           int(fab.reserved_ports_per_su), leaf_sw, upper=spine_sw)
+    cf, spares, job_nodes, spare_notes = place_spares(
+        fabric_for, job_nodes, wanted, cl.spare_placement, int(fab.reserved_ports_per_su),
+        leaf_sw, upper=spine_sw, displace=cl.gpus is not None)
     nodes = job_nodes + spares
+    # spares that took installed nodes' slots leave the job fewer GPUs than it was sized on
+    limit = job_nodes * node.gpus
+    job_gpus_limit = limit if estimate is not None and estimate.gpus > limit else None
     notes += spare_notes
     # the switch model of the spine / aggregation tiers (the leaf model in a plain tree)
     upper_sw = spine_sw if cf.pod is not None else leaf_sw
@@ -148,7 +152,8 @@ def design(scenario, catalog, estimate=None, *, rules: DesignRules | None = None
                          networks=mgmt, storage=storage, power=power, cooling=cooling,
                          rack_counts=racks, floor=floor, bom=lines, warnings=tuple(warnings),
                          notes=tuple(notes),
-                         facility="existing-facility" if existing else "new-build")
+                         facility="existing-facility" if existing else "new-build",
+                         job_gpus_limit=job_gpus_limit)
 
 
 def _management(*, node, nodes, cf, fab, switch, inband_sw, oob_sw, storage_links, fixed_pdus,

@@ -35,6 +35,9 @@ class ClusterDesign:
     warnings: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()  #: design choices made for the user (scale-out, facility)
     facility: str = "new-build"  #: "existing-facility" when it fits one (build-out, economics)
+    #: set when hot spares took installed nodes' slots (spare_placement: inside, units full):
+    #: the most GPUs the training job can use; the plan re-estimates the job on them
+    job_gpus_limit: int | None = None
 
     # --- the contract's headline figures -------------------------------------------------
     @property

@@ -1,15 +1,18 @@
-"""Where hot spares go: inside the scalable units the job already fills, or outside them.
+"""Where hot spares go: inside the scalable units the installed nodes open, or outside them.
 
 ``inside`` (the default, ``cluster.spare_placement``): a spare takes a free node slot of a unit
-the job's nodes already open, after the fabric manager's reserved slot (the DGX SuperPOD RA's
-4-SU pod runs 127 DGX and one UFM on 128 slots, RA-11333-001 Table 4). A spare never opens a unit
-of its own: a unit opened for one spare would add a whole SU of leaves and their spine links (at
-1,024 H100: 40 leaves / 32 spines / 1,280 leaf-spine links instead of 32 / 16 / 1,024) and leave
-the spare alone on switches a one-SU job cannot use. Spares that find no free slot are not
-installed, and a note says how many and how to get them.
+the installed nodes already open, after the fabric manager's reserved slot (the DGX SuperPOD
+RA's 4-SU pod runs 127 DGX and one UFM on 128 slots, RA-11333-001 Table 4). A spare never opens
+a unit of its own: a unit opened for one spare would add a whole SU of leaves and their spine
+links (at 1,024 H100: 40 leaves / 32 spines / 1,280 leaf-spine links instead of 32 / 16 / 1,024)
+and leave the spare alone on switches a one-SU job cannot use. When the units are full, the
+spares take slots of installed nodes instead: those nodes become the spares and the training job
+runs on the others (the plan re-estimates the job on the GPUs left, see
+``ClusterDesign.job_gpus_limit``).
 
-``outside``: every advised spare is installed; the units and switches they open are counted and
-named in a note, and priced in the bill of materials like every other switch.
+``outside``: every advised spare is added beside the installed nodes; the units and switches
+they open are counted and named in a note, and priced in the bill of materials like every other
+switch.
 """
 
 from __future__ import annotations
@@ -18,39 +21,50 @@ from collections.abc import Callable
 
 
 def place_spares(fabric_for: Callable[[int], object], job_nodes: int, wanted: int,
-                 placement: str, reserved: int, leaf_sw, upper=None):
-    """(compute fabric, spares installed, notes) for ``wanted`` spares beside ``job_nodes``.
+                 placement: str, reserved: int, leaf_sw, upper=None, *, displace: bool = True):
+    """(compute fabric, spares, job nodes left, notes) for ``wanted`` spares beside
+    ``job_nodes`` installed nodes.
 
     ``fabric_for(nodes)`` plans the compute fabric for that many nodes; ``reserved`` is the
     fabric's reserved (fabric-manager) slots per unit; ``leaf_sw`` / ``upper`` the switch
-    entries of the leaves and the tiers above (for the price of switches spares add)."""
+    entries of the leaves and the tiers above (for the price of switches spares add).
+    ``displace=False`` (a cluster sized by a deadline, which the solver may grow freely) puts
+    spares that find no free slot outside the units instead of on installed nodes' slots."""
     base = fabric_for(job_nodes)
     if wanted <= 0:
-        return base, 0, []
+        return base, 0, job_nodes, []
     if placement == "outside":
-        return _outside(fabric_for, base, job_nodes, wanted, leaf_sw, upper or leaf_sw)
+        cf, n, notes = _outside(fabric_for, base, job_nodes, wanted, leaf_sw, upper or leaf_sw)
+        return cf, n, job_nodes, notes
     slots = int(base.scalable_units) * int(base.su_nodes)
-    held = reserved if base.managers_attached else 0
-    fit = max(0, min(wanted, slots - job_nodes - held))
-    cf = fabric_for(job_nodes + fit) if fit else base
-    while fit and (cf.scalable_units != base.scalable_units or cf.switches != base.switches
-                   or cf.cables != base.cables + _node_links_added(base, fit)):
-        fit -= 1
-        cf = fabric_for(job_nodes + fit) if fit else base
-    notes = []
-    if fit < wanted:
-        notes.append(
-            f"{wanted - fit} of the {wanted} advised hot spares find no free slot in the "
-            f"{base.scalable_units} scalable unit(s) the job fills ({slots} slots, "
-            f"{job_nodes} job nodes{f', {held} fabric-manager slot(s)' if held else ''}); a "
-            "spare never opens a unit of its own, so "
-            + (f"only {fit} spare(s) are installed" if fit else "none is installed")
-            + "; set cluster.spare_placement: outside to add them on switches of their own, or "
-            "run the job on fewer nodes (training.gpus)")
-    elif fit:
-        notes.append(f"{fit} hot spare(s) take free slots of the job's {base.scalable_units} "
-                     "scalable unit(s): no switch is added for them")
-    return cf, fit, notes
+    room = slots - job_nodes - (reserved if base.managers_attached else 0)
+    if wanted <= room:
+        cf = _same_units(fabric_for, base, job_nodes + wanted)
+        if cf is not None:
+            return cf, wanted, job_nodes, [
+                f"{wanted} hot spare(s) take free slots of the {base.scalable_units} scalable "
+                "unit(s) the nodes fill: no switch is added for them"]
+    left = slots - wanted
+    cf = _same_units(fabric_for, base, slots) if displace and left >= 1 else None
+    if cf is None:
+        cf, n, notes = _outside(fabric_for, base, job_nodes, wanted, leaf_sw, upper or leaf_sw)
+        return cf, n, job_nodes, [
+            f"the {base.scalable_units} scalable unit(s) have no free slot for the {wanted} hot "
+            "spare(s) and the cluster is sized by its deadline, so they go outside the units: "
+            + notes[0]]
+    return cf, wanted, left, [
+        f"the {base.scalable_units} scalable unit(s) hold {slots} node slots and the "
+        f"{job_nodes} installed nodes fill them, so {wanted} of them serve as hot spare(s) "
+        f"(a spare never opens a unit): the training job runs on the other {left} nodes; set "
+        "cluster.spare_placement: outside to add the spares on switches of their own"]
+
+
+def _same_units(fabric_for, base, nodes: int):
+    """The fabric for ``nodes``, or None when it needs more units or switches than ``base``."""
+    cf = fabric_for(nodes)
+    if cf.scalable_units != base.scalable_units or cf.switches != base.switches:
+        return None
+    return cf
 
 
 def _node_links_added(base, spares: int) -> int:
