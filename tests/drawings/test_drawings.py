@@ -44,7 +44,7 @@ def test_floor_plan_is_to_scale(h100):
         assert float(r.get("width")) == pytest.approx(geo.rack_width_m * s, abs=0.01)
         assert float(r.get("height")) == pytest.approx(geo.rack_depth_m * s, abs=0.01)
     xs = sorted(by_row[min(by_row)])
-    steps = {round(b - a, 2) for a, b in zip(xs, xs[1:])}
+    steps = {round(b - a, 2) for a, b in zip(xs, xs[1:], strict=False)}
     assert steps == {round(geo.rack_width_m * s, 2)}
     ys = sorted(by_row)
     # rows alternate around a hot aisle and a cold aisle

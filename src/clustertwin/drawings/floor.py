@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-
-
 from clustertwin.drawings.svgkit import KIND_COLOURS, line, rect, svg_open, text
 
 #: drawing scale, pixels per metre

@@ -57,7 +57,13 @@ from typing import NamedTuple
 
 import numpy as np
 
-from clustertwin.export.inventory import OOB_ROLES, Inventory, oob_assignment, _pod_of_leaf, spine_pods
+from clustertwin.export.inventory import (
+    OOB_ROLES,
+    Inventory,
+    _pod_of_leaf,
+    oob_assignment,
+    spine_pods,
+)
 
 
 class Link(NamedTuple):
