@@ -76,6 +76,9 @@ def test_100k_h100_node_leaf_median_within_30_m():
     assert np.median(c["length_m"][nl]) <= 30.0
     assert (c["length_m"] <= c["max_length_m"]).all()
     assert d.floor.halls > 1 and len({r.hall for r in inv.racks}) == d.floor.halls
+    inter = c["reach"] == "inter-hall"                 # links between halls are marked
+    assert inter.any() and (c["kind"][inter] != "oob").all()
+    assert np.median(c["length_m"][inter]) > np.median(c["length_m"][nl])
 
 
 def test_routes_follow_the_tray():

@@ -22,7 +22,7 @@ media         copper | optical, from the design (``node_links_optical``, leaf-pa
 cable         catalog cable id from the design: the compute fabric's ``copper_cable`` /
               ``fiber_cable`` (the storage fabric uses the same, as the BOM counts it),
               ``cat6-rj45`` for OOB, empty for in-band (the design names no in-band cable)
-reach         in-rack | in-row | cross-row, from the two ends' racks in the inventory
+reach         in-rack | in-row | cross-row | inter-hall, from the two ends' racks (and halls)
 cable_id      links sharing one physical cable share the id (twin-port node cages, leaf-pair
               DACs); distinct ids per fabric equal the design's cable counts; ids are unique
               across the site (fabrics are numbered one after the other)
@@ -398,6 +398,7 @@ def _base_columns(inv: Inventory, design):
     names = np.array([d.name for d in inv.devices], dtype=object)
     rack = inv.rack_index
     racks_row = np.array([r.row for r in inv.racks] + [0], dtype=np.int64)
+    racks_hall = np.array([r.hall for r in inv.racks] + [0], dtype=np.int64)
     cols: dict[str, list] = {f: [] for f in FIELDS[:12]}
     ends: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     next_cable = 0
@@ -413,8 +414,10 @@ def _base_columns(inv: Inventory, design):
             continue
         ra, rb = rack[g.a], rack[g.b]
         same_row = (racks_row[ra] == racks_row[rb]) & (ra >= 0) & (rb >= 0)
+        other_hall = (racks_hall[ra] != racks_hall[rb]) & (ra >= 0) & (rb >= 0)
         reach = np.where((ra == rb) & (ra >= 0), "in-rack",
-                         np.where(same_row, "in-row", "cross-row")).astype(object)
+                         np.where(same_row, "in-row",
+                                  np.where(other_hall, "inter-hall", "cross-row"))).astype(object)
         cable = np.full(n, _cable(inv, g), dtype=object)
         local = g.cable if g.cable is not None else np.arange(n)
         cid = next_cable + local
