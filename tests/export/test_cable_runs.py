@@ -109,3 +109,16 @@ def test_cheapest_medium_that_reaches_and_refusal_past_every_reach():
     assert media[choose_media(np.array([400.0]), np.array([1.0]), False)[0]].kind == "multimode"
     with pytest.raises(InfeasibleError, match="reach no cable medium"):
         choose_media(np.array([400.0]), np.array([5000.0]))
+
+
+def test_cable_summary_counts_the_map(built):
+    import csv
+    import io
+
+    from clustertwin.export.tables import cable_summary_csv
+
+    _, _, c = built
+    rows = list(csv.DictReader(io.StringIO(cable_summary_csv(c))))
+    assert sum(int(r["links"]) for r in rows) == len(c["kind"])
+    assert sum(int(r["cables"]) for r in rows) == len(set(c["cable_id"].tolist()))
+    assert all(float(r["max_length_m"]) <= float(r["medium_reach_m"]) for r in rows)

@@ -38,7 +38,7 @@ def build_files(kind: str, ctx, *, policy: str = "multifactor+backfill",
             files |= {"inventory.csv": tables.inventory_csv(ctx),
                       "inventory.json": tables.inventory_json(ctx)} | drawing_files(ctx)
         elif k == "cabling":
-            files["cabling.csv"] = tables.cabling_csv(ctx)
+            files |= tables.cabling_files(ctx)
         elif k == "bom":
             from clustertwin.export.bom_files import bom_files
 
