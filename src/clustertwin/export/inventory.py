@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from clustertwin.export.naming import Naming
+from clustertwin.export.placement import leaf_rack_count, leaf_spots, oob_near_devices
 
 
 @dataclass(frozen=True)
@@ -155,16 +156,6 @@ def _racks(design, rules, naming: Naming, leaf_racks: int | None = None) -> list
     return out
 
 
-def leaf_rack_count(design, catalog, rules) -> int:
-    """Network racks the compute-fabric leaves fill (0 for top-of-rack leaves)."""
-    cf = design.fabric
-    if cf.tor or not cf.leaf:
-        return 0
-    sw = catalog.get("switch", cf.switch_id) if catalog.has("switch", cf.switch_id) else None
-    ru = float(getattr(sw, "rack_units", 1) or 1)
-    return math.ceil(cf.leaf * ru / rules.num("network_rack_switch_ru"))
-
-
 def _pod_of_leaf(cf, local: np.ndarray) -> np.ndarray:
     """0-based pod of each plane-local leaf index."""
     if cf.pod is not None:
@@ -268,7 +259,7 @@ def _fabric_switches(design, naming, placer, racks) -> list[tuple[str, list[Devi
             rack = compute[min(len(compute) - 1, su * cf.su_nodes // design.layout.nodes_per_rack)]
             spots.append((rack, 0))
     else:
-        spots = _leaf_spots(cf, placer, leaf_local)
+        spots = leaf_spots(cf, placer, leaf_local)
     leaves = [Device(names[i], "leaf", cf.switch_id, r.name if r else "", s, r.row if r else 0,
                      int(leaf_local[i]) // cf.leaves_per_su + 1, int(leaf_pod[i]) + 1,
                      i // p.leaf + 1) for i, (r, s) in enumerate(spots)]
@@ -283,25 +274,6 @@ def _fabric_switches(design, naming, placer, racks) -> list[tuple[str, list[Devi
                                   r.row if r else 0, 0,
                                   int(pods[i % count]) + 1 if pods is not None else 0,
                                   i // count + 1) for i, (r, s) in enumerate(spots)]))
-    return out
-
-
-def _leaf_spots(cf, placer: _Placer, leaf_local: np.ndarray) -> list[tuple[Rack | None, int]]:
-    """Each leaf in the leaf rack that follows its scalable unit's compute racks (every plane's
-    leaves of a unit together), so node-leaf runs stay inside the unit's stretch of row."""
-    pool = [r for r in placer.racks if r.kind == "network" and r.tier == "leaf"]
-    if not pool:
-        return placer.place(("network",), leaf_local.size)
-    sus = max(1, cf.scalable_units)
-    lr = len(pool)
-    out: list[tuple[Rack | None, int]] = []
-    for local in leaf_local.tolist():
-        k = min(sus - 1, int(local) // max(1, cf.leaves_per_su))
-        after, before = round((k + 1) * lr / sus), round(k * lr / sus)
-        rack = pool[min(lr - 1, after - 1 if after > before else after)]
-        slot = placer.next_slot.get(rack.name, 0) + 1
-        placer.next_slot[rack.name] = slot
-        out.append((rack, slot))
     return out
 
 
@@ -341,64 +313,6 @@ def _support(design, naming, placer, racks) -> list[tuple[str, list[Device]]]:
         systems += _simple("storage", names, t.system_id, placer.place(("storage",), t.blocks))
     out.append(("storage", systems))
     return out
-
-
-#: roles with an out-of-band (BMC / management) port, in the order the OOB cabling takes them
-OOB_ROLES = ("node", "nvswitch", "leaf", "spine", "core", "storage-leaf", "storage-spine",
-             "storage-core", "inband", "management", "ufm", "pdu")
-
-
-def oob_assignment(rack_idx: np.ndarray, rack_hall: np.ndarray, n_sw: int) -> np.ndarray:
-    """OOB switch (0-based) of each device given its rack index (-1 = unracked): switches are
-    shared out to the halls by their devices (largest remainder, at least one per hall while
-    switches last), and within a hall devices in floor order fill its switches in order."""
-    n = rack_idx.size
-    out = np.zeros(n, dtype=np.int64)
-    if not n or n_sw <= 0:
-        return out
-    hall = np.where(rack_idx >= 0, rack_hall[np.maximum(rack_idx, 0)], 1)
-    halls, counts = np.unique(hall, return_counts=True)
-    share = counts * n_sw / n
-    per = np.maximum(np.minimum(1, n_sw // max(1, halls.size)), np.floor(share)).astype(int)
-    while per.sum() < n_sw:
-        per[np.argmax(share - per)] += 1
-    while per.sum() > n_sw:
-        per[np.argmax(per)] -= 1
-    first = np.r_[0, np.cumsum(per)[:-1]]
-    for h, k0, m in zip(halls.tolist(), first.tolist(), per.tolist(), strict=True):
-        sel = np.flatnonzero(hall == h)
-        order = sel[np.argsort(rack_idx[sel], kind="stable")]
-        out[order] = k0 + (np.arange(order.size) * max(1, m)) // order.size if m else \
-            min(n_sw - 1, k0)
-    return out
-
-
-def _oob_near_devices(devices: list[Device], spans, racks, rack_index: np.ndarray,
-                      placer: _Placer) -> None:
-    """Moves each OOB switch into the rack of the middle device it serves
-    (:func:`oob_assignment`), so no Cat6 run crosses the site."""
-    span = {r: (a, b) for r, a, b in spans}
-    a_o, b_o = span.get("oob", (0, 0))
-    n_sw = b_o - a_o
-    if not n_sw:
-        return
-    idx = np.concatenate([np.arange(*span.get(r, (0, 0))) for r in OOB_ROLES])
-    ri = rack_index[idx]
-    sw = oob_assignment(ri, np.array([r.hall for r in racks] + [1]), n_sw)
-    keep = ri >= 0
-    order = np.lexsort((ri[keep], sw[keep]))
-    sw_sorted, ri_sorted = sw[keep][order], ri[keep][order]
-    bounds = np.searchsorted(sw_sorted, np.arange(n_sw + 1))
-    for k in range(n_sw):
-        mine = ri_sorted[bounds[k]:bounds[k + 1]]
-        if not mine.size:
-            continue
-        at = int(mine[(mine.size - 1) // 2])
-        rack = racks[at]
-        slot = placer.next_slot.get(rack.name, 0) + 1
-        placer.next_slot[rack.name] = slot
-        devices[a_o + k] = _replace(devices[a_o + k], rack=rack.name, slot=slot, row=rack.row)
-        rack_index[a_o + k] = at
 
 
 def _replace(d: Device, **kw) -> Device:
@@ -445,7 +359,7 @@ def build_inventory(scenario, catalog, design, naming: Naming = Naming()) -> Inv
         devices.extend(devs)
     index = {r.name: i for i, r in enumerate(racks)}
     rack_index = np.array([index.get(d.rack, -1) for d in devices], dtype=np.int64)
-    _oob_near_devices(devices, spans, racks, rack_index, placer)
+    oob_near_devices(devices, spans, racks, rack_index, placer)
     return Inventory(name=scenario.name, racks=tuple(racks), devices=tuple(devices),
                      spans=tuple(spans), gpus_per_node=max(1, int(node.gpus) // trays),
                      trays_per_system=trays, node_model=node.id, gpu_model=design.gpu_id,
