@@ -48,23 +48,10 @@ def design(scenario, catalog, estimate=None, *, rules: DesignRules | None = None
                                      "give cluster.gpus or an estimate")])
     warnings: list[str] = []
     notes: list[str] = []
-    job_nodes = math.ceil(gpus / node.gpus)
-    wanted = resolve_spare_nodes(scenario, catalog, gpus)
-
     cap, _ = rack_capacity(node, rules, src)
     leaf_sw, spine_sw, pod_nodes = _fabric_options(catalog, cl.fabric, fab, switch, node, src)
-
-    def fabric_for(n: int):
-        return plan_compute_fabric(node=node, fabric=fab, switch=leaf_sw, nodes=n,
-                                   oversubscription=cl.fabric.oversubscription,
-                                   topology=cl.fabric.topology, nodes_per_rack=cap, rules=rules,
-                                   source=src, pod_nodes=pod_nodes,
-                                   pod_oversubscription=cl.fabric.pod_oversubscription,
-                                   spine_switch=spine_sw, dual_tor=cl.fabric.dual_tor)
-
-    cf, spares, job_nodes, spare_notes = place_spares(
-        fabric_for, job_nodes, wanted, cl.spare_placement, int(fab.reserved_ports_per_su),
-        leaf_sw, upper=spine_sw, displace=cl.gpus is not None)
+    cf, spares, job_nodes, spare_notes = _fabric_and_spares(
+        scenario, catalog, gpus, node, fab, leaf_sw, spine_sw, pod_nodes, cap, rules)
     nodes = job_nodes + spares
     # spares that took installed nodes' slots leave the job fewer GPUs than it was sized on
     limit = job_nodes * node.gpus
@@ -154,6 +141,26 @@ def design(scenario, catalog, estimate=None, *, rules: DesignRules | None = None
                          notes=tuple(notes),
                          facility="existing-facility" if existing else "new-build",
                          job_gpus_limit=job_gpus_limit)
+
+
+def _fabric_and_spares(scenario, catalog, gpus: int, node, fab, leaf_sw, spine_sw, pod_nodes,
+                       cap: int, rules):
+    """(compute fabric, hot spares, job nodes, notes): the fabric for the installed nodes and
+    the advised spares placed per ``cluster.spare_placement`` (:mod:`.spare_slots`)."""
+    cl, src = scenario.cluster, scenario.source
+
+    def fabric_for(n: int):
+        return plan_compute_fabric(node=node, fabric=fab, switch=leaf_sw, nodes=n,
+                                   oversubscription=cl.fabric.oversubscription,
+                                   topology=cl.fabric.topology, nodes_per_rack=cap, rules=rules,
+                                   source=src, pod_nodes=pod_nodes,
+                                   pod_oversubscription=cl.fabric.pod_oversubscription,
+                                   spine_switch=spine_sw, dual_tor=cl.fabric.dual_tor)
+
+    return place_spares(fabric_for, math.ceil(gpus / node.gpus),
+                        resolve_spare_nodes(scenario, catalog, gpus), cl.spare_placement,
+                        int(fab.reserved_ports_per_su), leaf_sw, upper=spine_sw,
+                        displace=cl.gpus is not None)
 
 
 def _management(*, node, nodes, cf, fab, switch, inband_sw, oob_sw, storage_links, fixed_pdus,
