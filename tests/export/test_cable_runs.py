@@ -79,6 +79,16 @@ def test_100k_h100_node_leaf_median_within_30_m():
     inter = c["reach"] == "inter-hall"                 # links between halls are marked
     assert inter.any() and (c["kind"][inter] != "oob").all()
     assert np.median(c["length_m"][inter]) > np.median(c["length_m"][nl])
+    # and drawn: one labelled trunk per pair of halls they join, counts adding up
+    import xml.etree.ElementTree as ET
+
+    from clustertwin.drawings.floor import floor_plan_svg, inter_hall_counts
+
+    trunks = inter_hall_counts(inv, c)
+    assert sum(trunks.values()) == int(inter.sum())
+    root = ET.fromstring(floor_plan_svg(d, inv, "t", trunks=trunks))
+    drawn = [g for g in root.iter("{http://www.w3.org/2000/svg}g") if g.get("class") == "trunk"]
+    assert len(drawn) == len(trunks)
 
 
 def test_routes_follow_the_tray():

@@ -3,12 +3,15 @@
 Pure functions of a design (``ClusterDesign``) and, where given, its export inventory; each
 returns one SVG document as a ``str``, ready to write to a file or embed in ``plan.html``:
 
-* ``floor_plan_svg(design, inventory=None, name="") -> str`` - every hall seen from above, to
+* ``floor_plan_svg(design, inventory=None, name="", trunks=None) -> str`` - every hall seen
+  from above, to
   scale (``floor.SCALE_PX_PER_M`` pixels per metre; a 10 m scale bar is drawn): hall outline
   with its width and depth in metres, rows of racks (each a ``class="rack"`` rect labelled with
   its inventory name), cold aisles and contained hot aisles, network rows, row-end RPPs (power
   panels feeding the racks' PDUs), CDUs at the row ends they serve and CRAHs along the hall's
-  mechanical gallery. Rack spacing along a row is ``rack_width_m``; rows are
+  mechanical gallery; ``trunks`` ({(hall, hall): links}, :func:`floor.inter_hall_counts`)
+  draws the inter-hall cable trunks with their link counts. Rack spacing along a row is
+  ``rack_width_m``; rows are
   ``rack_depth_m + hot_aisle_m`` apart around a hot aisle and ``rack_depth_m + cold_aisle_m``
   around a cold aisle (design rules; :mod:`clustertwin.design.geometry`).
 * ``rack_elevations_svg(design, inventory=None, name="") -> str`` - the front elevation of the
@@ -41,11 +44,16 @@ def rack_elevations_svg(design, inventory=None, name: str = "") -> str:
     return elevations(SimpleNamespace(inventory=inv, node=node, catalog=cat))
 
 
-def drawing_files(ctx) -> dict[str, str]:
-    """``floor-plan.svg``, ``rack-elevations.svg`` and ``topology.svg`` of an export context."""
+def drawing_files(ctx, links=None) -> dict[str, str]:
+    """``floor-plan.svg``, ``rack-elevations.svg`` and ``topology.svg`` of an export context;
+    ``links()`` gives the cabling map's columns (used for the inter-hall trunks of a
+    multi-hall site)."""
+    from clustertwin.drawings.floor import inter_hall_counts
     from clustertwin.export.svg import rack_elevations_svg as elevations
 
     name = ctx.inventory.name
-    return {"floor-plan.svg": floor_plan_svg(ctx.design, ctx.inventory, name),
+    trunks = (inter_hall_counts(ctx.inventory, links()) if links is not None
+              and getattr(ctx.design.floor, "halls", 1) > 1 else None)
+    return {"floor-plan.svg": floor_plan_svg(ctx.design, ctx.inventory, name, trunks=trunks),
             "rack-elevations.svg": elevations(ctx),
             "topology.svg": topology_svg(ctx.design, name)}

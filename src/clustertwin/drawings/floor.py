@@ -34,7 +34,24 @@ def _halls(inv) -> dict[int, tuple[int, int]]:
     return {h: (min(rows), max(rows) - min(rows) + 1) for h, rows in sorted(out.items())}
 
 
-def floor_plan_svg(design, inventory=None, name: str = "") -> str:
+def inter_hall_counts(inv, cols) -> dict[tuple[int, int], int]:
+    """{(hall a, hall b): links} between halls, a < b, from the cabling map's columns."""
+    import numpy as np
+
+    inter = np.flatnonzero(cols["reach"] == "inter-hall")
+    if not inter.size:
+        return {}
+    hall_of = {r.name: r.hall for r in inv.racks}
+    dev_hall = {d.name: hall_of.get(d.rack, 0) for d in inv.devices}
+    out: dict[tuple[int, int], int] = {}
+    for a, b in zip(cols["a_device"][inter].tolist(), cols["b_device"][inter].tolist(),
+                    strict=True):
+        key = tuple(sorted((dev_hall[a], dev_hall[b])))
+        out[key] = out.get(key, 0) + 1
+    return out
+
+
+def floor_plan_svg(design, inventory=None, name: str = "", trunks=None) -> str:
     """Every hall seen from above, to scale (package docstring)."""
     from clustertwin.design.geometry import Geometry
     from clustertwin.design.rules import load_rules
@@ -56,6 +73,7 @@ def floor_plan_svg(design, inventory=None, name: str = "") -> str:
         x0 = (_MARGIN_M + i * (hw + geo.hall_gap_m)) * s
         y0 = (_MARGIN_M + _GALLERY_M) * s
         out += _hall(inv, geo, hall, first, rows, x0, y0, per_row, crah[i])
+    out += _trunks(trunks or {}, list(halls), hw, geo.hall_gap_m)
     out += _scale_bar(h, s) + _legend(h + 20, inv)
     out.append("</svg>")
     return "\n".join(out) + "\n"
@@ -153,6 +171,23 @@ def _row_ends(inv, geo, hall: int, first: int, rows: int, x0: float, y0: float,
                             title=f"{nm} (CDU)"))
         if kinds.get(row) == {"network"}:
             out.append(text(right + 0.2 * s, y - 2, "network row", size=0.6 * s))
+    return out
+
+
+def _trunks(trunks: dict, halls: list[int], hw: float, gap: float) -> list[str]:
+    """Inter-hall cable trunks: an arc over the galleries between the two halls' centres,
+    labelled with its link count."""
+    s = SCALE_PX_PER_M
+    centre = {h: (_MARGIN_M + i * (hw + gap) + hw / 2) * s for i, h in enumerate(halls)}
+    out = []
+    for k, ((a, b), n) in enumerate(sorted(trunks.items())):
+        if a not in centre or b not in centre:
+            continue
+        y = (_MARGIN_M - 0.6 - 0.5 * (k % 4)) * s
+        out.append(line(centre[a], y, centre[b], y, stroke="#6a3d9a", width=3))
+        label = text((centre[a] + centre[b]) / 2, y - 3, f"hall {a} - hall {b}: {n:,} links",
+                     anchor="middle", size=9)
+        out.append(f'<g class="trunk">{rect(centre[a] - 2, y - 2, 4, 4, "#6a3d9a")}{label}</g>')
     return out
 
 

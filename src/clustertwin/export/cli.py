@@ -31,14 +31,23 @@ def build_files(kind: str, ctx, *, policy: str = "multifactor+backfill",
         hfu, why = expected_hfu(ctx)
         if why:
             warnings.append(why)
+    cache: dict = {}
+
+    def links():  # the cabling map, built once for the CSVs and the drawings
+        if "cols" not in cache:
+            from clustertwin.export.cabling import cabling_columns
+
+            cache["cols"] = cabling_columns(ctx.inventory, ctx.design)
+        return cache["cols"]
+
     for k in kinds:
         if k == "inventory":
             from clustertwin.drawings import drawing_files
 
             files |= {"inventory.csv": tables.inventory_csv(ctx),
-                      "inventory.json": tables.inventory_json(ctx)} | drawing_files(ctx)
+                      "inventory.json": tables.inventory_json(ctx)} | drawing_files(ctx, links)
         elif k == "cabling":
-            files |= tables.cabling_files(ctx)
+            files |= tables.cabling_files(ctx, links())
         elif k == "bom":
             from clustertwin.export.bom_files import bom_files
 
@@ -48,7 +57,7 @@ def build_files(kind: str, ctx, *, policy: str = "multifactor+backfill",
         elif k == "drawings":
             from clustertwin.drawings import drawing_files
 
-            files |= drawing_files(ctx)
+            files |= drawing_files(ctx, links)
         elif k == "slurm":
             from clustertwin.export.slurm import slurm_files
 

@@ -37,9 +37,10 @@ def inventory_json(ctx: ExportContext) -> str:
     return json.dumps(doc, separators=(",", ":")) + "\n"
 
 
-def cabling_files(ctx: ExportContext) -> dict[str, str]:
+def cabling_files(ctx: ExportContext, cols=None) -> dict[str, str]:
     """``cabling.csv`` and ``cable-summary.csv`` from one cabling map."""
-    cols = cabling_columns(ctx.inventory, ctx.design)
+    if cols is None:
+        cols = cabling_columns(ctx.inventory, ctx.design)
     return {"cabling.csv": cabling_csv(ctx, cols), "cable-summary.csv": cable_summary_csv(cols)}
 
 
