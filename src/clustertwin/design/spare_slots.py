@@ -44,14 +44,19 @@ def place_spares(fabric_for: Callable[[int], object], job_nodes: int, wanted: in
             return cf, wanted, job_nodes, [
                 f"{wanted} hot spare(s) take free slots of the {base.scalable_units} scalable "
                 "unit(s) the nodes fill: no switch is added for them"]
-    left = slots - wanted
-    cf = _same_units(fabric_for, base, slots) if displace and left >= 1 else None
+    left = min(slots - wanted, job_nodes)
+    cf = _same_units(fabric_for, base, left + wanted) if displace and left >= 1 else None
     if cf is None:
         cf, n, notes = _outside(fabric_for, base, job_nodes, wanted, leaf_sw, upper or leaf_sw)
         return cf, n, job_nodes, [
             f"the {base.scalable_units} scalable unit(s) have no free slot for the {wanted} hot "
             "spare(s) and the cluster is sized by its deadline, so they go outside the units: "
             + notes[0]]
+    if left == job_nodes:                  # only the fabric managers' slot was given up
+        return cf, wanted, left, [
+            f"{wanted} hot spare(s) take the free slots of the {base.scalable_units} scalable "
+            "unit(s), the fabric managers' reserved slot included (the UFM attaches outside "
+            "the counted ports): no switch is added for them"]
     return cf, wanted, left, [
         f"the {base.scalable_units} scalable unit(s) hold {slots} node slots and the "
         f"{job_nodes} installed nodes fill them, so {wanted} of them serve as hot spare(s) "
