@@ -81,3 +81,15 @@ def test_bom_csv_has_no_internal_notes(ctx):
     text = bom_files(ctx)[0]["bom.csv"]
     for tag in ("[C]", "[S", "[P", "datacenter-anchors", "DC 4", "unpriced"):
         assert tag not in text
+
+
+def test_without_openpyxl_the_csv_is_written_and_the_gap_named(monkeypatch):
+    import clustertwin.export.bom_files as bf
+
+    def missing(lines):
+        raise ImportError("No module named 'openpyxl'")
+
+    monkeypatch.setattr(bf, "bom_xlsx", missing)
+    files, warnings = bf.bom_files(make_context(scenario(16), catalog()))
+    assert set(files) == {"bom.csv"}
+    assert len(warnings) == 1 and "clustertwin[xlsx]" in warnings[0]
