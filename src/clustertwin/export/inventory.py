@@ -31,7 +31,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from clustertwin.export.naming import Naming
-from clustertwin.export.placement import leaf_rack_count, leaf_spots, oob_near_devices
+from clustertwin.export.placement import (
+    leaf_rack_count,
+    leaf_spots,
+    oob_near_devices,
+    spines_with_pods,
+)
 
 
 @dataclass(frozen=True)
@@ -117,9 +122,10 @@ def rack_kinds(design, leaf_racks: int | None = None) -> list[str]:
 
     With ``leaf_racks`` (network racks that hold the leaves, from the leaf switch's height):
     the compute racks of the scalable units in order, each group of units followed by the leaf
-    rack that serves it (a leaf stands in the row of its nodes, at the end of its group); the
-    spine / core racks form one network block in the middle of the site (half the units on
-    each side: the shortest worst-case leaf-spine run); then management and storage racks.
+    rack that serves it (a leaf stands in the row of its nodes, at the end of its group; in a
+    plain tree of 3+ tiers a pod's spines stand there too); the remaining spine / core racks
+    form one network block in the middle of the site (half the units on each side: the
+    shortest worst-case run to it); then management and storage racks.
     Without it every unit's compute racks are followed by its share of all network racks."""
     rc, lay = design.rack_counts, design.layout
     per_su = max(1, math.ceil(design.fabric.su_nodes / max(1, lay.nodes_per_rack)))
@@ -269,7 +275,13 @@ def _fabric_switches(design, naming, placer, racks) -> list[tuple[str, list[Devi
         pod_of_spine[start:] = k
     for role, count, pods in (("spine", p.spine, pod_of_spine), ("core", p.core, None)):
         names = naming.numbered(f"{naming.compute}-{role}", count * q)
-        spots = placer.place(("network",), count * q, tier="spine")
+        if role == "spine" and spines_with_pods(cf):
+            # a spine stands in the leaf rack of its pod's middle leaf
+            middle = np.array([np.median(np.flatnonzero(leaf_pod[:p.leaf] == k)) for k in
+                               range(int(leaf_pod[:p.leaf].max()) + 1)]).astype(np.int64)
+            spots = leaf_spots(cf, placer, np.tile(middle[pods], q))
+        else:
+            spots = placer.place(("network",), count * q, tier="spine")
         out.append((role, [Device(names[i], role, cf.upper_switch_id, r.name if r else "", s,
                                   r.row if r else 0, 0,
                                   int(pods[i % count]) + 1 if pods is not None else 0,

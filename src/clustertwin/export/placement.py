@@ -16,14 +16,22 @@ from dataclasses import replace
 import numpy as np
 
 
+def spines_with_pods(cf) -> bool:
+    """A plain tree of 3+ tiers: each pod's spines stand in its leaf racks (same switch model),
+    so leaf-spine runs stay inside the pod's stretch of floor; only spine-core runs cross it."""
+    return cf.pod is None and cf.core > 0 and not cf.tor
+
+
 def leaf_rack_count(design, catalog, rules) -> int:
-    """Network racks the compute-fabric leaves fill (0 for top-of-rack leaves)."""
+    """Network racks the compute-fabric leaves (and, by :func:`spines_with_pods`, the pods'
+    spines) fill; 0 for top-of-rack leaves."""
     cf = design.fabric
     if cf.tor or not cf.leaf:
         return 0
     sw = catalog.get("switch", cf.switch_id) if catalog.has("switch", cf.switch_id) else None
     ru = float(getattr(sw, "rack_units", 1) or 1)
-    return math.ceil(cf.leaf * ru / rules.num("network_rack_switch_ru"))
+    n = cf.leaf + (cf.spine if spines_with_pods(cf) else 0)
+    return math.ceil(n * ru / rules.num("network_rack_switch_ru"))
 
 
 def leaf_spots(cf, placer, leaf_local: np.ndarray) -> list:
