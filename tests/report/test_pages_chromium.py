@@ -54,6 +54,14 @@ def test_default_plan_page_answer_first_in_words_every_figure_drawn(plan_page, d
     pos = {k: float(v) for k, v in re.findall(r'data-(answer-top|answer-bottom|warn-top)="([-\d.]+)"', dom)}
     assert 0 <= pos["answer-top"] < pos["answer-bottom"] <= 900
     assert pos["warn-top"] >= pos["answer-bottom"]
+    # the drawings section holds the clustertwin.drawings SVGs, drawn with content
+    for slug, cls in (("floor-plan", 'class="rack"'), ("fabric-topology", "<line"),
+                      ("rack-elevations", "<rect")):
+        start = dom.index(f'id="drawing-{slug}"')
+        svg = dom[dom.index("<svg", start):dom.index("</svg>", start)]
+        assert svg.count(cls) > 0, slug
+    racks = dom[dom.index('id="drawing-floor-plan"'):].count('class="rack"')
+    assert racks >= default_plan.design.racks
 
 
 def test_decision_headline_page_in_chromium(default_plan, tmp_path):

@@ -51,8 +51,11 @@ def inter_hall_counts(inv, cols) -> dict[tuple[int, int], int]:
     return out
 
 
-def floor_plan_svg(design, inventory=None, name: str = "", trunks=None) -> str:
-    """Every hall seen from above, to scale (package docstring)."""
+def floor_plan_svg(design, inventory=None, name: str = "", trunks=None,
+                   detail_halls: int | None = None) -> str:
+    """Every hall seen from above, to scale (package docstring). With ``detail_halls`` only the
+    first that many halls are drawn rack by rack; the others are drawn as outlines to scale
+    with their rack counts (keeps a 100K-GPU page small)."""
     from clustertwin.design.geometry import Geometry
     from clustertwin.design.rules import load_rules
 
@@ -66,13 +69,18 @@ def floor_plan_svg(design, inventory=None, name: str = "", trunks=None) -> str:
     depth = max((geo.hall_depth_m(n) for _, n in halls.values()), default=geo.hall_depth_m(1))
     w = (2 * _MARGIN_M + len(halls) * hw + (len(halls) - 1) * geo.hall_gap_m) * s
     h = (2 * _MARGIN_M + _GALLERY_M + depth + 4) * s
+    shown = len(halls) if detail_halls is None else max(1, min(detail_halls, len(halls)))
+    note = "" if shown == len(halls) else f", racks drawn in {shown} of them"
     out = svg_open(max(w, 1150.0), h + 40, f"floor plan: {name or inv.name}, {len(inv.racks)} racks in "
-                   f"{len(halls)} hall(s), to scale ({s:g} px per metre)")
+                   f"{len(halls)} hall(s){note}, to scale ({s:g} px per metre)")
     crah = _per_hall(design.cooling.crah_units, len(halls))
     for i, (hall, (first, rows)) in enumerate(halls.items()):
         x0 = (_MARGIN_M + i * (hw + geo.hall_gap_m)) * s
         y0 = (_MARGIN_M + _GALLERY_M) * s
-        out += _hall(inv, geo, hall, first, rows, x0, y0, per_row, crah[i])
+        if i < shown:
+            out += _hall(inv, geo, hall, first, rows, x0, y0, per_row, crah[i])
+        else:
+            out += _hall_block(inv, geo, hall, rows, x0, y0, per_row)
     out += _trunks(trunks or {}, list(halls), hw, geo.hall_gap_m)
     out += _scale_bar(h, s) + _legend(h + 20, inv)
     out.append("</svg>")
@@ -106,6 +114,27 @@ def _hall(inv, geo, hall: int, first: int, rows: int, x0: float, y0: float, per_
         out.append(rect(cx - cw * s / 2, gy + 0.8 * s, cw * s, 1.2 * s, "#9ecae1", cls="crah",
                         stroke="#333", title=f"CRAH {k + 1} of hall {hall}"))
         out.append(text(cx, gy + 1.6 * s, "CRAH", anchor="middle", size=min(0.7, cw / 3) * s))
+    return out
+
+
+def _hall_block(inv, geo, hall: int, rows: int, x0: float, y0: float, per_row: int) -> list[str]:
+    """A hall not drawn rack by rack: its outline to scale, dimensions and rack counts by kind."""
+    s = SCALE_PX_PER_M
+    hw, hd = geo.hall_width_m(per_row), geo.hall_depth_m(rows)
+    kinds: dict[str, int] = {}
+    for r in inv.racks:
+        if r.hall == hall:
+            kinds[r.kind] = kinds.get(r.kind, 0) + 1
+    label = ", ".join(f"{n:,} {k}" for k, n in sorted(kinds.items()))
+    out = [rect(x0, y0, hw * s, hd * s, "#f4f4f4", cls="hall hall-block", stroke="#222",
+                title=f"hall {hall}: {hw:.1f} m x {hd:.1f} m, {rows} rows ({label} racks)"),
+           text(x0 + hw * s / 2, y0 - 6, f"hall {hall}", anchor="middle", size=12),
+           text(x0 + hw * s / 2, y0 + hd * s / 2, f"{rows} rows", anchor="middle", size=11),
+           text(x0 + hw * s / 2, y0 + hd * s / 2 + 14, f"{label} racks", anchor="middle",
+                size=9),
+           text(x0 + hw * s / 2, y0 + hd * s + 14, f"{hw:.1f} m", anchor="middle",
+                cls="dimension"),
+           text(x0 - 4, y0 + hd * s / 2, f"{hd:.1f} m", anchor="end", cls="dimension")]
     return out
 
 

@@ -117,14 +117,25 @@ def section_figures(plan: Any, name: str, res: Any) -> list[tuple[str, Any]]:
     return res.figures() if hasattr(res, "figures") else []
 
 
+#: halls drawn rack by rack on plan.html; the others are drawn as outlines (page size at 100K GPUs)
+PAGE_DETAIL_HALLS = 1
+
+
 def default_drawings(plan: Any) -> dict[str, str]:
-    """The drawings plan.html shows: the floor plan `clustertwin export inventory` writes.
-    (The coordinator adds the clustertwin.drawings ones here as they land.)"""
+    """The drawings plan.html shows (from :mod:`clustertwin.drawings`, which escapes every name
+    it draws): the floor plan to scale (the first hall rack by rack, the other halls as
+    outlines), the fabric topology (tiers as blocks, one scalable unit link by link) and the
+    rack elevations."""
     if plan.design is None:
         return {}
-    from clustertwin.export.svg import design_floor_plan
+    from clustertwin.drawings import rack_elevations_svg, topology_svg
+    from clustertwin.drawings.floor import floor_plan_svg, inventory_of
 
-    return {"Floor plan": design_floor_plan(plan.design, plan.scenario.name)}
+    name = plan.scenario.name
+    inv, _ = inventory_of(plan.design, None, name)
+    return {"Floor plan": floor_plan_svg(plan.design, inv, name, detail_halls=PAGE_DETAIL_HALLS),
+            "Fabric topology": topology_svg(plan.design, name),
+            "Rack elevations": rack_elevations_svg(plan.design, inv, name)}
 
 
 def render(plan: Any, drawings: dict[str, str] | None = None) -> str:
