@@ -42,8 +42,8 @@ def design_of(scen):
 def example(name: str):
     """(scenario, design, inventory, links) of examples/NAME.yaml, designed as
     ``clustertwin export`` does."""
-    from clustertwin.export.cabling import build_cabling
-    from clustertwin.export.inventory import build_inventory
+    from clustertwin.design.site.cabling import build_cabling
+    from clustertwin.design.site.inventory import build_inventory
     from clustertwin.export.stage import export_design
     from clustertwin.scenario import load_scenario
 
@@ -59,7 +59,7 @@ def count_check(d, inv, links=None) -> list[str]:
     (``links`` None = the map's columns, built here; faster for property tests)."""
     import numpy as np
 
-    from clustertwin.export.cabling import FIELDS, cabling_columns
+    from clustertwin.design.site.cabling import FIELDS, cabling_columns
 
     if links is None:
         cols = cabling_columns(inv, d)

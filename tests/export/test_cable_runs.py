@@ -9,9 +9,9 @@ import pytest
 from clustertwin.design.geometry import Geometry
 from clustertwin.design.media import choose_media, load_media
 from clustertwin.design.rules import load_rules
+from clustertwin.design.site.cabling import cabling_columns
+from clustertwin.design.site.inventory import build_inventory
 from clustertwin.errors import InfeasibleError
-from clustertwin.export.cabling import cabling_columns
-from clustertwin.export.inventory import build_inventory
 from export.helpers import catalog, design_of, scenario
 
 CASES = [("1024-h100", 1024, {}), ("1008-gb200", 1008, {"node": "gb200-nvl72", "gpu": "gb200"}),

@@ -145,8 +145,8 @@ def test_cluster_name_is_ascii(name):
 @pytest.mark.parametrize("item", ["node=\u212aelvin", "node=gp\u0443", "rack=r\n", "node=a" + "b" * 40,
                                   "node=$(id)", "node=-x"])
 def test_naming_prefixes_are_ascii_hostname_labels(item):
+    from clustertwin.design.site.naming import parse_naming
     from clustertwin.errors import UsageError
-    from clustertwin.export.naming import parse_naming
 
     with pytest.raises(UsageError) as info:
         parse_naming([item])

@@ -9,10 +9,10 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from clustertwin.design.site.cabling import build_cabling
+from clustertwin.design.site.inventory import build_inventory
+from clustertwin.design.site.naming import Naming, parse_naming
 from clustertwin.errors import InfeasibleError, ScenarioError, UsageError
-from clustertwin.export.cabling import build_cabling
-from clustertwin.export.inventory import build_inventory
-from clustertwin.export.naming import Naming, parse_naming
 
 from .helpers import catalog, count_check, design_of, example, scenario
 

@@ -45,7 +45,7 @@ class Limits:
 
 def limits_for(scenario: Any, catalog: Any, design: Any = None) -> Limits:
     """Bounds from the catalog GPU, node and fabric and the design's inventory."""
-    from clustertwin.export.inventory import build_inventory
+    from clustertwin.design.site.inventory import build_inventory
 
     if design is None:
         from clustertwin.export.stage import export_design

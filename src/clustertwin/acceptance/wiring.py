@@ -98,8 +98,8 @@ def _crossed(missing: set[str], extra: set[str]) -> list[tuple[str, str]]:
 def expected_compute_links(scenario: Any, catalog: Any, design: Any = None) -> list[Designed]:
     """The designed compute-fabric links of a scenario, from the export package's cabling map
     (issue 13): ``(node, mlx5_N, leaf, port)`` and switch-to-switch links."""
-    from clustertwin.export.cabling import build_cabling
-    from clustertwin.export.inventory import build_inventory
+    from clustertwin.design.site.cabling import build_cabling
+    from clustertwin.design.site.inventory import build_inventory
 
     if design is None:  # the design the exports are made from (deadline: sized by the perf stage)
         from clustertwin.export.stage import export_design

@@ -18,7 +18,7 @@ from clustertwin.design.rules import DesignRules, load_rules
 from clustertwin.design.spare_slots import place_spares
 from clustertwin.design.spares import resolve_spare_nodes
 from clustertwin.design.storage import plan_storage
-from clustertwin.errors import Problem, ScenarioError
+from clustertwin.errors import InfeasibleError, Problem, ScenarioError
 from clustertwin.perf.checkpoint import job_checkpoint_gb
 
 
@@ -89,12 +89,23 @@ def design(scenario, catalog, estimate=None, *, rules: DesignRules | None = None
     lines = _bom(catalog, node, fab, switch, inband_sw, oob_sw, cf, mgmt, storage, power,
                  cooling, racks, floor, nodes, leaf_sw=leaf_sw, upper_sw=upper_sw,
                  existing=existing, rules=rules)
-    return ClusterDesign(node_id=node.id, gpu_id=cl.gpu, layout=layout, fabric=cf,
+    return _with_cabling(catalog, ClusterDesign(node_id=node.id, gpu_id=cl.gpu, layout=layout, fabric=cf,
                          networks=mgmt, storage=storage, power=power, cooling=cooling,
                          rack_counts=racks, floor=floor, bom=lines, warnings=tuple(warnings),
                          notes=tuple(notes),
                          facility="existing-facility" if existing else "new-build",
-                         job_gpus_limit=job_gpus_limit)
+                         job_gpus_limit=job_gpus_limit))
+
+
+def _with_cabling(catalog, d: ClusterDesign) -> ClusterDesign:
+    """The design with its cables by medium, from the placed site's cabling map; a site with a
+    link no cable medium reaches keeps no cabling summary and warns (export refuses it)."""
+    from clustertwin.design.site.summary import by_medium, cabling_map
+
+    try:
+        return replace(d, cabling=by_medium(cabling_map(d, catalog)))
+    except InfeasibleError as e:
+        return replace(d, warnings=(*d.warnings, f"cabling not placed: {e.problems[0].message}"))
 
 
 def _storage(scenario, catalog, estimate, node, gpus, nodes, rules, notes, warnings):

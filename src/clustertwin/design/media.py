@@ -39,7 +39,7 @@ class Medium:
 
 @lru_cache(maxsize=1)
 def load_media() -> tuple[Medium, ...]:
-    text = resources.files("clustertwin.design").joinpath("data/cable_media.yaml").read_text()
+    text = resources.files(__package__).joinpath("data/cable_media.yaml").read_text()
     rows = yaml.safe_load(text)["media"]
     out = [Medium(**{k: (str(v) if k in ("as_of", "part_number") else v)
                      for k, v in r.items()}) for r in rows]

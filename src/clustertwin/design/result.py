@@ -38,6 +38,8 @@ class ClusterDesign:
     #: set when hot spares took installed nodes' slots (spare_placement: inside, units full):
     #: the most GPUs the training job can use; the plan re-estimates the job on them
     job_gpus_limit: int | None = None
+    #: cables by medium from the placed site's cabling map (design.site.summary.MediumCount)
+    cabling: tuple = ()
 
     # --- the contract's headline figures -------------------------------------------------
     @property
@@ -121,6 +123,7 @@ class ClusterDesign:
             "floor": {"racks": self.floor.racks, "rows": self.floor.rows,
                       "in_row_m2": self.floor.in_row_m2, "area_m2": self.floor.area_m2,
                       "halls": self.floor.halls, "rows_per_hall": self.floor.rows_per_hall},
+            "cabling": _cabling_contract(self.cabling),
             "bom": [ln.to_dict() for ln in self.bom],
             "bom_priced_usd": self.bom_priced_usd,
             "warnings": list(self.warnings),
@@ -245,3 +248,9 @@ class ClusterDesign:
         pw.update_layout(title="Power chain", xaxis_title="MW",
                          yaxis={"autorange": "reversed"})
         return [("design-fabric", fab), ("design-power", pw)]
+
+
+def _cabling_contract(counts: tuple) -> dict:
+    from clustertwin.design.site.summary import cabling_contract
+
+    return cabling_contract(counts)

@@ -21,7 +21,7 @@ def inventory_of(design, inventory=None, name: str = ""):
     cat = load_catalog()
     if inventory is not None:
         return inventory, cat
-    from clustertwin.export.inventory import build_inventory
+    from clustertwin.design.site.inventory import build_inventory
 
     return build_inventory(SimpleNamespace(name=name or "cluster"), cat, design), cat
 

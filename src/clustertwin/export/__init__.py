@@ -10,9 +10,9 @@ from clustertwin._lazy import lazy_exports
 
 __all__ = ["Inventory", "Link", "Naming", "build_cabling", "build_inventory"]
 __getattr__ = lazy_exports(__name__, {
-    "Inventory": "clustertwin.export.inventory",
-    "build_inventory": "clustertwin.export.inventory",
-    "Link": "clustertwin.export.cabling",
-    "build_cabling": "clustertwin.export.cabling",
-    "Naming": "clustertwin.export.naming",
+    "Inventory": "clustertwin.design.site.inventory",
+    "build_inventory": "clustertwin.design.site.inventory",
+    "Link": "clustertwin.design.site.cabling",
+    "build_cabling": "clustertwin.design.site.cabling",
+    "Naming": "clustertwin.design.site.naming",
 })

@@ -35,7 +35,7 @@ def build_files(kind: str, ctx, *, policy: str = "multifactor+backfill",
 
     def links():  # the cabling map, built once for the CSVs and the drawings
         if "cols" not in cache:
-            from clustertwin.export.cabling import cabling_columns
+            from clustertwin.design.site.cabling import cabling_columns
 
             cache["cols"] = cabling_columns(ctx.inventory, ctx.design)
         return cache["cols"]
@@ -124,8 +124,8 @@ def register(app: typer.Typer) -> None:
         import time
 
         from clustertwin.cli_common import load_inputs
+        from clustertwin.design.site.naming import parse_naming
         from clustertwin.errors import Problem, UsageError
-        from clustertwin.export.naming import parse_naming
         from clustertwin.export.stage import make_context
         from clustertwin.outputs import write_outputs
 

@@ -6,8 +6,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from clustertwin.export.inventory import Inventory, build_inventory
-from clustertwin.export.naming import Naming
+from clustertwin.design.site.inventory import Inventory, build_inventory
+from clustertwin.design.site.naming import Naming
 from clustertwin.quoting import comment_text, yaml_scalar
 
 

@@ -27,8 +27,8 @@ def floor_plan_svg(ctx: ExportContext, cell: int = 14, gap: int = 2) -> str:
 def design_floor_plan(design, name: str) -> str:
     """The floor plan of a design alone (no catalog needed): the figure plan.html embeds."""
     from clustertwin.design.rules import load_rules
-    from clustertwin.export.inventory import _racks
-    from clustertwin.export.naming import Naming
+    from clustertwin.design.site.inventory import _racks
+    from clustertwin.design.site.naming import Naming
 
     return racks_svg(_racks(design, load_rules(), Naming()), name)
 

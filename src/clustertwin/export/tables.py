@@ -7,8 +7,8 @@ import io
 import json
 from dataclasses import fields
 
-from clustertwin.export.cabling import FIELDS, cabling_columns
-from clustertwin.export.inventory import Device
+from clustertwin.design.site.cabling import FIELDS, cabling_columns
+from clustertwin.design.site.inventory import Device
 from clustertwin.export.stage import ExportContext
 
 DEVICE_FIELDS = [f.name for f in fields(Device)]
@@ -68,7 +68,7 @@ def cable_summary_csv(cols) -> str:
 
 
 def cabling_csv(ctx: ExportContext, cols=None) -> str:
-    """One row per link, columns as :class:`clustertwin.export.cabling.Link`."""
+    """One row per link, columns as :class:`clustertwin.design.site.cabling.Link`."""
     if cols is None:
         cols = cabling_columns(ctx.inventory, ctx.design)
     # names and ports are hostname-like (no commas or quotes), so rows are joined directly,

@@ -1,0 +1,72 @@
+"""Cables by medium: what the design reports of its cabling map (``design.cabling``).
+
+:func:`cabling_map` builds the site (:func:`~clustertwin.design.site.inventory.build_inventory`,
+default names) and its links with routed lengths and media
+(:func:`~clustertwin.design.site.cabling.cabling_columns`), the same map ``cabling.csv`` holds.
+:func:`by_medium` counts it per medium: links, cables (links sharing a physical cable, such as
+twin-port DACs, count once), total / median / longest cable length in metres, the medium's part
+number and reach. A cable's length is its first link's routed length (the links of one cable
+run between the same two devices).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import SimpleNamespace
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class MediumCount:
+    medium: str
+    kind: str              #: passive-copper, active-copper, active-optical, multimode, ...
+    part_number: str
+    links: int
+    cables: int
+    total_length_m: float
+    median_length_m: float
+    max_length_m: float
+    reach_m: float          #: the medium's reach; every cable of it is at most this long
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind, "part_number": self.part_number, "links": self.links,
+                "cables": self.cables, "total_length_m": self.total_length_m,
+                "median_length_m": self.median_length_m, "max_length_m": self.max_length_m,
+                "reach_m": self.reach_m}
+
+
+def cabling_map(design, catalog) -> dict[str, np.ndarray]:
+    """The cabling map's columns (as ``cabling.csv``) of ``design`` with default names."""
+    from clustertwin.design.site.cabling import cabling_columns
+    from clustertwin.design.site.inventory import build_inventory
+
+    inv = build_inventory(SimpleNamespace(name="cluster"), catalog, design)
+    return cabling_columns(inv, design)
+
+
+def by_medium(cols: dict[str, np.ndarray]) -> tuple[MediumCount, ...]:
+    """Per medium (in the order of :func:`~clustertwin.design.media.load_media`)."""
+    from clustertwin.design.media import load_media
+
+    medium = cols["medium"].astype(str) if len(cols["medium"]) else np.array([], dtype=str)
+    _, first = np.unique(cols["cable_id"], return_index=True)
+    out = []
+    for m in load_media():
+        sel = medium == m.id
+        n = int(sel.sum())
+        if not n:
+            continue
+        cab = first[sel[first]]
+        lengths = np.asarray(cols["length_m"], dtype=float)[cab]
+        out.append(MediumCount(m.id, m.kind, m.part_number, n, int(cab.size),
+                               round(float(lengths.sum()), 1), round(float(np.median(lengths)), 1),
+                               round(float(lengths.max()), 1), float(m.max_length_m)))
+    return tuple(out)
+
+
+def cabling_contract(counts: tuple[MediumCount, ...]) -> dict:
+    """``design.cabling`` in the plan JSON."""
+    return {"links": sum(c.links for c in counts), "cables": sum(c.cables for c in counts),
+            "total_length_m": round(sum(c.total_length_m for c in counts), 1),
+            "by_medium": {c.medium: c.to_dict() for c in counts}}
