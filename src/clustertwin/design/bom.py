@@ -27,6 +27,7 @@ class BomLine:
     unit_usd: float | None
     total_usd: float | None
     source: str
+    part_number: str = ""      #: orderable part(s) where no catalog entry names them (cable media)
 
     @property
     def priced(self) -> bool:
@@ -35,7 +36,8 @@ class BomLine:
     def to_dict(self) -> dict:
         return {"category": self.category, "item": self.item, "catalog_id": self.catalog_id,
                 "quantity": self.quantity, "unit_usd": self.unit_usd,
-                "total_usd": self.total_usd, "priced": self.priced, "source": self.source}
+                "total_usd": self.total_usd, "priced": self.priced, "source": self.source,
+                "part_number": self.part_number}
 
 
 def line(category: str, item: str, quantity: float, entry=None, *, catalog_id: str | None = None,

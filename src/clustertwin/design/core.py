@@ -97,15 +97,27 @@ def design(scenario, catalog, estimate=None, *, rules: DesignRules | None = None
                          job_gpus_limit=job_gpus_limit))
 
 
+#: BOM lines priced from the catalog's fabric transceivers and cables; a placed site replaces
+#: them with its cable media (:func:`_with_cabling`)
+MEDIA_ITEMS = ("compute-fabric switch transceivers", "compute-fabric node transceivers",
+               "fabric-manager (UFM) link transceivers", "compute-fabric optical cables",
+               "compute-fabric copper cables", "storage-fabric cables")
+
+
 def _with_cabling(catalog, d: ClusterDesign) -> ClusterDesign:
     """The design with its cables by medium, from the placed site's cabling map; a site with a
     link no cable medium reaches keeps no cabling summary and warns (export refuses it)."""
-    from clustertwin.design.site.summary import by_medium, cabling_map
+    from clustertwin.design.site.summary import by_medium, cabling_map, media_bom_lines
 
     try:
-        return replace(d, cabling=by_medium(cabling_map(d, catalog)))
+        counts = by_medium(cabling_map(d, catalog))
     except InfeasibleError as e:
         return replace(d, warnings=(*d.warnings, f"cabling not placed: {e.problems[0].message}"))
+    # cables and optics: one line per medium the cabling map chose, in place of the catalog's
+    kept = [ln for ln in d.bom if not ln.item.startswith(MEDIA_ITEMS)]
+    at = next((i for i, ln in enumerate(d.bom) if ln.item.startswith(MEDIA_ITEMS)), len(d.bom))
+    bom = (*kept[:at], *media_bom_lines(counts), *kept[at:])
+    return replace(d, cabling=counts, bom=bom)
 
 
 def _storage(scenario, catalog, estimate, node, gpus, nodes, rules, notes, warnings):

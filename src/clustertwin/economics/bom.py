@@ -103,6 +103,7 @@ def _design_lines(design, facility: str, catalog) -> list[VendorLine]:
         if not ln.priced:
             src = f"no price found: {src} (counted at $0 in capex; ask for a quote)"
         part, entry_name = _part_number(catalog, ln.catalog_id)
+        part = getattr(ln, "part_number", "") or part
         out.append(VendorLine(ln.category, _vendor(f"{ln.item} {entry_name}"), part,
                               vendor_text(ln.item), float(ln.quantity),
                               "m2" if "(m2)" in ln.item else "each", unit, total,

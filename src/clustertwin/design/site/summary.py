@@ -70,3 +70,22 @@ def cabling_contract(counts: tuple[MediumCount, ...]) -> dict:
     return {"links": sum(c.links for c in counts), "cables": sum(c.cables for c in counts),
             "total_length_m": round(sum(c.total_length_m for c in counts), 1),
             "by_medium": {c.medium: c.to_dict() for c in counts}}
+
+
+def media_bom_lines(counts: tuple[MediumCount, ...]) -> tuple:
+    """One network BOM line per medium: ``links`` of it, each priced at the medium's
+    ``usd_per_link`` (the cable with the optics at both ends), with its part number(s), so the
+    bill of materials and ``cabling.csv`` count the same parts."""
+    from clustertwin.design.bom import BomLine
+    from clustertwin.design.media import load_media
+
+    media = {m.id: m for m in load_media()}
+    out = []
+    for c in counts:
+        m = media[c.medium]
+        item = (f"{c.medium} links ({m.kind}, up to {m.max_length_m:g} m; cable and both ends' "
+                f"optics): {c.cables:,} cables, {c.total_length_m:,.0f} m in all")
+        out.append(BomLine("network", item, None, c.links, float(m.usd_per_link),
+                           float(m.usd_per_link) * c.links, f"{m.source} ({m.as_of})",
+                           part_number=m.part_number))
+    return tuple(out)

@@ -1,0 +1,58 @@
+"""The bill of materials follows the cable media the cabling map chose (issue 22): one source of
+truth, so counts by part number in ``bom.csv`` equal counts by part number in ``cabling.csv``
+(single-mode where a link is long, AOC / Cat6 where the map says so), and the BOM still sums to
+``economics.capex_usd``."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections import Counter
+
+import pytest
+
+from clustertwin.design.media import load_media
+from clustertwin.economics import economics
+from clustertwin.export.bom_files import bom_files
+from clustertwin.export.stage import make_context
+from clustertwin.export.tables import cabling_files
+from export.helpers import catalog, scenario
+
+CASES = [("1024-h100", 1024, {}), ("1008-gb200-nvl72", 1008, {"node": "gb200-nvl72", "gpu": "gb200"}),
+         ("16k-h100", 16_384, {})]
+MEDIA_PARTS = {m.part_number for m in load_media()}
+
+
+@pytest.fixture(scope="module", params=CASES, ids=[c[0] for c in CASES])
+def files(request):
+    _, gpus, cluster = request.param
+    ctx = make_context(scenario(gpus, **cluster), catalog())
+    bom, _ = bom_files(ctx)
+    return ctx, list(csv.DictReader(io.StringIO(bom["bom.csv"]))), \
+        list(csv.DictReader(io.StringIO(cabling_files(ctx)["cabling.csv"])))
+
+
+def test_counts_by_part_are_the_cabling_maps(files):
+    ctx, bom, cabling = files
+    want = Counter(r["part_number"] for r in cabling)
+    got: Counter = Counter()
+    for r in bom:
+        if r["part_number"] in MEDIA_PARTS:
+            got[r["part_number"]] += int(float(r["quantity"]))
+    assert got == want
+    if ctx.design.gpus >= 16_384:        # long spine-core runs go single-mode, in both files
+        smf = {m.part_number for m in load_media() if m.kind == "single-mode"}
+        assert any(got[p] for p in smf)
+    # no catalog transceiver / fibre lines priced beside them
+    assert not any("transceivers" in r["description"] or "optical cables" in r["description"]
+                   for r in bom)
+
+
+def test_media_lines_are_priced_per_link_and_sum_to_capex(files):
+    ctx, bom, cabling = files
+    price = {m.part_number: m.usd_per_link for m in load_media()}
+    cost = sum(price[r["part_number"]] for r in cabling)
+    media_total = sum(float(r["total_usd"]) for r in bom if r["part_number"] in MEDIA_PARTS)
+    assert media_total == pytest.approx(cost, rel=1e-9)
+    eco = economics(ctx.scenario, ctx.catalog, None, ctx.design)
+    assert sum(float(r["total_usd"]) for r in bom) == pytest.approx(eco.capex_usd, rel=0.01)
