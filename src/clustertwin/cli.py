@@ -190,6 +190,7 @@ _STAGE_CLIS = (
     "clustertwin.acceptance.cli",
     "clustertwin.sweep.cli",
     "clustertwin.export.cli",
+    "clustertwin.serve.cli",
 )
 for _mod in _STAGE_CLIS:
     try:
