@@ -72,6 +72,11 @@ def shown(value: Any) -> str:
         return ",".join(str(v) for v in value)
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, float):  # the shortest text that reads back as the same number
+        for digits in range(1, 18):
+            text = f"{value:.{digits}g}"
+            if float(text) == value:
+                return text
     return str(value)
 
 

@@ -84,7 +84,7 @@ async def _form_doc(request: Any) -> tuple[Any, dict[str, Any] | None, list[Any]
         raise HttpError(400, "the form has no yaml field")
     try:
         doc = doc_from_yaml(text, "yaml")
-        if trigger != "yaml":
+        if trigger not in ("yaml", ""):  # "" = the page's first load: the YAML as written
             doc = apply_fields(doc, form)
     except UserError as exc:
         return form, None, exc.problems, trigger
@@ -116,7 +116,7 @@ async def answer(request: Any) -> Any:
            "all_keys": [f.key for f in fields()]}
     if doc is not None and trigger == "yaml":
         ctx.update(_editor_ctx(request, "", doc), errors=at)
-    elif doc is not None:
+    elif doc is not None and trigger:
         ctx["new_yaml"] = yaml_of(doc)
     if problems:
         return html("oob.html.j2", headers={"HX-Reswap": "none"}, **ctx)

@@ -1,0 +1,39 @@
+"""The editor form's pure parts: field values shown and read back, problems placed at fields."""
+
+from __future__ import annotations
+
+import pytest
+
+from clustertwin.errors import Problem
+from clustertwin.serve.form import apply_fields, field_problems, fields, shown
+
+
+@pytest.mark.parametrize("value", [15.6e12, 0.08, 3.0, 1e-7, 123456.789, 2.5])
+def test_a_float_field_reads_back_as_the_same_number(value):
+    doc = apply_fields({}, {"economics.electricity_usd_per_kwh": shown(value)})
+    assert doc["economics"]["electricity_usd_per_kwh"] == value
+
+
+def test_tokens_are_shown_short():
+    assert shown(15.6e12) == "1.56e+13"
+
+
+def test_empty_fields_leave_the_yaml_value():
+    doc = apply_fields({"cluster": {"gpus": 16384, "gpu": "h100-sxm-80gb"}}, {"cluster.gpus": " ", "cluster.gpu": "b200"})
+    assert doc["cluster"] == {"gpus": 16384, "gpu": "b200"}
+
+
+def test_problems_land_at_the_field_that_owns_their_key():
+    at, rest = field_problems([Problem("yaml", "cluster.gpus", "must be > 0"),
+                               Problem("yaml", "cluster.fabric.technology", "unknown id"),
+                               Problem("yaml", "reliability.trials", "too many"),
+                               Problem("yaml", "", "not a mapping")])
+    assert at == {"cluster.gpus": ["must be > 0"], "cluster.fabric.technology": ["unknown id"]}
+    assert rest == ["reliability.trials: too many", "not a mapping"]
+
+
+def test_every_field_is_a_scenario_key():
+    from clustertwin.sweep.grid import schema_keys
+
+    keys = [f.key for f in fields()]
+    assert "cluster.gpus" in keys and set(keys) <= schema_keys()
