@@ -105,8 +105,10 @@ async def _bug(request: Any, exc: Exception) -> Any:
 
 
 def create_app(scenarios: list[Path] | None = None, catalog_dirs: tuple[str, ...] = (),
-               host: str = "127.0.0.1", timeout_s: float | None = None) -> Any:
-    """The ASGI app. ``scenarios``: files offered as saved scenarios beside the examples."""
+               host: str = "127.0.0.1", timeout_s: float | None = None, warm: bool = False) -> Any:
+    """The ASGI app. ``scenarios``: files offered as saved scenarios beside the examples.
+    ``warm``: plan the scenario the editor opens with in a background thread right away, so the
+    first page shows its answer without waiting for the stages' first run."""
     from starlette.applications import Starlette
     from starlette.exceptions import HTTPException
     from starlette.middleware import Middleware
@@ -130,4 +132,18 @@ def create_app(scenarios: list[Path] | None = None, catalog_dirs: tuple[str, ...
     app.state.runner = Runner(timeout_s or PLAN_TIMEOUT_S)
     app.state.library = Library(scenarios or [])
     app.state.sweeps = sweeps.SweepBoard(tuple(catalog_dirs))
+    if warm:
+        import threading
+
+        threading.Thread(target=_warm_up, args=(app.state,), daemon=True, name="warm-up").start()
     return app
+
+
+def _warm_up(state: Any) -> None:
+    from clustertwin.serve.engine import doc_from_yaml
+
+    first = state.library.first()
+    try:
+        state.engine.plan(doc_from_yaml(first.text, first.name), "yaml")
+    except UserError:
+        pass  # the page shows the problems when it asks

@@ -60,7 +60,7 @@ def register(app: typer.Typer) -> None:
 
         from clustertwin.serve.app import create_app
 
-        web = create_app(list(scenario or []), tuple(str(c) for c in catalog or []), host, timeout)
+        web = create_app(list(scenario or []), tuple(str(c) for c in catalog or []), host, timeout, warm=True)
         for line in web.state.library.problems:
             typer.echo(f"warning: {line} (not offered)", err=True)
         shown = f"[{host}]" if ":" in host and not host.startswith("[") else host

@@ -1,7 +1,8 @@
 """The warm planner behind ``clustertwin serve``: scenario documents in, plan documents out.
 
 One :class:`Engine` lives as long as the server. It loads the catalog once, keeps the stage
-modules imported, and remembers the last plans in a small LRU cache keyed by the *validated*
+modules imported, reuses stage results between plans that share a stage's inputs (the sweep's
+:class:`~clustertwin.sweep.memo.StageMemo`: the same plan, byte for byte), and remembers
 scenario (defaults filled, dumped with sorted keys), so two documents that mean the same scenario
 share one entry. The plan document is exactly what ``clustertwin plan --json`` prints (same
 stages, same strict-JSON cleaning: NaN/inf -> null, dates ISO).
@@ -94,11 +95,14 @@ class Engine:
 
     def __init__(self, catalog_dirs: tuple[str, ...] = (), cache_size: int = CACHE_SIZE) -> None:
         from clustertwin.catalog import load_catalog
+        from clustertwin.sweep.memo import StageMemo
 
         self.catalog = load_catalog(list(catalog_dirs))
         self.cache_size = cache_size
         self._cache: OrderedDict[str, Answer] = OrderedDict()
         self._lock = threading.Lock()
+        self._plan_lock = threading.Lock()
+        self.memo = StageMemo()  # stage results reused across plans that share a stage's inputs
         self.hits = 0
         self.misses = 0
 
@@ -120,8 +124,13 @@ class Engine:
                 self._cache.move_to_end(key)
                 self.hits += 1
                 return hit
-        result = make_plan(scen, self.catalog)
-        answer = Answer(key, result, clean(result.to_dict()))
+        with self._plan_lock:  # one plan at a time: the stage memo is not thread-safe
+            with self._lock:
+                hit = self._cache.get(key)  # planned by the request we waited for
+            if hit is not None:
+                return hit
+            result = make_plan(scen, self.catalog, memo=self.memo)
+            answer = Answer(key, result, clean(result.to_dict()))
         with self._lock:
             self.misses += 1
             self._cache[key] = answer
