@@ -65,6 +65,6 @@ def ansible_inventory(ctx: ExportContext) -> dict:
 
 
 def ansible_files(ctx: ExportContext) -> dict[str, str]:
-    head = (f"# Ansible inventory for {ctx.scenario.name}, written by clustertwin export "
+    head = (f"# Ansible inventory for {ctx.title}, written by clustertwin export "
             "ansible\n")
     return {"ansible-inventory.yml": head + yaml_text(ansible_inventory(ctx))}

@@ -15,8 +15,11 @@ Jobs then ask for ``kueue.x-k8s.io/podset-required-topology: clustertwin.io/su``
 
 from __future__ import annotations
 
+import re
+
 from clustertwin.export.slurm import has_blocks, node_hardware
 from clustertwin.export.stage import ExportContext, yaml_text
+from clustertwin.quoting import shell_quote
 
 API = "kueue.x-k8s.io/v1beta2"
 HOST = "kubernetes.io/hostname"
@@ -30,8 +33,11 @@ def levels(ctx: ExportContext) -> list[str]:
 
 def gpu_product(ctx: ExportContext) -> str:
     """Value for ``nvidia.com/gpu.product`` (GPU feature discovery writes the marketing name
-    with hyphens; from the catalog name here - check it against one real node)."""
-    return "-".join(ctx.gpu.name.split())
+    with hyphens; from the catalog name here - check it against one real node). The catalog
+    name is free text: anything a Kubernetes label value cannot hold becomes a hyphen, and the
+    value is cut to 63 characters and starts and ends with a letter or digit."""
+    value = re.sub(r"[^A-Za-z0-9._-]+", "-", ctx.gpu.name, flags=re.ASCII)[:63]
+    return re.sub(r"^[^A-Za-z0-9]+|[^A-Za-z0-9]+$", "", value) or ctx.gpu.id[:63]
 
 
 def node_labels(ctx: ExportContext) -> dict[str, dict[str, str]]:
@@ -84,9 +90,10 @@ def check_topology_rules(doc: dict) -> list[str]:
 
 def kueue_files(ctx: ExportContext) -> dict[str, str]:
     labels = node_labels(ctx)
-    script = ["#!/bin/sh", f"# label the nodes of {ctx.scenario.name} for Kueue TAS", "set -e"]
-    script += ["kubectl label node --overwrite " + name + " "
-               + " ".join(f"{k}={v}" for k, v in lab.items()) for name, lab in labels.items()]
+    script = ["#!/bin/sh", f"# label the nodes of {ctx.title} for Kueue TAS", "set -e"]
+    script += [" ".join(["kubectl label node --overwrite", shell_quote(name),
+                         *(shell_quote(f"{k}={v}") for k, v in lab.items())])
+               for name, lab in labels.items()]
     return {"kueue.yaml": yaml_text(manifests(ctx), all_docs=True),
             "node-labels.yaml": yaml_text(labels),
             "label-nodes.sh": "\n".join(script) + "\n"}

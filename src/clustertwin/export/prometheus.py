@@ -178,7 +178,7 @@ def rules_yaml(ctx: ExportContext, al: list[Alert], host_label: str) -> str:
             {"alert": a.name, "expr": a.expr, **({"for": f"{a.for_m}m"} if a.for_m else {}),
              "labels": {"severity": a.severity},
              "annotations": {"summary": _template(a.summary)}} for a in al]}]}
-    head = (f"# Prometheus rules for {ctx.scenario.name}, written by clustertwin export "
+    head = (f"# Prometheus rules for {ctx.title}, written by clustertwin export "
             f"prometheus (host label: {host_label}).\n")
     return head + yaml_text(doc)
 
@@ -275,9 +275,9 @@ def expected_hfu(ctx: ExportContext) -> tuple[float | None, str]:
     if getattr(ctx.scenario, "model", None) is None:
         return None, "the scenario has no model: no throughput expectation"
     try:
-        from clustertwin.perf import estimate
+        from clustertwin.deadline import train
 
-        est = estimate(ctx.scenario, ctx.catalog or load_catalog())
+        est = train(ctx.scenario, ctx.catalog or load_catalog())
     except UserError as exc:
         return None, f"no training estimate ({exc}); TrainingThroughputBelowTwin left out"
     return float(est.hfu), ""
