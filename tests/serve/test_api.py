@@ -170,3 +170,19 @@ def test_pages_escape_what_the_user_wrote(server):
     assert r.status == 200
     page = r.body.decode()
     assert "<script>alert(1)</script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+
+
+def test_download_gives_the_edited_yaml_under_a_safe_name(server):
+    from urllib.parse import urlencode
+
+    import yaml
+
+    text = DEFAULT_SCENARIO.read_text().replace("name: llama3-405b-16k-h100", 'name: "../x\\"; rm -rf /"')
+    body = urlencode({"yaml": text, "cluster.gpus": "8192", "training.precision": ""})
+    r = server.request("/download", body, {"Content-Type": "application/x-www-form-urlencoded"})
+    assert r.status == 200
+    disp = r.headers["content-disposition"]
+    assert disp.startswith("attachment; filename=") and "/" not in disp.split("=", 1)[1] and ";" not in disp[11:]
+    got = yaml.safe_load(r.body)
+    assert got["cluster"]["gpus"] == 8192 and got["name"] == '../x"; rm -rf /'
+    assert got["training"]["precision"] == "bf16"  # an empty field leaves the YAML's value

@@ -7,7 +7,6 @@ status and never a traceback.
 
 from __future__ import annotations
 
-import json
 import logging
 from pathlib import Path
 from typing import Any
@@ -29,7 +28,9 @@ def error_body(status: int, problems: list[Any]) -> dict[str, Any]:
 def json_response(obj: Any, status: int = 200) -> Any:
     from starlette.responses import Response
 
-    return Response(json.dumps(obj, allow_nan=False), status_code=status, media_type="application/json")
+    from clustertwin.quoting import json_text
+
+    return Response(json_text(obj, indent=None), status_code=status, media_type="application/json")
 
 
 async def api_plan(request: Any) -> Any:

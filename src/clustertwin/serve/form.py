@@ -111,6 +111,6 @@ def field_problems(problems: list[Problem]) -> tuple[dict[str, list[str]], list[
 
 
 def yaml_of(doc: dict[str, Any]) -> str:
-    import yaml
+    from clustertwin.quoting import yaml_text
 
-    return yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, default_flow_style=False)
+    return yaml_text(doc)

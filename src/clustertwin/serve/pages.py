@@ -71,8 +71,10 @@ def parse_form(body: bytes) -> dict[str, str]:
     return out
 
 
-async def _form_doc(request: Any) -> tuple[Any, dict[str, Any] | None, list[Any], str]:
-    """(form, document or None, problems, the trigger's name) from a posted editor form."""
+async def _form_doc(request: Any, fields_win: bool = False) -> tuple[Any, dict[str, Any] | None, list[Any], str]:
+    """(form, document or None, problems, the trigger's name) from a posted editor form.
+    The fields override the YAML after a field edit (or ``fields_win``), not after a YAML edit
+    and not on the page's first load (no trigger), which keeps the YAML as written."""
     from clustertwin.serve.engine import doc_from_yaml
     from clustertwin.serve.form import apply_fields
     from clustertwin.serve.guard import MAX_BODY_BYTES, HttpError, read_body
@@ -84,7 +86,7 @@ async def _form_doc(request: Any) -> tuple[Any, dict[str, Any] | None, list[Any]
         raise HttpError(400, "the form has no yaml field")
     try:
         doc = doc_from_yaml(text, "yaml")
-        if trigger not in ("yaml", ""):  # "" = the page's first load: the YAML as written
+        if fields_win or trigger not in ("yaml", ""):
             doc = apply_fields(doc, form)
     except UserError as exc:
         return form, None, exc.problems, trigger
@@ -131,10 +133,13 @@ async def download(request: Any) -> Any:
     from clustertwin.serve.form import yaml_of
     from clustertwin.serve.guard import HttpError
 
-    _form, doc, problems, _ = await _form_doc(request)
+    _form, doc, problems, _ = await _form_doc(request, fields_win=True)
     if doc is None:
         raise HttpError(400, problems)
-    name = re.sub(r"[^A-Za-z0-9._-]+", "-", str(doc.get("name") or "scenario"))[:80].strip(".-") or "scenario"
+    from clustertwin.quoting import IDENT_MAX, IDENT_RE
+
+    name = re.sub(r"[^A-Za-z0-9._-]+", "-", str(doc.get("name") or ""))[:IDENT_MAX - 5].strip(".-_")
+    name = name if IDENT_RE.fullmatch(name) else "scenario"  # the header carries only an identifier
     return Response(yaml_of(doc), media_type="application/yaml",
                     headers={"Content-Disposition": f'attachment; filename="{name}.yaml"'})
 
