@@ -40,7 +40,7 @@ def value_at(doc: dict[str, Any] | None, key: str) -> Any:
 
 def fmt(v: Any, kind: str) -> str:
     """A figure for people: days to 0.1, dollars scaled, percentages, thousands separated."""
-    from clustertwin.report.text import usd
+    from clustertwin.fmt import usd
 
     if v is None:
         return "n/a"
@@ -91,7 +91,7 @@ def headline(doc: dict[str, Any]) -> list[dict[str, Any]]:
 
 def decision_rows(doc: dict[str, Any]) -> list[dict[str, Any]]:
     """The routes of ``decision.options`` (contract section 5) as display rows, when present."""
-    from clustertwin.report.text import usd
+    from clustertwin.fmt import usd
 
     rows = []
     for i, opt in enumerate(value_at(doc, "decision.options") or []):
