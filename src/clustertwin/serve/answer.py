@@ -118,7 +118,8 @@ def sections(plan: Any) -> list[dict[str, Any]]:
         figs = [{"title": t, "div": f.to_html(full_html=False, include_plotlyjs=False,
                                                 config={"displaylogo": False, "responsive": True})}
                 for t, f in (res.figures() if hasattr(res, "figures") else [])]
-        out.append({"name": name, "title": TITLES.get(name, name), "rows": res.summary_rows(),
+        rows = res.summary_rows() if hasattr(res, "summary_rows") else []
+        out.append({"name": name, "title": TITLES.get(name, name), "rows": rows,
                     "extra": extra, "figures": figs})
     return out
 
@@ -133,7 +134,8 @@ def render_answer(env: Any, answer: Any) -> str:
     doc = answer.doc
     html = env.get_template("answer.html.j2").render(
         name=answer.plan.scenario.name, headline=headline(doc), decision=decision_rows(doc),
-        best=value_at(doc, "decision.best"), sections=sections(answer.plan),
+        best=value_at(doc, "decision.best"), sentence=value_at(doc, "decision.headline"),
+        trained_by=value_at(doc, "decision.trained_by"), sections=sections(answer.plan),
         warnings=doc.get("warnings", []))
     with _LOCK:
         _RENDERED[answer.key] = html

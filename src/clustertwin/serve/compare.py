@@ -23,7 +23,7 @@ def _shown(v: Any) -> str:
 
 def compare_rows(docs: list[dict[str, Any]], show_all: bool) -> list[dict[str, Any]]:
     """``[{key, cells, diff}]``: headline keys, then differing keys (then the rest if asked)."""
-    from clustertwin.serve.answer import HEADLINE
+    from clustertwin.serve.answer import HEADLINE, label_for
     from clustertwin.sweep.table import flatten
 
     flat = [flatten(d) for d in docs]
@@ -36,7 +36,8 @@ def compare_rows(docs: list[dict[str, Any]], show_all: bool) -> list[dict[str, A
         values = [f.get(key) for f in flat]
         diff = len({repr(v) for v in values}) > 1
         if key in heads or diff or show_all:
-            rows.append({"key": key, "cells": [_shown(v) for v in values], "diff": diff})
+            rows.append({"key": key, "label": label_for(key, ""), "cells": [_shown(v) for v in values],
+                         "diff": diff})
     return rows
 
 

@@ -13,7 +13,9 @@ def table_rows(job: Job) -> tuple[list[str], list[dict[str, Any]]]:
     from clustertwin.serve.answer import HEADLINE, fmt
 
     kinds = {k: kind for k, _, kind in HEADLINE}
-    header = ["scenario", *job.keys, *COLUMNS, "error"]
+    from clustertwin.serve.answer import label_for
+
+    header = ["scenario", *job.keys, *(label_for(c, c) for c in COLUMNS), "error"]
     rows = []
     for label, assign, row in zip(job.labels, job.assignments, job.rows or [], strict=False):
         cells = [{"text": label, "value": label}]
