@@ -76,6 +76,19 @@ def test_changing_gpus_updates_training_days_in_place(page, server):
     assert page.errors == []
 
 
+def test_editing_the_yaml_refills_the_fields_and_the_answer(page, server):
+    page.goto(server.base + "/")
+    page.wait_for_selector('[data-key="training.days"]')
+    before = _figure(page, "training.days")
+    page.evaluate("window.__noReload = 1")
+    pane = page.locator("#yaml")
+    pane.fill(pane.input_value().replace("gpus: 16384", "gpus: 4096"))
+    pane.dispatch_event("change")
+    page.wait_for_function("b => document.querySelector('[data-key=\"training.days\"]').innerText !== b", arg=before)
+    assert page.get_by_label("cluster.gpus", exact=True).input_value() == "4096"
+    assert page.evaluate("window.__noReload") == 1 and page.errors == []
+
+
 def test_bad_field_value_is_shown_at_the_field(page, server):
     page.goto(server.base + "/")
     page.wait_for_selector('[data-key="training.days"]')
