@@ -86,3 +86,14 @@ def test_another_host_is_warned_about():
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+def test_a_missing_scenario_file_is_one_line_and_exit_2(tmp_path):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = _serve(str(tmp_path / "nope.yaml"), "--port", str(port))
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "nope.yaml" in lines[0] and "file not found" in lines[0]

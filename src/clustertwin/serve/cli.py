@@ -59,10 +59,14 @@ def register(app: typer.Typer) -> None:
         import uvicorn
 
         from clustertwin.serve.app import create_app
+        from clustertwin.serve.library import Library
 
+        bad = Library(list(scenario or [])).problems  # a file named here must be readable
+        if bad:
+            from clustertwin.errors import Problem, UsageError
+
+            raise UsageError([Problem("", "", line) for line in bad])
         web = create_app(list(scenario or []), tuple(str(c) for c in catalog or []), host, timeout, warm=True)
-        for line in web.state.library.problems:
-            typer.echo(f"warning: {line} (not offered)", err=True)
         shown = f"[{host}]" if ":" in host and not host.startswith("[") else host
         typer.echo(f"clustertwin serve: http://{shown}:{port}/  (Ctrl-C stops it)", err=True)
         uvicorn.run(web, host=host.strip("[]"), port=port, log_level="warning")
