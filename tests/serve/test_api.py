@@ -186,3 +186,19 @@ def test_download_gives_the_edited_yaml_under_a_safe_name(server):
     got = yaml.safe_load(r.body)
     assert got["cluster"]["gpus"] == 8192 and got["name"] == '../x"; rm -rf /'
     assert got["training"]["precision"] == "bf16"  # an empty field leaves the YAML's value
+
+
+def test_a_saved_scenario_can_be_compared(server):
+    from urllib.parse import urlencode
+
+    text = DEFAULT_SCENARIO.read_text().replace("name: llama3-405b-16k-h100", "name: half <b>size</b>")
+    body = urlencode({"yaml": text, "cluster.gpus": "8192"})
+    r = server.request("/save", body, {"Content-Type": "application/x-www-form-urlencoded"})
+    assert r.status == 200 and "saved as <strong>half-b-size-b</strong>" in r.body.decode()
+    page = server.request("/compare?pick=built-in-default&pick=half-b-size-b").body.decode()
+    assert '<tr class="diff" data-key="scenario.cluster.gpus">' in page
+    assert "<b>size</b>" not in page  # the name, escaped wherever it is shown
+    # a file's scenario is never replaced by a saved one
+    clash = DEFAULT_SCENARIO.read_text().replace("name: llama3-405b-16k-h100", "name: built-in-default")
+    r = server.request("/save", urlencode({"yaml": clash}), {"Content-Type": "application/x-www-form-urlencoded"})
+    assert "built-in scenario; rename yours" in r.body.decode()

@@ -12,11 +12,14 @@ from pathlib import Path
 
 from clustertwin.errors import UserError
 
+SESSION = "saved in this session"
+MAX_SAVED = 32
+
 
 @dataclass(frozen=True)
 class Saved:
     name: str  #: the file's stem (made unique)
-    origin: str  #: shown to the user: "built-in", "example" or "command line"
+    origin: str  #: shown to the user: "built-in", "example", "command line" or :data:`SESSION`
     text: str  #: the YAML as written
 
 
@@ -48,6 +51,19 @@ class Library:
             while name in self.items:
                 name += "-2"
             self.items[name] = Saved(name, origin, text)
+
+    def save(self, name: str, text: str) -> Saved:
+        """Keep an edited scenario for this session under ``name`` (an identifier; replaces an
+        earlier one saved under it, never a file's entry), at most :data:`MAX_SAVED`."""
+        from clustertwin.errors import Problem, UsageError
+
+        old = self.items.get(name)
+        if old is not None and old.origin != SESSION:
+            raise UsageError([Problem("save", "name", f"{name!r} is a {old.origin} scenario; rename yours")])
+        if old is None and sum(s.origin == SESSION for s in self.items.values()) >= MAX_SAVED:
+            raise UsageError([Problem("save", "", f"at most {MAX_SAVED} scenarios are kept per session")])
+        self.items[name] = Saved(name, SESSION, text)
+        return self.items[name]
 
     def names(self) -> list[str]:
         return list(self.items)

@@ -138,10 +138,40 @@ async def download(request: Any) -> Any:
         raise HttpError(400, problems)
     from clustertwin.quoting import IDENT_MAX, IDENT_RE
 
-    name = re.sub(r"[^A-Za-z0-9._-]+", "-", str(doc.get("name") or ""))[:IDENT_MAX - 5].strip(".-_")
-    name = name if IDENT_RE.fullmatch(name) else "scenario"  # the header carries only an identifier
+    name = _file_name(doc.get("name"), IDENT_MAX - 5, IDENT_RE) or "scenario"  # an identifier only
     return Response(yaml_of(doc), media_type="application/yaml",
                     headers={"Content-Disposition": f'attachment; filename="{name}.yaml"'})
+
+
+def _file_name(name: Any, limit: int, pattern: Any) -> str:
+    """A scenario name as an identifier (runs of other characters -> '-'), '' if none is left."""
+    text = re.sub(r"[^A-Za-z0-9._-]+", "-", str(name or ""))[:limit].strip(".-_")
+    return text if pattern.fullmatch(text) else ""
+
+
+async def save(request: Any) -> Any:
+    """POST /save: keep the form's scenario (fields applied) under its name for compare and
+    sweep. Answers a line of HTML for the page either way (htmx swaps only 2xx answers)."""
+    from starlette.responses import HTMLResponse
+
+    from clustertwin.quoting import IDENT_MAX, IDENT_RE
+    from clustertwin.serve.form import yaml_of
+
+    _form, doc, problems, _ = await _form_doc(request, fields_win=True)
+    name = _file_name(doc.get("name"), IDENT_MAX, IDENT_RE) if doc is not None else ""
+    if doc is None:
+        msg, name = "fix the problems first: " + "; ".join(p.message for p in problems), ""
+    elif not name:
+        msg = "give the scenario a name (the name field) to save it"
+    else:
+        try:
+            request.app.state.library.save(name, yaml_of(doc))
+            msg = ""
+        except UserError as exc:
+            msg = exc.problems[0].message
+    tpl = ("{% if msg %}<span class='err'>{{ msg }}</span>{% else %}saved as <strong>{{ n }}</strong>: "
+           "pick it in <a href='/compare'>compare</a> or <a href='/sweep'>sweep</a>{% endif %}")
+    return HTMLResponse(env().from_string(tpl).render(n=name, msg=msg))
 
 
 @functools.lru_cache(maxsize=8)
@@ -177,6 +207,7 @@ def routes() -> list[Any]:
         Route("/", editor, methods=["GET"]),
         Route("/answer", answer, methods=["POST"]),
         Route("/download", download, methods=["POST"]),
+        Route("/save", save, methods=["POST"]),
         Route("/compare", compare, methods=["GET"]),
         Route("/static/{name}", static, methods=["GET"]),
     ]
