@@ -13,8 +13,19 @@ from typing import Any
 
 import pytest
 
-pytest.importorskip("starlette", reason="starlette is not installed (pip install 'clustertwin[serve]')")
-pytest.importorskip("uvicorn", reason="uvicorn is not installed (pip install 'clustertwin[serve]')")
+
+def need_server() -> None:
+    """Skip, saying why, when the ``serve`` extra (starlette, uvicorn) is not installed."""
+    try:
+        import starlette  # noqa: F401
+        import uvicorn  # noqa: F401
+    except ImportError as exc:
+        pytest.skip(f"{exc.name or 'starlette/uvicorn'} is not installed (pip install 'clustertwin[serve]')")
+
+
+@pytest.fixture
+def serve_extra() -> None:
+    need_server()
 
 
 @dataclass
@@ -55,6 +66,7 @@ def free_port() -> int:
 
 @pytest.fixture(scope="session")
 def server() -> Server:
+    need_server()
     import uvicorn
 
     from clustertwin.serve import create_app

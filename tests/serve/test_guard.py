@@ -63,7 +63,7 @@ def _serve(*args: str, timeout: float = 60) -> subprocess.Popen:
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
-def test_a_taken_port_is_one_line_and_exit_2():
+def test_a_taken_port_is_one_line_and_exit_2(serve_extra):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         s.listen()
@@ -75,7 +75,7 @@ def test_a_taken_port_is_one_line_and_exit_2():
     assert len(lines) == 1 and lines[0].startswith("error: --port") and "Traceback" not in err
 
 
-def test_another_host_is_warned_about():
+def test_another_host_is_warned_about(serve_extra):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -88,7 +88,7 @@ def test_another_host_is_warned_about():
         proc.wait(timeout=30)
 
 
-def test_a_missing_scenario_file_is_one_line_and_exit_2(tmp_path):
+def test_a_missing_scenario_file_is_one_line_and_exit_2(serve_extra, tmp_path):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -97,3 +97,16 @@ def test_a_missing_scenario_file_is_one_line_and_exit_2(tmp_path):
     assert proc.returncode == 2
     lines = err.strip().splitlines()
     assert len(lines) == 1 and "nope.yaml" in lines[0] and "file not found" in lines[0]
+
+
+def test_without_the_extra_the_command_says_what_to_install(tmp_path):
+    import os
+
+    (tmp_path / "starlette.py").write_text(  # stands for a missing package
+        "raise ModuleNotFoundError('No module named starlette', name='starlette')\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), *sys.path])}
+    out = subprocess.run([sys.executable, "-m", "clustertwin.cli", "serve"], capture_output=True,
+                         text=True, timeout=60, env=env)
+    assert out.returncode == 2
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and "pip install 'clustertwin[serve]'" in lines[0]
