@@ -202,3 +202,20 @@ def test_a_saved_scenario_can_be_compared(server):
     clash = DEFAULT_SCENARIO.read_text().replace("name: llama3-405b-16k-h100", "name: built-in-default")
     r = server.request("/save", urlencode({"yaml": clash}), {"Content-Type": "application/x-www-form-urlencoded"})
     assert "built-in scenario; rename yours" in r.body.decode()
+
+
+@pytest.mark.parametrize("form, expected", [
+    ({"base": "built-in-default", "axis1_key": "cluster.gpuz", "axis1_values": "1,2"}, "unknown scenario key"),
+    ({"base": "built-in-default", "axis1_key": "cluster.gpus", "axis1_values": " , "}, "expected values"),
+    ({"base": "built-in-default"}, "give at least one axis"),
+    ({"base": "/etc/passwd", "axis1_key": "cluster.gpus", "axis1_values": "8"}, "pick one of the saved"),
+    ({"base": "built-in-default", "axis1_key": "cluster.gpus", "axis1_values": ",".join(map(str, range(8, 8 * 66, 8)))},
+     "at most 64"),
+])
+def test_sweep_form_problems_are_shown_not_run(server, form, expected):
+    from urllib.parse import urlencode
+
+    r = server.request("/sweep/start", urlencode(form), {"Content-Type": "application/x-www-form-urlencoded"})
+    assert r.status == 200
+    page = r.body.decode()
+    assert 'class="err"' in page and expected in page and "sweep-progress" not in page

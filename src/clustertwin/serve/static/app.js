@@ -26,3 +26,15 @@
     rows.forEach(function (r) { body.appendChild(r); });
   });
 })();
+// A request the server refused (4xx/5xx JSON: busy, too slow, too large) is said in the
+// problems box instead of failing silently (htmx swaps only 2xx answers).
+document.addEventListener("htmx:responseError", function (ev) {
+  var box = document.getElementById("problems") || document.getElementById("sweep-status");
+  if (!box) return;
+  var msg = "the server refused the request (" + ev.detail.xhr.status + ")";
+  try { msg = JSON.parse(ev.detail.xhr.responseText).error || msg; } catch (e) { /* not JSON */ }
+  var div = document.createElement("div");
+  div.className = "err";
+  div.textContent = msg;
+  box.replaceChildren(div);
+});
