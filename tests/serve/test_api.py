@@ -219,3 +219,21 @@ def test_sweep_form_problems_are_shown_not_run(server, form, expected):
     assert r.status == 200
     page = r.body.decode()
     assert 'class="err"' in page and expected in page and "sweep-progress" not in page
+
+
+def test_sweep_results_escape_what_the_form_sent(server):
+    import re
+    import time
+    from urllib.parse import urlencode
+
+    evil = "</script><script>alert(1)</script>"
+    form = {"base": "built-in-default", "axis1_key": "name", "axis1_values": evil}
+    page = server.request("/sweep/start", urlencode(form), {"Content-Type": "application/x-www-form-urlencoded"}).body.decode()
+    job = re.search(r'hx-get="/sweep/([0-9a-f]+)"', page).group(1)
+    deadline = time.monotonic() + 120
+    while "sweep-table" not in page:
+        assert time.monotonic() < deadline, "the sweep did not finish"
+        time.sleep(0.2)
+        page = server.request(f"/sweep/{job}").body.decode()
+    assert page.count("<tr") == 2  # header + one scenario
+    assert "<script>alert(1)" not in page and "alert(1)" in page
