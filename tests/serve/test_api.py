@@ -237,3 +237,32 @@ def test_sweep_results_escape_what_the_form_sent(server):
         page = server.request(f"/sweep/{job}").body.decode()
     assert page.count("<tr") == 2  # header + one scenario
     assert "<script>alert(1)" not in page and "alert(1)" in page
+
+
+def _examples() -> list[str]:
+    """The scenario files of examples/ (its study files are for `clustertwin sweep`)."""
+    from clustertwin.serve.library import examples_dir
+    from clustertwin.sweep.study import is_study
+
+    ex = examples_dir()
+    return sorted(p.stem for p in ex.glob("*.yaml") if not is_study(read_document(p))) if ex else []
+
+
+def test_study_files_are_not_offered_as_scenarios(server):
+    from clustertwin.serve.library import examples_dir
+
+    offered = set(server.app.state.library.names())
+    studies = {p.stem for p in examples_dir().glob("*.yaml")} - set(_examples())
+    assert studies and not studies & offered and set(_examples()) <= offered
+
+
+@pytest.mark.parametrize("name", _examples())
+def test_every_example_opens_with_its_answer(server, name):
+    from urllib.parse import urlencode
+
+    editor = server.request(f"/?example={name}")
+    assert editor.status == 200 and f'<option value="{name}" selected>' in editor.body.decode()
+    text = server.app.state.library.get(name).text
+    r = server.request("/answer", urlencode({"yaml": text}), {"Content-Type": "application/x-www-form-urlencoded"})
+    assert r.status == 200
+    assert 'data-key="training.days"' in r.body.decode() or 'data-key="design.power.facility_kw"' in r.body.decode()

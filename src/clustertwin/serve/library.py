@@ -1,5 +1,6 @@
-"""The saved scenarios a page may load or compare: the built-in default, the project's
-``examples/`` folder (when present beside the package) and the files given to ``serve``.
+"""The saved scenarios a page may load or compare: the built-in default, the scenarios of the
+project's ``examples/`` folder (when present beside the package; its study files are for
+``clustertwin sweep`` and left out), the files given to ``serve`` and those saved in the page.
 
 They are read once, when the server starts. A browser picks one by its name from this list; it
 never sends a path, so no request can make the server read another file.
@@ -29,6 +30,13 @@ def examples_dir() -> Path | None:
     return here if here.is_dir() else None
 
 
+def _is_study(text: str, source: str) -> bool:
+    from clustertwin.io import parse_text
+    from clustertwin.sweep.study import is_study
+
+    return is_study(parse_text(text, source))
+
+
 class Library:
     def __init__(self, files: list[Path]) -> None:
         from clustertwin.io import read_text
@@ -44,6 +52,8 @@ class Library:
         for path, origin in found:
             try:
                 text = read_text(path, what="scenario file")
+                if origin == "example" and _is_study(text, str(path)):
+                    continue  # a study (cases over a base file) is for `clustertwin sweep`
             except UserError as exc:
                 self.problems += exc.lines()
                 continue
