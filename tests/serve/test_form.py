@@ -37,3 +37,15 @@ def test_every_field_is_a_scenario_key():
 
     keys = [f.key for f in fields()]
     assert "cluster.gpus" in keys and set(keys) <= schema_keys()
+
+
+def test_headline_has_the_figures_the_plan_has_and_a_band_when_given():
+    from clustertwin.serve.answer import headline
+
+    doc = {"training": {"days": 66.35, "days_low": 60.0, "days_high": 72.5, "gpus": 16384},
+           "economics": {"capex_usd": 9.875e8}}
+    got = {h["key"]: h for h in headline(doc)}
+    assert list(got) == ["training.days", "training.gpus", "economics.capex_usd"]
+    assert got["training.days"]["text"] == "66.3 days" and got["training.days"]["band"] == "band 60.0\u201372.5"
+    assert got["training.gpus"]["text"] == "16,384" and got["economics.capex_usd"]["text"] == "$987.5M"
+    assert got["training.gpus"]["band"] == ""

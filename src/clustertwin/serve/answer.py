@@ -85,8 +85,17 @@ def headline(doc: dict[str, Any]) -> list[dict[str, Any]]:
     for key, label, kind in HEADLINE:
         v = value_at(doc, key)
         if v is not None:
-            out.append({"key": key, "label": label_for(key, label), "text": fmt(v, kind), "value": v})
+            out.append({"key": key, "label": label_for(key, label), "text": fmt(v, kind), "value": v,
+                        "band": _band(doc, key)})
     return out
+
+
+def _band(doc: dict[str, Any], key: str) -> str:
+    """``"60.1-72.3"`` from ``KEY_low``/``KEY_high`` when the plan has them (``training.days``)."""
+    low, high = value_at(doc, key + "_low"), value_at(doc, key + "_high")
+    if isinstance(low, int | float) and isinstance(high, int | float):
+        return f"band {low:,.1f}–{high:,.1f}"
+    return ""
 
 
 def decision_rows(doc: dict[str, Any]) -> list[dict[str, Any]]:
