@@ -266,3 +266,11 @@ def test_every_example_opens_with_its_answer(server, name):
     r = server.request("/answer", urlencode({"yaml": text}), {"Content-Type": "application/x-www-form-urlencoded"})
     assert r.status == 200
     assert 'data-key="training.days"' in r.body.decode() or 'data-key="design.power.facility_kw"' in r.body.decode()
+
+
+def test_a_yaml_body_plans_like_its_json(server):
+    by_yaml = server.request("/api/plan", DEFAULT_SCENARIO.read_text(), {"Content-Type": "application/yaml"})
+    assert by_yaml.status == 200
+    assert by_yaml.json() == server.post_json("/api/plan", _default_doc()).json()
+    bad = server.request("/api/validate", "cluster: [unclosed", {"Content-Type": "application/yaml"})
+    assert bad.status == 400 and bad.json()["problems"]

@@ -33,22 +33,35 @@ def json_response(obj: Any, status: int = 200) -> Any:
     return Response(json_text(obj, indent=None), status_code=status, media_type="application/json")
 
 
-async def api_plan(request: Any) -> Any:
-    """POST /api/plan: a scenario as a JSON object -> the ``plan --json`` document."""
-    from clustertwin.serve.engine import doc_from_json
+async def request_doc(request: Any) -> dict[str, Any]:
+    """The scenario a request carries: a JSON object, or YAML text when the Content-Type says
+    ``yaml`` (as a scenario file is written)."""
+    from clustertwin.serve.engine import doc_from_json, doc_from_yaml
 
+    body = await read_body(request)
+    if "yaml" in request.headers.get("content-type", "").lower():
+        try:
+            text = body.decode("utf-8")
+        except UnicodeDecodeError:
+            raise HttpError(400, "the body is not UTF-8 text") from None
+        return _parsed(doc_from_yaml, text)
+    return _parsed(doc_from_json, body)
+
+
+async def api_plan(request: Any) -> Any:
+    """POST /api/plan: a scenario as a JSON object (or YAML) -> the ``plan --json`` document."""
     st = request.app.state
-    doc = _parsed(doc_from_json, await read_body(request))
+    doc = await request_doc(request)
     answer = await st.runner.run(st.engine.plan, doc)
     return json_response(answer.doc)
 
 
 async def api_validate(request: Any) -> Any:
     """POST /api/validate: ``{"ok": bool, "problems": [{"path", "message"}]}`` (one per field)."""
-    from clustertwin.serve.engine import doc_from_json, problem_dicts
+    from clustertwin.serve.engine import problem_dicts
 
     st = request.app.state
-    doc = _parsed(doc_from_json, await read_body(request))
+    doc = await request_doc(request)
     problems = await st.runner.run(st.engine.problems, doc)
     return json_response({"ok": not problems, "problems": problem_dicts(problems)})
 
