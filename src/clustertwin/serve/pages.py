@@ -104,16 +104,14 @@ async def answer(request: Any) -> Any:
     """POST /answer: the answer fragment for the form, plus out-of-band updates of the other
     pane (YAML after a field edit, fields after a YAML edit) and the problems at their fields."""
     from clustertwin.serve.answer import render_answer
-    from clustertwin.serve.form import field_problems, yaml_of
+    from clustertwin.serve.form import field_problems, fields, yaml_of
 
     st = request.app.state
-    form, doc, problems, trigger = await _form_doc(request)
+    _form, doc, problems, trigger = await _form_doc(request)
     result = None
     if doc is not None:
         result, problems = await st.runner.run(_plan_or_problems, st.engine, doc)
     at, rest = field_problems(problems)
-    from clustertwin.serve.form import fields
-
     ctx = {"errors": at, "problems": rest, "trigger": trigger, "ok": not problems,
            "all_keys": [f.key for f in fields()]}
     if doc is not None and trigger == "yaml":
