@@ -87,6 +87,7 @@ class Node(Entry, Priced):
     typical_power_kw: float | None = Field(None, gt=0, description="typical training draw, kW (defaults to 0.85 x max if absent)")
     rack_units: int | None = Field(None, gt=0, description="height in U; None for a rack-scale system")
     rack_scale: bool = Field(False, description="True when one 'node' is a whole rack (GB200 NVL72)")
+    ships_assembled: bool = Field(False, description="integrated system (DGX, OEM HGX server, NVL72 rack): arrives with CPUs, memory, GPUs and NICs fitted, so the build-out skips the assembly steps")
     cooling: Literal["air", "liquid"] = "air"
     weight_kg: float | None = Field(None, gt=0)
     airflow_cfm: float | None = Field(None, gt=0)
@@ -243,6 +244,19 @@ class CostBook(Entry):
         return self.items[key].value
 
 
+class Route(Entry):
+    """A procurement route's sourced figures (build, colo, lease, cloud) or the figures the
+    routes share (hardware lead times, resale curve). Keys with a GPU generation suffix
+    (``_hopper``) are looked up per generation. Owned by the decision stage."""
+
+    mode: Literal["build", "colo", "lease", "cloud", "hardware", "residual"] = Field(
+        description="the route these figures price, or a shared table (hardware, residual)")
+    items: dict[str, SourcedValue]
+
+    def value(self, key: str) -> float:
+        return self.items[key].value
+
+
 class PerfCalibration(Entry):
     """Constants of the training-time model for one GPU generation or one fabric technology
     (achievable GEMM/HBM/NVLink efficiencies, collective efficiencies and latencies), each
@@ -305,6 +319,7 @@ KINDS: dict[str, type[Entry]] = {
     "costs": CostBook,
     "perf_calibration": PerfCalibration,
     "stack": Stack,
+    "route": Route,
 }
 
 

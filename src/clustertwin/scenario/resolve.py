@@ -103,5 +103,5 @@ def _resolve(doc: ScenarioFile, catalog: Catalog, source: str) -> Scenario:
     if problems:
         raise ScenarioError(problems)
     return Scenario(name=doc.name, model=model, training=doc.training, cluster=doc.cluster,
-                    reliability=reliability, economics=doc.economics, buildout=doc.buildout,
+                    reliability=reliability, economics=doc.economics, buildout=doc.buildout, decision=doc.decision,
                     source=source)
