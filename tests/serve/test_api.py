@@ -274,3 +274,21 @@ def test_a_yaml_body_plans_like_its_json(server):
     assert by_yaml.json() == server.post_json("/api/plan", _default_doc()).json()
     bad = server.request("/api/validate", "cluster: [unclosed", {"Content-Type": "application/yaml"})
     assert bad.status == 400 and bad.json()["problems"]
+
+
+def test_the_decision_headline_is_shown_when_the_plan_has_one(server):
+    from urllib.parse import urlencode
+
+    from clustertwin.serve.library import examples_dir
+
+    path = examples_dir() / "decision-405b.yaml"
+    if not path.exists():
+        pytest.skip("examples/decision-405b.yaml is not in this checkout")
+    plan = server.request("/api/plan", path.read_text(), {"Content-Type": "application/yaml"}).json()
+    page = server.request("/answer", urlencode({"yaml": path.read_text()}),
+                          {"Content-Type": "application/x-www-form-urlencoded"}).body.decode()
+    d = plan["decision"]
+    assert f'data-key="decision.trained_by" data-value="{d["trained_by"]}">{d["trained_by"]}<' in page
+    assert f'data-key="decision.mode" data-value="{d["mode"]}">{d["mode"]}<' in page
+    assert 'data-key="decision.cost_usd"' in page and 'data-key="decision.best"' in page
+    assert page.count('data-key="decision.options.') >= 3 * len(d["options"])

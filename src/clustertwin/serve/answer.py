@@ -12,8 +12,11 @@ import threading
 from collections import OrderedDict
 from typing import Any
 
-#: headline figures: plan JSON key -> (label, unit kind); decision keys come first when present
+#: headline figures: plan JSON key -> (label, unit kind); the decision's (issue 21) first when present
 HEADLINE = (
+    ("decision.trained_by", "trained by", "date"),
+    ("decision.mode", "via", "text"),
+    ("decision.cost_usd", "for", "usd"),
     ("training.days", "training days, no failures", "days"),
     ("reliability.effective_days", "wall-clock days with failures", "days"),
     ("training.gpus", "GPUs used", "int"),
@@ -143,8 +146,7 @@ def render_answer(env: Any, answer: Any) -> str:
     doc = answer.doc
     html = env.get_template("answer.html.j2").render(
         name=answer.plan.scenario.name, headline=headline(doc), decision=decision_rows(doc),
-        best=value_at(doc, "decision.best"), sentence=value_at(doc, "decision.headline"),
-        trained_by=value_at(doc, "decision.trained_by"), sections=sections(answer.plan),
+        best=value_at(doc, "decision.best"), sentence=value_at(doc, "decision.headline"), sections=sections(answer.plan),
         warnings=doc.get("warnings", []))
     with _LOCK:
         _RENDERED[answer.key] = html
