@@ -46,7 +46,7 @@ def test_editor_loads_clean_and_local(page, server):
     page.wait_for_load_state("networkidle")
     assert page.errors == []
     assert page.hosts == {"127.0.0.1"}
-    assert page.locator("#sec-design svg").count() >= 1  # the floor plan
+    assert page.locator("#sec-design svg").count() >= 2  # the floor plan and the rack elevations
     assert page.locator("#sec-training .plotly-graph-div").count() >= 1
 
 

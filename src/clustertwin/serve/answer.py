@@ -116,7 +116,7 @@ def decision_rows(doc: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
-def sections(plan: Any) -> list[dict[str, Any]]:
+def sections(plan: Any, catalog: Any) -> list[dict[str, Any]]:
     """Each stage's title, summary rows, extra HTML, drawings and figure divs."""
     from clustertwin.report.text import TITLES
 
@@ -124,9 +124,7 @@ def sections(plan: Any) -> list[dict[str, Any]]:
     for name, res in plan.blocks():
         extra = res.html_extra() if hasattr(res, "html_extra") else ""
         if name == "design":
-            from clustertwin.export.svg import design_floor_plan
-
-            extra += "<h3>Floor plan</h3>" + design_floor_plan(res, plan.scenario.name)
+            extra += drawings(plan, catalog)
         figs = [{"title": t, "div": f.to_html(full_html=False, include_plotlyjs=False,
                                                 config={"displaylogo": False, "responsive": True})}
                 for t, f in (res.figures() if hasattr(res, "figures") else [])]
@@ -136,7 +134,26 @@ def sections(plan: Any) -> list[dict[str, Any]]:
     return out
 
 
-def render_answer(env: Any, answer: Any) -> str:
+def drawings(plan: Any, catalog: Any) -> str:
+    """The floor plan (as plan.html draws it) and the rack elevations (as ``export inventory``
+    writes them). A drawing that fails is logged and left out: the answer still shows."""
+    import logging
+
+    from clustertwin.export.svg import design_floor_plan
+
+    out = "<h3>Floor plan</h3>" + design_floor_plan(plan.design, plan.scenario.name)
+    try:
+        from clustertwin.export.stage import make_context
+        from clustertwin.export.svg import rack_elevations_svg
+
+        ctx = make_context(plan.scenario, catalog, plan.design)
+        out += "<h3>Rack elevations</h3>" + rack_elevations_svg(ctx)
+    except Exception:  # noqa: BLE001 - a missing picture must not take the figures with it
+        logging.getLogger("clustertwin.serve").exception("rack elevations not drawn")
+    return out
+
+
+def render_answer(env: Any, answer: Any, catalog: Any) -> str:
     """The answer fragment (``answer.html.j2``) for a planned scenario, cached by its key."""
     with _LOCK:
         hit = _RENDERED.get(answer.key)
@@ -146,7 +163,7 @@ def render_answer(env: Any, answer: Any) -> str:
     doc = answer.doc
     html = env.get_template("answer.html.j2").render(
         name=answer.plan.scenario.name, headline=headline(doc), decision=decision_rows(doc),
-        best=value_at(doc, "decision.best"), sentence=value_at(doc, "decision.headline"), sections=sections(answer.plan),
+        best=value_at(doc, "decision.best"), sentence=value_at(doc, "decision.headline"), sections=sections(answer.plan, catalog),
         warnings=doc.get("warnings", []))
     with _LOCK:
         _RENDERED[answer.key] = html

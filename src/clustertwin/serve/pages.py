@@ -120,7 +120,7 @@ async def answer(request: Any) -> Any:
         ctx["new_yaml"] = yaml_of(doc)
     if problems:
         return html("oob.html.j2", headers={"HX-Reswap": "none"}, **ctx)
-    body = await st.runner.run(render_answer, env(), result)
+    body = await st.runner.run(render_answer, env(), result, st.engine.catalog)
     return html("oob.html.j2", body=body, **ctx)
 
 
