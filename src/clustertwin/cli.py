@@ -193,6 +193,7 @@ _STAGE_CLIS = (
     "clustertwin.sweep.cli",
     "clustertwin.export.cli",
     "clustertwin.serve.cli",
+    "clustertwin.measure.cli",
 )
 for _mod in _STAGE_CLIS:
     try:
