@@ -113,6 +113,12 @@ def test_sweep_of_four_finishes_with_a_table_of_four_rows(page, server):
     assert page.locator("#sweep-table tbody tr").count() == 4
     assert page.locator("#sweep-table tbody tr.failed").count() == 0
     assert page.locator("#sweep-pareto .plotly-graph-div").count() == 1
+    header = page.locator("#sweep-table th", has_text="cluster.gpus")
+    column = "[...document.querySelectorAll('#sweep-table tbody tr')].map(r => r.cells[1].innerText)"
+    header.click()
+    assert page.evaluate(column) == ["8192", "8192", "16384", "16384"]
+    header.click()  # again: descending
+    assert page.evaluate(column) == ["16384", "16384", "8192", "8192"]
     assert page.errors == [] and page.hosts == {"127.0.0.1"}
 
 
