@@ -292,3 +292,13 @@ def test_the_decision_headline_is_shown_when_the_plan_has_one(server):
     assert f'data-key="decision.mode" data-value="{d["mode"]}">{d["mode"]}<' in page
     assert 'data-key="decision.cost_usd"' in page and 'data-key="decision.best"' in page
     assert page.count('data-key="decision.options.') >= 3 * len(d["options"])
+
+
+def test_control_characters_in_a_name_do_not_reach_the_page(server):
+    from urllib.parse import urlencode
+
+    text = DEFAULT_SCENARIO.read_text().replace("name: llama3-405b-16k-h100", 'name: "a\\x1bb\\x07c"')
+    r = server.request("/answer", urlencode({"yaml": text}), {"Content-Type": "application/x-www-form-urlencoded",
+                                                              "HX-Trigger-Name": "yaml"})
+    page = r.body.decode()
+    assert r.status == 200 and "\x1b" not in page and "\x07" not in page and "a\ufffdb\ufffdc" in page

@@ -14,12 +14,24 @@ STATIC = Path(__file__).parent / "static"
 _STATIC_TYPES = {".js": "text/javascript", ".css": "text/css", ".txt": "text/plain"}
 
 
+def _through_quoting(value: Any) -> Any:
+    """Every text a template prints goes through clustertwin.quoting.html_text (the one rule:
+    controls and lone surrogates included); our own markup (``Markup``, ``| safe``) passes."""
+    from markupsafe import Markup
+
+    from clustertwin.quoting import html_text
+
+    return value if isinstance(value, Markup) or not isinstance(value, str) else Markup(html_text(value))
+
+
 @functools.lru_cache(maxsize=1)
 def env() -> Any:
     from jinja2 import Environment, PackageLoader
 
-    e = Environment(loader=PackageLoader("clustertwin", "serve/templates"), autoescape=True)
     from clustertwin.serve.form import dom_id
+
+    e = Environment(loader=PackageLoader("clustertwin", "serve/templates"), autoescape=True,
+                    finalize=_through_quoting)
 
     e.filters["dom_id"] = dom_id
     return e
