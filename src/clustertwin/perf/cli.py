@@ -212,12 +212,14 @@ def _crossval(as_json: bool, catalog: list[Path], csv_path: Path | None) -> None
         rows = cal.load_rows(csv_path) if csv_path is not None else calreport.published_rows()
         if not rows:
             raise UsageError([Problem("calibration", "--csv", "no calibration rows found; give --csv FILE")])
-        res = crossval.cross_validate(cat, rows)
+        from clustertwin.reliability.goodput import row_goodput
+
+        res = crossval.cross_validate(cat, rows, goodput=lambda r: row_goodput(cat, r))
     except UserError as exc:
         _fail(exc)
         return
     out = {"rows": [crossval.row_dict(r) for r in res], "summary": crossval.summary(res),
-           "bands": crossval.stack_bands(cat, res)}
+           "whole_run": crossval.whole_run_summary(res), "bands": crossval.stack_bands(cat, res)}
     if as_json:
         emit_json(out)
         return
@@ -232,8 +234,9 @@ def _print_crossval(out: dict[str, Any]) -> None:
     for col in ("row", "stack", "error", "LOSO error", "band (source left out)", "in band"):
         t.add_column(col)
     for r in out["rows"]:
+        wall = f" (/goodput {r['wall_clock_error']:+.1%})" if r.get("wall_clock_error") is not None else ""
         t.add_row(r["id"] + (" (whole run)" if r["whole_run"] else ""), r["stack"],
-                  f"{r['error']:+.1%}", f"{r['loso_error']:+.1%}",
+                  f"{r['error']:+.1%}{wall}", f"{r['loso_error']:+.1%}",
                   f"{r['band_low']:+.1%} .. {r['band_high']:+.1%}", "yes" if r["in_band"] else "no")
     con = Console()
     con.print(t)
@@ -241,6 +244,11 @@ def _print_crossval(out: dict[str, Any]) -> None:
     con.print(f"{s['rows']} steady-state rows from {s['sources']} sources: LOSO median |error| "
               f"{s['median_abs_err']:.1%}, mean signed {s['mean_signed_err']:+.1%}, "
               f"{s['within_band']:.0%} inside their band (in-sample median {s['in_sample_median_abs_err']:.1%})")
+    w = out.get("whole_run") or {}
+    if w:
+        con.print(f"{w['rows']} whole-run rows: against steady state median |error| "
+                  f"{w['steady_median_abs_err']:.1%} (mean {w['steady_mean_signed_err']:+.1%}); against "
+                  f"steady state / goodput {w['goodput_median_abs_err']:.1%} (mean {w['goodput_mean_signed_err']:+.1%})")
     for sid, b in out["bands"].items():
         con.print(f"days band {sid}: {b['low']:+.1%} .. {b['high']:+.1%} ({b['rows']} rows)")
 
