@@ -19,6 +19,7 @@ HEADLINE = (
     ("decision.cost_usd", "for", "usd"),
     ("training.days", "training days, no failures", "days"),
     ("reliability.effective_days", "wall-clock days with failures", "days"),
+    ("training.wall_clock_days", "whole-run days (goodput)", "days"),
     ("training.gpus", "GPUs used", "int"),
     ("training.mfu", "MFU", "pct"),
     ("economics.capex_usd", "capex", "usd"),
