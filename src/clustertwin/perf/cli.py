@@ -196,6 +196,33 @@ def _print_estimate(name: str, out: dict[str, Any]) -> None:
         con.print(f"not built: {reason} ({n})")
 
 
+def _calibration_rows(results: list[Any], searched: list[Any]) -> list[dict[str, Any]]:
+    """One JSON row per calibration result (``search``: the free search's comparison, if run)."""
+    from clustertwin.perf import calreport
+
+    return [
+        {
+            "id": r.row.id,
+            "source": r.row.source,
+            "compared": r.row.kind,
+            "unit": r.row.measured_unit,
+            "predicted": r.predicted,
+            "published": r.published,
+            "error": r.error,
+            "loose": r.row.loose,
+            "step_time_s": r.step_time_s,
+            "plan": r.plan,
+            "fits": r.fits,
+            "fits_within_memory_tolerance_only": r.tight,
+            "memory_gib": r.memory_gib,
+            "stack": r.row.stack,
+            "class": calreport.row_class(r),
+            **({"search": s} if s is not None else {}),
+        }
+        for r, s in zip(results, searched, strict=True)
+    ]
+
+
 def _crossval(as_json: bool, catalog: list[Path], csv_path: Path | None) -> None:
     """``calibration --cv``: every row's error and leave-one-source-out error, the summary and
     the days band of every stack (clustertwin.perf.crossval)."""
@@ -316,27 +343,7 @@ def register(app: typer.Typer) -> None:
         summ = cal.summary(results)
         classes = calreport.by_class(results)
         searched = [calreport.free_vs_published(cat, r) if free else None for r in results]
-        rows = [
-            {
-                "id": r.row.id,
-                "source": r.row.source,
-                "compared": r.row.kind,
-                "unit": r.row.measured_unit,
-                "predicted": r.predicted,
-                "published": r.published,
-                "error": r.error,
-                "loose": r.row.loose,
-                "step_time_s": r.step_time_s,
-                "plan": r.plan,
-                "fits": r.fits,
-                "fits_within_memory_tolerance_only": r.tight,
-                "memory_gib": r.memory_gib,
-                "stack": r.row.stack,
-                "class": calreport.row_class(r),
-                **({"search": s} if s is not None else {}),
-            }
-            for r, s in zip(results, searched, strict=True)
-        ]
+        rows = _calibration_rows(results, searched)
         for line in skipped:
             typer.echo(f"skipped: {line}", err=True)
         if as_json:
