@@ -69,7 +69,7 @@ def server() -> Server:
     need_server()
     import uvicorn
 
-    from clustertwin.serve import create_app
+    from clustertwin.serve.app import create_app
 
     port = free_port()
     app = create_app()

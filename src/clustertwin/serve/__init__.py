@@ -8,20 +8,9 @@ served by this process (htmx and plotly.js included): it works with no network.
 Modules: :mod:`.engine` the warm planner and its LRU cache; :mod:`.guard` the request limits
 (body size, Host, Origin, run time); :mod:`.app` the app and the API; :mod:`.pages` /
 :mod:`.form` / :mod:`.answer` the editor and answer; :mod:`.compare`; :mod:`.sweeps` /
-:mod:`.sweep_pages` background sweeps; :mod:`.library` the saved scenarios; :mod:`.cli` the
+:mod:`.sweep_pages` background sweeps; :mod:`.render` the templates; :mod:`.library` the saved scenarios; :mod:`.cli` the
 command. starlette and uvicorn are the ``serve`` extra, imported only here.
+``clustertwin.serve.app.create_app()`` builds the ASGI app (e.g. for another ASGI server).
 """
 
 from __future__ import annotations
-
-from typing import Any
-
-
-def create_app(*args: Any, **kwargs: Any) -> Any:
-    """See :func:`clustertwin.serve.app.create_app`."""
-    from clustertwin.serve.app import create_app as _create
-
-    return _create(*args, **kwargs)
-
-
-__all__ = ["create_app"]

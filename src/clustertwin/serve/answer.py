@@ -150,7 +150,7 @@ def drawings(plan: Any, catalog: Any) -> str:
         ctx = make_context(plan.scenario, catalog, plan.design)
         out += "<h3>Rack elevations</h3>" + rack_elevations_svg(ctx)
     except Exception:  # noqa: BLE001 - a missing picture must not take the figures with it
-        logging.getLogger("clustertwin.serve").exception("rack elevations not drawn")
+        logging.getLogger(__name__).exception("rack elevations not drawn")
     return out
 
 

@@ -14,7 +14,7 @@ from typing import Any
 from clustertwin.errors import UserError
 from clustertwin.serve.guard import HttpError, check_host, check_origin, read_body
 
-log = logging.getLogger("clustertwin.serve")
+log = logging.getLogger(__name__)
 
 
 def error_body(status: int, problems: list[Any]) -> dict[str, Any]:
@@ -128,16 +128,18 @@ def create_app(scenarios: list[Path] | None = None, catalog_dirs: tuple[str, ...
     from starlette.middleware import Middleware
     from starlette.routing import Route
 
-    from clustertwin.serve import pages, sweep_pages, sweeps
     from clustertwin.serve.engine import Engine
     from clustertwin.serve.guard import PLAN_TIMEOUT_S, Runner
     from clustertwin.serve.library import Library
+    from clustertwin.serve.pages import routes as page_routes
+    from clustertwin.serve.sweep_pages import routes as sweep_routes
+    from clustertwin.serve.sweeps import SweepBoard
 
     routes = [
         Route("/api/plan", api_plan, methods=["POST"]),
         Route("/api/validate", api_validate, methods=["POST"]),
         Route("/api/catalog", api_catalog, methods=["GET"]),
-        *pages.routes(), *sweep_pages.routes(),
+        *page_routes(), *sweep_routes(),
     ]
     app = Starlette(routes=routes, middleware=[Middleware(GuardMiddleware, host=host)],
                     exception_handlers={HttpError: _http_error, HTTPException: _starlette_error,
@@ -145,7 +147,7 @@ def create_app(scenarios: list[Path] | None = None, catalog_dirs: tuple[str, ...
     app.state.engine = Engine(tuple(catalog_dirs))
     app.state.runner = Runner(timeout_s or PLAN_TIMEOUT_S)
     app.state.library = Library(scenarios or [])
-    app.state.sweeps = sweeps.SweepBoard(tuple(catalog_dirs))
+    app.state.sweeps = SweepBoard(tuple(catalog_dirs))
     if warm:
         import threading
 

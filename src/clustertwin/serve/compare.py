@@ -56,7 +56,7 @@ def _plan_all(engine: Any, texts: list[tuple[str, str]]) -> tuple[list[dict[str,
 
 async def compare(request: Any) -> Any:
     """GET /compare?pick=NAME&pick=NAME[&all=1]: names from the saved scenarios only."""
-    from clustertwin.serve.pages import html
+    from clustertwin.serve.render import html
 
     st = request.app.state
     picks = [n for n in request.query_params.getlist("pick") if st.library.get(n)][:MAX_PICKS]

@@ -113,3 +113,17 @@ class Runner:
             raise HttpError(504, f"planning took longer than {self.timeout_s:g} s") from None
         except UserError as exc:
             raise HttpError(422, exc.problems) from None
+
+
+def parse_form(body: bytes) -> dict[str, str]:
+    """An urlencoded form body (what htmx and a plain form post): first value of each name."""
+    from urllib.parse import parse_qsl
+
+    try:
+        pairs = parse_qsl(body.decode("utf-8"), keep_blank_values=True, max_num_fields=200)
+    except (UnicodeDecodeError, ValueError):
+        raise HttpError(400, "the form is not UTF-8 urlencoded text with at most 200 fields") from None
+    out: dict[str, str] = {}
+    for k, v in pairs:
+        out.setdefault(k, v)
+    return out

@@ -9,38 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from clustertwin.errors import UserError
+from clustertwin.serve.render import env, html
 
 STATIC = Path(__file__).parent / "static"
 _STATIC_TYPES = {".js": "text/javascript", ".css": "text/css", ".txt": "text/plain"}
-
-
-def _through_quoting(value: Any) -> Any:
-    """Every text a template prints goes through clustertwin.quoting.html_text (the one rule:
-    controls and lone surrogates included); our own markup (``Markup``, ``| safe``) passes."""
-    from markupsafe import Markup
-
-    from clustertwin.quoting import html_text
-
-    return value if isinstance(value, Markup) or not isinstance(value, str) else Markup(html_text(value))
-
-
-@functools.lru_cache(maxsize=1)
-def env() -> Any:
-    from jinja2 import Environment, PackageLoader
-
-    from clustertwin.serve.form import dom_id
-
-    e = Environment(loader=PackageLoader("clustertwin", "serve/templates"), autoescape=True,
-                    finalize=_through_quoting)
-
-    e.filters["dom_id"] = dom_id
-    return e
-
-
-def html(template: str, status: int = 200, headers: dict[str, str] | None = None, **ctx: Any) -> Any:
-    from starlette.responses import HTMLResponse
-
-    return HTMLResponse(env().get_template(template).render(**ctx), status_code=status, headers=headers)
 
 
 def _editor_ctx(request: Any, text: str, doc: dict[str, Any] | None) -> dict[str, Any]:
@@ -67,29 +39,13 @@ async def editor(request: Any) -> Any:
                 **_editor_ctx(request, saved.text, doc))
 
 
-def parse_form(body: bytes) -> dict[str, str]:
-    """An urlencoded form body (what htmx and a plain form post): first value of each name."""
-    from urllib.parse import parse_qsl
-
-    from clustertwin.serve.guard import HttpError
-
-    try:
-        pairs = parse_qsl(body.decode("utf-8"), keep_blank_values=True, max_num_fields=200)
-    except (UnicodeDecodeError, ValueError):
-        raise HttpError(400, "the form is not UTF-8 urlencoded text with at most 200 fields") from None
-    out: dict[str, str] = {}
-    for k, v in pairs:
-        out.setdefault(k, v)
-    return out
-
-
 async def _form_doc(request: Any, fields_win: bool = False) -> tuple[Any, dict[str, Any] | None, list[Any], str]:
     """(form, document or None, problems, the trigger's name) from a posted editor form.
     The fields override the YAML after a field edit (or ``fields_win``), not after a YAML edit
     and not on the page's first load (no trigger), which keeps the YAML as written."""
     from clustertwin.serve.engine import doc_from_yaml
     from clustertwin.serve.form import apply_fields
-    from clustertwin.serve.guard import MAX_BODY_BYTES, HttpError, read_body
+    from clustertwin.serve.guard import MAX_BODY_BYTES, HttpError, parse_form, read_body
 
     form = parse_form(await read_body(request, MAX_BODY_BYTES))
     trigger = request.headers.get("hx-trigger-name", "")

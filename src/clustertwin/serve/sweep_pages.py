@@ -55,7 +55,7 @@ def pareto_html(job: Job) -> tuple[str, list[int]]:
 async def sweep_page(request: Any) -> Any:
     """GET /sweep: the form (base scenario, up to three axes, executor)."""
     from clustertwin.serve.form import fields
-    from clustertwin.serve.pages import html
+    from clustertwin.serve.render import html
     from clustertwin.sweep.grid import schema_keys
 
     st = request.app.state
@@ -80,8 +80,8 @@ def _build(st: Any, form: dict[str, str]) -> Any:
 
 async def sweep_start(request: Any) -> Any:
     """POST /sweep/start: validate the axes, start the sweep, answer its progress fragment."""
-    from clustertwin.serve.guard import MAX_BODY_BYTES, read_body
-    from clustertwin.serve.pages import html, parse_form
+    from clustertwin.serve.guard import MAX_BODY_BYTES, parse_form, read_body
+    from clustertwin.serve.render import html
 
     st = request.app.state
     form = parse_form(await read_body(request, MAX_BODY_BYTES))
@@ -100,7 +100,7 @@ async def sweep_start(request: Any) -> Any:
 
 
 def _status(job: Job) -> Any:
-    from clustertwin.serve.pages import html
+    from clustertwin.serve.render import html
 
     ctx: dict[str, Any] = {"job": job, "errors": [job.error] if job.error else []}
     if job.rows is not None:
