@@ -49,3 +49,20 @@ def test_headline_has_the_figures_the_plan_has_and_a_band_when_given():
     assert got["training.days"]["text"] == "66.3 days" and got["training.days"]["band"] == "band 60.0\u201372.5"
     assert got["training.gpus"]["text"] == "16,384" and got["economics.capex_usd"]["text"] == "$987.5M"
     assert got["training.gpus"]["band"] == ""
+
+
+def test_labels_come_from_the_naming_table_when_it_names_the_key(monkeypatch):
+    import sys
+    import types
+
+    import clustertwin.report as report
+    from clustertwin.serve.answer import label_for
+
+    table = types.ModuleType("clustertwin.report.labels")
+    table.KEYS = {"training.days": ("Training days without failures", "days")}
+    table.label = lambda key: table.KEYS[key][0] if key in table.KEYS else key.replace("_", " ")
+    monkeypatch.setitem(sys.modules, "clustertwin.report.labels", table)
+    monkeypatch.setattr(report, "labels", table, raising=False)
+    assert label_for("training.days", "ours") == "Training days without failures"
+    assert label_for("training.wall_clock_days", "whole-run days") == "whole-run days"  # not in the table
+    assert label_for("design.racks", "") == "design.racks"

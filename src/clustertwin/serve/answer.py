@@ -15,8 +15,8 @@ from typing import Any
 #: headline figures: plan JSON key -> (label, unit kind); the decision's (issue 21) first when present
 HEADLINE = (
     ("decision.trained_by", "trained by", "date"),
-    ("decision.mode", "via", "text"),
-    ("decision.cost_usd", "for", "usd"),
+    ("decision.mode", "route", "text"),
+    ("decision.cost_usd", "cost of the route", "usd"),
     ("training.days", "training days, no failures", "days"),
     ("reliability.effective_days", "wall-clock days with failures", "days"),
     ("training.wall_clock_days", "whole-run days (goodput)", "days"),
@@ -69,6 +69,9 @@ def label_for(key: str, fallback: str) -> str:
         from clustertwin.report import labels  # type: ignore[attr-defined]
     except ImportError:
         return fallback
+    table = getattr(labels, "KEYS", None)
+    if isinstance(table, dict) and key not in table and fallback:
+        return fallback  # the table's guess from the key's spelling: our own words read better
     for name in ("label", "label_for"):
         fn = getattr(labels, name, None)
         if callable(fn):
