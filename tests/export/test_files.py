@@ -22,7 +22,9 @@ from clustertwin.cli import app
 from clustertwin.export.cli import KINDS, build_files
 from clustertwin.export.stage import make_context
 
-from .helpers import _BASE, catalog, count_check, example
+from .helpers import _BASE, ROOT, catalog, count_check, example
+
+DATA = ROOT / "tests" / "export" / "data"
 
 runner = CliRunner()
 EXPECT = {"inventory": {"inventory.csv", "inventory.json", "floor-plan.svg",
@@ -46,26 +48,14 @@ def _two_node_file(tmp_path):
     return path
 
 
-def _has_grafana() -> bool:
-    try:
-        import grafana_foundation_sdk  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
 @pytest.mark.parametrize("kind", KINDS)
 def test_export_command_writes_each_kind(kind, tmp_path):
-    if kind == "grafana" and not _has_grafana():
-        pytest.skip("grafana-foundation-sdk not installed (optional extra 'grafana')")
     scen = _two_node_file(tmp_path)
     out = tmp_path / "out"
     res = runner.invoke(app, ["export", kind, str(scen), "--out", str(out)])
     assert res.exit_code == 0, res.output
     written = {p.name for p in out.iterdir() if not p.name.startswith(".")}
     want = set().union(*EXPECT.values()) if kind == "all" else EXPECT[kind]
-    if kind == "all" and not _has_grafana():
-        want -= EXPECT["grafana"]
     assert want <= written
     if kind in ("all", "prometheus"):   # the contract's "a rules file named *rules*.yml"
         assert [p.name for p in out.glob("*rules*.yml")] == ["clustertwin.rules.yml"]
@@ -133,7 +123,30 @@ def test_real_ansible_inventory_reads_the_groups(tmp_path):
     assert got["_meta"]["hostvars"]["gpu0001"]["nvlink_domain"] == 1
 
 
-@pytest.mark.skipif(not _has_grafana(), reason="grafana-foundation-sdk not installed")
+def _dashboard_errors(board) -> list[str]:
+    import jsonschema
+
+    schema = json.loads((DATA / "grafana-dashboard.schema.json").read_text())
+    v = jsonschema.Draft7Validator(schema)
+    return [f"{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in v.iter_errors(board)]
+
+
+def test_grafana_dashboards_match_the_dashboard_schema():
+    """Written in the base install (plain JSON); a wrong type or an unknown key fails."""
+    pytest.importorskip("jsonschema", reason="jsonschema not installed (dev extra)")
+    scen, d, _, _ = example("llama3-70b-gb200-nvl72")
+    files, _ = build_files("grafana", make_context(scen, catalog(), d))
+    assert len(files) == 4
+    for name, text in files.items():
+        assert _dashboard_errors(json.loads(text)) == [], name
+    board = json.loads(files["grafana-node.json"])
+    board["panels"][0]["gridPos"]["w"] = 25
+    board["panels"][1]["gridPos"]["h"] = "8"
+    board["panels"][2]["targets"][0]["exprr"] = board["panels"][2]["targets"][0].pop("expr")
+    board["graphTooltip"] = 3
+    assert len(_dashboard_errors(board)) == 5   # w, h, exprr unknown, expr missing, tooltip
+
+
 def test_grafana_dashboards_are_sound_and_their_promql_parses(tmp_path):
     scen, d, _, _ = example("default")
     files, _ = build_files("grafana", make_context(scen, catalog(), d), host_label="hostname")

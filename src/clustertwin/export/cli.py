@@ -51,25 +51,14 @@ def build_files(kind: str, ctx, *, policy: str = "multifactor+backfill",
 
             files |= prometheus_files(ctx, host_label, hfu)
         elif k == "grafana":
-            files |= _grafana(ctx, host_label, hfu, kind == "all", warnings)
+            from clustertwin.export.grafana import grafana_files
+
+            files |= grafana_files(ctx, host_label, hfu)
         elif k == "ansible":
             from clustertwin.export.ansible import ansible_files
 
             files |= ansible_files(ctx)
     return files, warnings
-
-
-def _grafana(ctx, host_label, hfu, optional: bool, warnings: list[str]) -> dict[str, str]:
-    from clustertwin.errors import UsageError
-    from clustertwin.export.grafana import INSTALL, grafana_files
-
-    try:
-        return grafana_files(ctx, host_label, hfu)
-    except UsageError:
-        if not optional:
-            raise
-        warnings.append(f"Grafana dashboards skipped: {INSTALL}")
-        return {}
 
 
 def register(app: typer.Typer) -> None:
