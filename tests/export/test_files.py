@@ -28,7 +28,7 @@ DATA = ROOT / "tests" / "export" / "data"
 
 runner = CliRunner()
 EXPECT = {"inventory": {"inventory.csv", "inventory.json", "floor-plan.svg",
-                        "rack-elevations.svg"},
+                        "rack-elevations.svg", "ip-plan.csv", "addresses.csv"},
           "cabling": {"cabling.csv"},
           "slurm": {"slurm.conf", "gres.conf", "topology.conf", "topology.yaml", "cgroup.conf",
                     "slurmdbd.conf", "prolog.sh", "epilog.sh"},
@@ -37,7 +37,8 @@ EXPECT = {"inventory": {"inventory.csv", "inventory.json", "floor-plan.svg",
                          "dcgm-exporter-counters.csv"},
           "grafana": {"grafana-cluster.json", "grafana-rack.json", "grafana-node.json",
                       "grafana-fabric.json"},
-          "ansible": {"ansible-inventory.yml"}}
+          "ansible": {"ansible-inventory.yml", "site.yml"},
+          "dhcp": {"dnsmasq.conf"}}
 
 
 def _two_node_file(tmp_path):
@@ -120,7 +121,36 @@ def test_real_ansible_inventory_reads_the_groups(tmp_path):
                                                                  if x.rack and x.role not in
                                                                  ("pdu", "cdu")})
     assert len([g for g in got if g.startswith("nvl_")]) == d.nodes
-    assert got["_meta"]["hostvars"]["gpu0001"]["nvlink_domain"] == 1
+    hv = got["_meta"]["hostvars"]
+    assert hv["gpu0001"]["nvlink_domain"] == 1
+    # every host has an address of its own; nodes in-band, switches by management port
+    hosts = [v["ansible_host"] for v in hv.values()]
+    assert all(hosts) and len(set(hosts)) == len(hosts)
+    assert set(got["slurm_controllers"]["hosts"]) <= set(got["management_servers"]["hosts"])
+
+
+@pytest.mark.skipif(shutil.which("ansible-playbook") is None,
+                    reason="ansible-playbook not installed (apt-get install ansible-core)")
+def test_real_ansible_playbook_accepts_site_yml(tmp_path):
+    scen, d, _, _ = example("default")
+    files, _ = build_files("all", make_context(scen, catalog(), d))
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    env = {"HOME": str(tmp_path), "PATH": "/usr/bin:/bin", "ANSIBLE_LOCAL_TEMP": str(tmp_path)}
+    run = subprocess.run(["ansible-playbook", "-i", "ansible-inventory.yml", "site.yml",
+                          "--syntax-check"], cwd=tmp_path, capture_output=True, text=True,
+                         timeout=300, check=False, env=env)
+    assert run.returncode == 0, run.stdout + run.stderr
+    plays = yaml.safe_load(files["site.yml"])
+    srcs = {t["ansible.builtin.copy"]["src"].split("/")[-1] for p in plays for t in p["tasks"]
+            if "ansible.builtin.copy" in t}
+    assert srcs <= set(files), srcs - set(files)        # every file it places is exported
+    assert {"slurm.conf", "cgroup.conf", "prolog.sh", "prometheus.yml"} <= srcs
+    (tmp_path / "site.yml").write_text(files["site.yml"].replace("hosts:", "hostz:", 1))
+    bad = subprocess.run(["ansible-playbook", "-i", "ansible-inventory.yml", "site.yml",
+                          "--syntax-check"], cwd=tmp_path, capture_output=True, text=True,
+                         timeout=300, check=False, env=env)
+    assert bad.returncode != 0
 
 
 def _dashboard_errors(board) -> list[str]:

@@ -1,6 +1,6 @@
 """``clustertwin export KIND SCENARIO --out DIR``: the files the real cluster's tools read.
 
-KIND: inventory, cabling, slurm, kueue, prometheus, grafana, ansible, or all.
+KIND: inventory, cabling, slurm, kueue, prometheus, grafana, ansible, dhcp, or all.
 """
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ import typer
 
 from clustertwin.cli_common import CatalogOpt, ScenarioArg
 
-KINDS = ("inventory", "cabling", "slurm", "kueue", "prometheus", "grafana", "ansible", "all")
+KINDS = ("inventory", "cabling", "slurm", "kueue", "prometheus", "grafana", "ansible", "dhcp",
+         "all")
 
 
 def build_files(kind: str, ctx, *, policy: str = "multifactor+backfill",
@@ -36,6 +37,12 @@ def build_files(kind: str, ctx, *, policy: str = "multifactor+backfill",
                       "inventory.json": tables.inventory_json(ctx),
                       "floor-plan.svg": svg.floor_plan_svg(ctx),
                       "rack-elevations.svg": svg.rack_elevations_svg(ctx)}
+            files |= _ip_files(ctx)
+        elif k == "dhcp":
+            from clustertwin.export.dhcp import dnsmasq_conf
+            from clustertwin.export.ipplan import ip_plan
+
+            files["dnsmasq.conf"] = dnsmasq_conf(ctx, ip_plan(ctx))
         elif k == "cabling":
             files["cabling.csv"] = tables.cabling_csv(ctx)
         elif k == "slurm":
@@ -61,6 +68,14 @@ def build_files(kind: str, ctx, *, policy: str = "multifactor+backfill",
     return files, warnings
 
 
+def _ip_files(ctx) -> dict[str, str]:
+    from clustertwin.export.dhcp import addresses_csv, ip_plan_csv
+    from clustertwin.export.ipplan import ip_plan
+
+    plan = ip_plan(ctx)
+    return {"ip-plan.csv": ip_plan_csv(plan), "addresses.csv": addresses_csv(plan)}
+
+
 def register(app: typer.Typer) -> None:
     """Add the ``export`` command to ``app``."""
     from clustertwin.cli_common import handle_user_errors
@@ -69,7 +84,7 @@ def register(app: typer.Typer) -> None:
     @handle_user_errors
     def export_cmd(
         kind: Annotated[str, typer.Argument(help="inventory | cabling | slurm | kueue | "
-                                            "prometheus | grafana | ansible | all")],
+                                            "prometheus | grafana | ansible | dhcp | all")],
         scenario: ScenarioArg = None,
         out: Annotated[Path, typer.Option("--out", help="folder to write the files into")] = Path("export"),
         naming: Annotated[Optional[list[str]], typer.Option(  # noqa: UP045
@@ -85,8 +100,8 @@ def register(app: typer.Typer) -> None:
                                             "clustertwin did not write")] = False,
         catalog: CatalogOpt = None,
     ) -> None:
-        """Write the design as files for the real cluster: inventory, cabling map, Slurm,
-        Kueue, Prometheus, Grafana and Ansible."""
+        """Write the design as files for the real cluster: inventory (with the IP plan),
+        cabling map, Slurm, Kueue, Prometheus, Grafana, Ansible and DHCP/DNS (dnsmasq)."""
         import time
 
         from clustertwin.cli_common import load_inputs
