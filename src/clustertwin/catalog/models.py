@@ -52,6 +52,11 @@ class GPU(Entry, Priced):
     hbm_tb_per_s: PositiveFloat = Field(description="HBM bandwidth, TB/s (1e12 B/s)")
     nvlink_gb_per_s: float = Field(gt=0, description="NVLink bandwidth per GPU, GB/s, both directions summed as marketed")
     tdp_w: PositiveFloat
+    gfd_product: str | None = Field(
+        None, max_length=63, pattern=r"^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$",
+        description="the nvidia.com/gpu.product node label NVIDIA GPU Feature Discovery sets "
+                    "(the NVML device name, spaces as '-'); a Kubernetes label value")
+    gfd_product_source: str = Field("", description="where gfd_product comes from")
 
 
 class Node(Entry, Priced):

@@ -121,7 +121,7 @@ def site_yml(ctx: ExportContext, slurm_names: list[str]) -> list[dict]:
 def ansible_files(ctx: ExportContext) -> dict[str, str]:
     from clustertwin.export.slurm import slurm_files
 
-    head = (f"# Ansible inventory for {ctx.scenario.name}, written by clustertwin export "
+    head = (f"# Ansible inventory for {ctx.title}, written by clustertwin export "
             "ansible\n")
     play = ("# Ansible playbook written by clustertwin export ansible: run from the export "
             "folder,\n#   ansible-playbook -i ansible-inventory.yml site.yml\n")

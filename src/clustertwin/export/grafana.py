@@ -65,7 +65,7 @@ class _Board:
 
 def _cluster(ctx: ExportContext, h: str, hfu: float | None) -> str:
     d = ctx.design
-    b = _Board(f"{ctx.scenario.name}: cluster", f"ctwin-{ctx.cluster_name}-cluster"[:40],
+    b = _Board(f"{ctx.title}: cluster", f"ctwin-{ctx.cluster_name}-cluster"[:40],
                ["clustertwin", "cluster"])
     b.panel("stat", "GPUs reporting", [("cluster:gpus_reporting:count", "reporting"),
                                        (f"vector({d.gpus})", "installed (design)")], w=6)
@@ -92,7 +92,7 @@ def _cluster(ctx: ExportContext, h: str, hfu: float | None) -> str:
 
 
 def _rack(ctx: ExportContext, h: str) -> str:
-    b = _Board(f"{ctx.scenario.name}: rack", f"ctwin-{ctx.cluster_name}-rack"[:40],
+    b = _Board(f"{ctx.title}: rack", f"ctwin-{ctx.cluster_name}-rack"[:40],
                ["clustertwin", "rack"])
     members: dict[str, list[str]] = {}
     for n in ctx.inventory.nodes:
@@ -112,7 +112,7 @@ def _rack(ctx: ExportContext, h: str) -> str:
 
 
 def _node(ctx: ExportContext, h: str) -> str:
-    b = _Board(f"{ctx.scenario.name}: node", f"ctwin-{ctx.cluster_name}-node"[:40],
+    b = _Board(f"{ctx.title}: node", f"ctwin-{ctx.cluster_name}-node"[:40],
                ["clustertwin", "node"])
     b.variable(_variable("query", "host", "Node", f"label_values(DCGM_FI_DEV_GPU_TEMP, {h})",
                          datasource=dict(DATASOURCE), refresh=1))
@@ -137,7 +137,7 @@ def _node(ctx: ExportContext, h: str) -> str:
 
 
 def _fabric(ctx: ExportContext) -> str:
-    b = _Board(f"{ctx.scenario.name}: fabric", f"ctwin-{ctx.cluster_name}-fabric"[:40],
+    b = _Board(f"{ctx.title}: fabric", f"ctwin-{ctx.cluster_name}-fabric"[:40],
                ["clustertwin", "fabric"])
     b.variable(_variable("query", "instance", "Host",
                          "label_values(node_infiniband_state_id, instance)",

@@ -15,6 +15,9 @@ Jobs then ask for ``kueue.x-k8s.io/podset-required-topology: clustertwin.io/su``
 
 from __future__ import annotations
 
+import re
+import shlex
+
 from clustertwin.export.slurm import has_blocks, node_hardware
 from clustertwin.export.stage import ExportContext, yaml_text
 
@@ -28,10 +31,21 @@ def levels(ctx: ExportContext) -> list[str]:
     return [f"{PREFIX}/pod", f"{PREFIX}/su", rack, HOST]
 
 
+#: a Kubernetes label value: at most 63 characters, alphanumerics and ``-_.`` inside
+LABEL_VALUE = re.compile(r"^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$")
+
+
 def gpu_product(ctx: ExportContext) -> str:
-    """Value for ``nvidia.com/gpu.product`` (GPU feature discovery writes the marketing name
-    with hyphens; from the catalog name here - check it against one real node)."""
-    return "-".join(ctx.gpu.name.split())
+    """Value of ``nvidia.com/gpu.product``: what GPU Feature Discovery sets on these nodes,
+    from the catalog (``gfd_product``, with its source). A GPU without one (a user's catalog,
+    a non-NVIDIA part) gets its name made a valid label value: the ResourceFlavor then
+    selects nothing until the operator labels the nodes, which the comment in kueue.yaml
+    says."""
+    label = getattr(ctx.gpu, "gfd_product", None)
+    if label:
+        return label
+    words = re.sub(r"[^A-Za-z0-9_.]+", "-", ctx.gpu.name.split("(")[0].strip())
+    return re.sub(r"^[^A-Za-z0-9]+|[^A-Za-z0-9]+$", "", words[:63])
 
 
 def node_labels(ctx: ExportContext) -> dict[str, dict[str, str]]:
@@ -84,9 +98,10 @@ def check_topology_rules(doc: dict) -> list[str]:
 
 def kueue_files(ctx: ExportContext) -> dict[str, str]:
     labels = node_labels(ctx)
-    script = ["#!/bin/sh", f"# label the nodes of {ctx.scenario.name} for Kueue TAS", "set -e"]
-    script += ["kubectl label node --overwrite " + name + " "
-               + " ".join(f"{k}={v}" for k, v in lab.items()) for name, lab in labels.items()]
+    script = ["#!/bin/sh", f"# label the nodes of {ctx.title} for Kueue TAS", "set -e"]
+    script += ["kubectl label node --overwrite " + shlex.quote(name) + " "
+               + " ".join(shlex.quote(f"{k}={v}") for k, v in lab.items())
+               for name, lab in labels.items()]
     return {"kueue.yaml": yaml_text(manifests(ctx), all_docs=True),
             "node-labels.yaml": yaml_text(labels),
             "label-nodes.sh": "\n".join(script) + "\n"}

@@ -215,7 +215,7 @@ def rules_yaml(ctx: ExportContext, al: list[Alert], host_label: str) -> str:
             {"alert": a.name, "expr": a.expr, **({"for": f"{a.for_m}m"} if a.for_m else {}),
              "labels": {"severity": a.severity},
              "annotations": {"summary": _template(a.summary)}} for a in al]}]}
-    head = (f"# Prometheus rules for {ctx.scenario.name}, written by clustertwin export "
+    head = (f"# Prometheus rules for {ctx.title}, written by clustertwin export "
             f"prometheus (host label: {host_label}).\n")
     return head + yaml_text(doc)
 

@@ -218,7 +218,7 @@ def slurm_conf(ctx: ExportContext, policy: str = "multifactor+backfill",
     hosts = controllers(ctx, site)
     if topology == "auto":
         topology = "block" if has_blocks(ctx) else "tree"
-    lines = [f"# slurm.conf for {ctx.scenario.name}: {inv.count('node'):,} nodes, "
+    lines = [f"# slurm.conf for {ctx.title}: {inv.count('node'):,} nodes, "
              f"{d.gpus:,} GPUs ({ctx.gpu.id}), written by clustertwin export slurm",
              *_base_lines(ctx, site, hosts), *site.extra]
     if needs_accounting(policy, site):
@@ -248,7 +248,7 @@ def gres_conf(ctx: ExportContext) -> str:
     n = ctx.inventory.gpus_per_node
     files = f"/dev/nvidia[0-{n - 1}]" if n > 1 else "/dev/nvidia0"
     names = compress([x.name for x in ctx.inventory.nodes])
-    return (f"# gres.conf for {ctx.scenario.name}: {n} GPUs per node, explicit device files.\n"
+    return (f"# gres.conf for {ctx.title}: {n} GPUs per node, explicit device files.\n"
             f"# On the real cluster 'AutoDetect=nvml' may replace the explicit lines.\n"
             f"NodeName={names} Name=gpu Type={ctx.gpu_type} File={files}\n")
 
@@ -276,7 +276,7 @@ def tree_switches(ctx: ExportContext) -> list[tuple[str, str, str]]:
 
 
 def topology_tree(ctx: ExportContext) -> str:
-    lines = [f"# topology.conf (topology/tree) for {ctx.scenario.name}: each scalable unit is "
+    lines = [f"# topology.conf (topology/tree) for {ctx.title}: each scalable unit is "
              "one leaf, then pods (spine groups), then the top"]
     lines += [f"SwitchName={s} {kind}={members}" for s, kind, members in tree_switches(ctx)]
     return "\n".join(lines) + "\n"
@@ -302,7 +302,7 @@ def block_sizes(ctx: ExportContext) -> list[int]:
 
 
 def topology_block(ctx: ExportContext) -> str:
-    lines = [f"# topology.conf (topology/block) for {ctx.scenario.name}: one block per NVLink "
+    lines = [f"# topology.conf (topology/block) for {ctx.title}: one block per NVLink "
              "domain"]
     lines += [f"BlockName={b} Nodes={nodes}" for b, nodes in blocks(ctx)]
     lines.append("BlockSizes=" + ",".join(str(s) for s in block_sizes(ctx)))

@@ -37,10 +37,19 @@ class ExportContext:
     @property
     def cluster_name(self) -> str:
         """The scenario name as a lower-case identifier (Slurm ClusterName, k8s names)."""
-        out = "".join(c if c.isalnum() else "-" for c in self.scenario.name.lower()).strip("-")
+        out = "".join(c if c.isascii() and c.isalnum() else "-"
+                      for c in self.scenario.name.lower()).strip("-")
         while "--" in out:
             out = out.replace("--", "-")
         return out[:40].strip("-") or "clustertwin"
+
+    @property
+    def title(self) -> str:
+        """The scenario name for ``#`` comments in exported files: one line, printable
+        characters only (every Unicode line break and control character dropped), so no
+        name can end a comment and add a line to a config or script."""
+        text = "".join(c if c.isprintable() else " " for c in self.scenario.name)
+        return " ".join(text.split())[:200]
 
     @property
     def gpu_type(self) -> str:
