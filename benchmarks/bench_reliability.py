@@ -13,9 +13,9 @@ from types import SimpleNamespace
 import numpy as np
 
 from clustertwin.catalog import load_catalog
+from clustertwin.design.failure_rates import job_rates
 from clustertwin.reliability import analyze
 from clustertwin.reliability.montecarlo import RunSpec, simulate
-from clustertwin.reliability.profiles import job_rates
 
 
 def _inputs(gpus: int, days: float, trials: int = 1000, **extra):

@@ -99,6 +99,7 @@ def validate(
     from clustertwin.catalog import load_catalog
     from clustertwin.errors import UserError
     from clustertwin.plan import feasibility_problems
+    from clustertwin.quoting import comment_text
     from clustertwin.scenario import load_scenario
 
     cat = load_catalog(catalog or [])
@@ -119,7 +120,7 @@ def validate(
             continue
         size = f"{s.cluster.gpus} GPUs" if s.cluster.gpus else f"deadline {s.cluster.deadline_days} days"
         what = s.model.name if s.model is not None else "design only"
-        typer.echo(f"ok: {path} ({s.name}: {what}, {size})")
+        typer.echo(f"ok: {path} ({comment_text(s.name)}: {comment_text(what)}, {size})")
     if bad:
         raise typer.Exit(2)
 

@@ -23,9 +23,12 @@ CatalogOpt = Annotated[Optional[list[Path]], typer.Option(  # noqa: UP045
 def print_rows(title: str, rows: list[tuple[str, str]]) -> None:
     """A two-column rich table of a stage result's summary rows."""
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
-    table = Table(title=title, show_header=False)
+    from clustertwin.quoting import comment_text
+
+    table = Table(title=escape(comment_text(title)), show_header=False)
     table.add_column("", style="bold")
     table.add_column("")
     for label, value in rows:
@@ -34,14 +37,11 @@ def print_rows(title: str, rows: list[tuple[str, str]]) -> None:
 
 
 def load_inputs(scenario_path: str | Path | None, catalog_dirs: list[Path] | None = None):  # noqa: ANN201
-    """Load the catalog (built-in + user dirs) and the scenario (None = built-in default).
+    """Load the catalog (built-in + user dirs) and the scenario (None = built-in default):
+    :func:`clustertwin.scenario.load.load_inputs`, imported when called."""
+    from clustertwin.scenario.load import load_inputs as _load
 
-    Returns ``(scenario, catalog)``; raises ScenarioError for the user to fix."""
-    from clustertwin.catalog import load_catalog
-    from clustertwin.scenario import load_scenario
-
-    catalog = load_catalog(catalog_dirs or [])
-    return load_scenario(scenario_path, catalog), catalog
+    return _load(scenario_path, catalog_dirs)
 
 
 def _clean(o: Any) -> Any:

@@ -20,7 +20,7 @@ class Problem:
 
     def __str__(self) -> str:
         where = f"{_one_line(self.source)}: {_one_line(self.path)}" if self.path else _one_line(self.source)
-        return f"{where}: {_one_line(self.message, 600)}"
+        return f"{where}: {_one_line(self.message, 600)}" if where else _one_line(self.message, 600)
 
 
 def _one_line(text: str, limit: int = 300) -> str:

@@ -65,9 +65,9 @@ def cannot_compute(scenario: Scenario, stage: str, exc: BaseException) -> Infeas
 def _stage_functions() -> tuple[Callable[..., Any], ...]:
     """The five stage functions in pipeline order (imported here: none at CLI import time)."""
     from clustertwin.buildout import plan_buildout
+    from clustertwin.deadline import train as estimate
     from clustertwin.design import design
     from clustertwin.economics import economics
-    from clustertwin.perf import estimate
     from clustertwin.reliability import analyze
 
     return estimate, design, analyze, economics, plan_buildout

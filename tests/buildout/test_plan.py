@@ -135,13 +135,17 @@ def test_quantities_rules_and_design(catalog, make_scenario):
     assert partial.servers == 200 and partial.racks == q.racks
 
 
-def test_gpus_from_estimate_when_only_a_deadline(catalog, make_scenario, monkeypatch):
-    import clustertwin.perf as perf
+def test_gpus_from_the_design_when_only_a_deadline(catalog, make_scenario):
+    """A deadline's GPU count is solved at the plan level: the build-out reads it from the
+    design result it is given and never re-derives it (issue 25)."""
+    from clustertwin.errors import ScenarioError
 
     s = make_scenario(1024)
     s.cluster.gpus = None
-    monkeypatch.setattr(perf, "estimate", lambda sc, cat: SimpleNamespace(gpus=4096))
-    assert derive_quantities(s, catalog).gpus == 4096
+    assert derive_quantities(s, catalog, SimpleNamespace(gpus=4096)).gpus == 4096
+    with pytest.raises(ScenarioError) as e:
+        derive_quantities(s, catalog)
+    assert e.value.problems[0].path == "cluster.gpus"
 
 
 def test_small_and_large_builds_differ(catalog, make_scenario):

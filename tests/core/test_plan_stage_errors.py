@@ -31,7 +31,7 @@ def _raise(exc: BaseException):  # noqa: ANN202
 
 
 @pytest.mark.parametrize("module,attr", [("clustertwin.economics", "economics"),
-                                         ("clustertwin.perf", "estimate")])
+                                         ("clustertwin.deadline", "train")])  # the training stage plan runs
 def test_stage_overflow_is_exit_2(monkeypatch, small: Path, module: str, attr: str) -> None:
     import importlib
 

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from clustertwin.design.upstream import plan_through
 from clustertwin.export.stage import export_design
 from clustertwin.scenario import load_scenario
 from clustertwin.scheduling.cluster import from_scenario
+from clustertwin.upstream import plan_through
 
 EXAMPLES = Path(__file__).parents[2] / "examples"
 

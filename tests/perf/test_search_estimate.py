@@ -124,13 +124,21 @@ def test_model_that_fits_nowhere_names_memory_and_fixes(catalog):
 
 
 def test_deadline_solves_gpu_count(catalog):
+    """The deadline solver is plan-level (clustertwin.deadline, issue 25): the perf stage alone
+    asks for the installed count instead of solving for it."""
+    from clustertwin.deadline import train
+
     d = copy.deepcopy(SMALL)
     d["cluster"] = {**d["cluster"], "gpus": None, "deadline_days": 10}
     s = scenario_from_dict(d, "deadline.yaml", catalog)
-    est = estimate(s, catalog)
+    est = train(s, catalog)
     assert est.days <= 10
     assert est.gpus % 8 == 0
     assert any("deadline" in n for n in est.notes)
+    with pytest.raises(ScenarioError) as e:
+        estimate(s, catalog)
+    assert e.value.problems[0].path == "cluster.gpus"
+    assert estimate(s, catalog, installed=est.installed_gpus).gpus == est.gpus
 
 
 def test_moe_plan_uses_expert_parallelism(catalog):

@@ -7,9 +7,9 @@ import math
 import pytest
 
 from clustertwin.catalog.models import FailureCause, FailureProfile
+from clustertwin.design.failure_rates import job_rates
+from clustertwin.perf.checkpoint import checkpoint_size_gb, checkpoint_times
 from clustertwin.reliability import interval as iv
-from clustertwin.reliability.checkpoint import checkpoint_size_gb, checkpoint_times
-from clustertwin.reliability.profiles import job_rates
 
 
 def test_contract_profiles_exist(rcat):

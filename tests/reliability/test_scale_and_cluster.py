@@ -11,11 +11,11 @@ import pytest
 import reliability_support as rs
 
 from clustertwin.catalog import load_catalog
+from clustertwin.design.failure_rates import default_profile_id, job_rates
+from clustertwin.design.spares import spares_needed, spares_worth_keeping
 from clustertwin.reliability import analyze
 from clustertwin.reliability.montecarlo import Outcome
 from clustertwin.reliability.montecarlo import stretch as _stretch
-from clustertwin.reliability.profiles import default_profile_id, job_rates
-from clustertwin.reliability.spares import spares_needed, spares_worth_keeping
 
 
 @pytest.fixture(scope="module")

@@ -13,10 +13,10 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "reliability"))
 import reliability_support as rs  # noqa: E402
 
+from clustertwin.design.failure_rates import job_rates  # noqa: E402
 from clustertwin.reliability import analyze  # noqa: E402
 from clustertwin.reliability import interval as iv  # noqa: E402
 from clustertwin.reliability.montecarlo import RunSpec, simulate  # noqa: E402
-from clustertwin.reliability.profiles import job_rates  # noqa: E402
 
 TABLE5_CATEGORIES = {"gpu": 268, "dependency": 56, "network": 35, "unplanned-maintenance": 32,
                      "host": 21, "unknown": 7}

@@ -21,10 +21,10 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "reliability"))
 import reliability_support as rs  # noqa: E402
 
+from clustertwin.design.failure_rates import job_rates  # noqa: E402
 from clustertwin.reliability import analyze  # noqa: E402
 from clustertwin.reliability import interval as iv  # noqa: E402
 from clustertwin.reliability.montecarlo import RunSpec  # noqa: E402
-from clustertwin.reliability.profiles import job_rates  # noqa: E402
 from clustertwin.reliability.tiers import TierSpec, simulate_tiers  # noqa: E402
 
 

@@ -164,9 +164,9 @@ def build_plan(scenario: Any, catalog: Any, cluster_gpus: int | None = None) -> 
     if cluster_gpus is None:
         cluster_gpus = scenario.cluster.gpus
     if cluster_gpus is None:
-        from clustertwin.perf import estimate
+        from clustertwin.deadline import train
 
-        cluster_gpus = estimate(scenario, catalog).gpus
+        cluster_gpus = train(scenario, catalog).gpus
     nodes = -(-int(cluster_gpus) // gpn)
     checks = _per_gpu_checks(m, gpn) + _network_checks(m, nodes * gpn, scenario.cluster.fabric.pod_gpus)
     dc, bi = constants()["dcgm"], constants()["burnin"]

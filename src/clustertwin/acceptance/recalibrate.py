@@ -83,7 +83,7 @@ def read_measured(path: str | Path) -> dict[str, Any]:
 def scaled_catalog(catalog: Any, generation: str, technology: str, figures: dict[str, Any]) -> Any:
     """A copy of ``catalog`` whose perf calibration for this generation and fabric is scaled."""
     from clustertwin.catalog.loader import Catalog
-    from clustertwin.perf.system import _constants
+    from clustertwin.perf.system import calibration_constants
 
     g, nv, f = (figures.get(k) for k in ("gemm_ratio", "nvlink_ratio", "fabric_ratio"))
     entries = {k: {e.id: e for e in catalog.all(k)} for k in catalog.kinds()}
@@ -93,7 +93,7 @@ def scaled_catalog(catalog: Any, generation: str, technology: str, figures: dict
         scale = {k: v for k, v in scale.items() if v is not None}
         if not scale:
             continue
-        merged, _ = _constants(catalog, scope, key, ())
+        merged, _ = calibration_constants(catalog, scope, key)
         new = {k: (v * scale[k] if k in scale else v) for k, v in merged.items()}
         own = [e for e in cal.values() if e.scope == scope and e.applies_to == key]
         if own:

@@ -3,7 +3,6 @@ plan as a table. Pure functions: they return dicts and strings; the CLI writes t
 
 from __future__ import annotations
 
-import html
 from collections import Counter
 from typing import Any
 
@@ -11,6 +10,7 @@ import numpy as np
 
 from clustertwin.acceptance.grade import HealthReport
 from clustertwin.acceptance.plan import AcceptancePlan
+from clustertwin.quoting import html_text
 
 
 def check_doc(rep: HealthReport, plan: AcceptancePlan) -> dict[str, Any]:
@@ -66,15 +66,15 @@ def summary_rows(rep: HealthReport) -> list[tuple[str, str]]:
 
 
 def _table(head: list[str], rows: list[list[Any]]) -> str:
-    th = "".join(f"<th>{html.escape(h)}</th>" for h in head)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in r) + "</tr>" for r in rows)
+    th = "".join(f"<th>{html_text(h)}</th>" for h in head)
+    body = "".join("<tr>" + "".join(f"<td>{html_text(str(c))}</td>" for c in r) + "</tr>" for r in rows)
     return f"<table class='kv'><tr>{th}</tr>{body}</table>"
 
 
 def render_html(rep: HealthReport, plan: AcceptancePlan) -> str:
     from clustertwin.report.html import render_page
 
-    actions = "<ol>" + "".join(f"<li>{html.escape(a)}</li>" for a in rep.actions()) + "</ol>"
+    actions = "<ol>" + "".join(f"<li>{html_text(a)}</li>" for a in rep.actions()) + "</ol>"
     bad = [[n, gr, "; ".join(rs)] for n, (gr, rs) in sorted(rep.nodes.items()) if gr in ("fail", "warn")]
     sections = [
         {"title": "Actions", "rows": [], "html": actions},

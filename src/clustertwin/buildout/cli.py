@@ -84,7 +84,9 @@ def _run(
     if distribution not in ("triangular", "pert"):
         raise UsageError([Problem("--distribution", "", "expected triangular or pert")])
     sc, cat = cli_common.load_inputs(scenario, catalog)
-    plan = plan_buildout(sc, cat, None, what_if, samples=samples, distribution=distribution)  # type: ignore[arg-type]
+    from clustertwin.upstream import design_for
+
+    plan = plan_buildout(sc, cat, design_for(sc, cat), what_if, samples=samples, distribution=distribution)  # type: ignore[arg-type]
     if out is not None:
         cli_common.write_outputs(out, {"buildout.csv": plan.to_csv(),
                                        "buildout.json": cli_common.to_json(plan.to_contract()) + "\n"},

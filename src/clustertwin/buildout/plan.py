@@ -23,7 +23,6 @@ from clustertwin.buildout.quantities import (
     DEFAULT_RADIX,
     Quantities,
     derive_quantities,
-    design_for,
     fabric_counts,
 )
 from clustertwin.buildout.result import BuildoutPlan, StepSchedule, WhatIfShift
@@ -135,6 +134,9 @@ def plan_buildout(
 ) -> BuildoutPlan:
     """Schedule the 195 build-out steps for this scenario.
 
+    ``design``: the design stage's result (``plan`` passes it; the build-out never re-derives
+    it); None: quantities from the coarse rules of :mod:`clustertwin.buildout.quantities`.
+
     ``what_if``: None, one ``"KEY=VALUE ..."`` string, a list of them (each one what-if, compared
     with the baseline), or a mapping KEY -> VALUE (one what-if per entry); see
     :mod:`clustertwin.buildout.whatif` for the keys. Raises UsageError for a bad what-if."""
@@ -147,8 +149,6 @@ def plan_buildout(
     known = {s.number for s in book.steps}
     what_ifs = parse_what_ifs(what_if, known)
     profile, start, seed = _scenario_inputs(scenario)
-    if design is None:
-        design = design_for(scenario, catalog)
     q = derive_quantities(scenario, catalog, design)
     if profile == "auto":
         profile = auto_profile(profiles, design, q.gpus)

@@ -79,14 +79,18 @@ def _get(obj: Any, dotted: str) -> Any:
     return obj
 
 
-def _job_gpus(scenario: Any, catalog: Any, design: Any = None) -> int:
+def _job_gpus(scenario: Any, design: Any = None) -> int:
+    """GPUs to build: the design's (spares excluded) or ``cluster.gpus``. A deadline scenario's
+    count is solved at the plan level, so the build-out needs the design result then."""
     if _get(design, "gpus") is not None:
         return int(_get(design, "gpus"))
     gpus = _get(scenario, "cluster.gpus")
     if gpus is None:
-        from clustertwin.perf import estimate
+        from clustertwin.errors import Problem, ScenarioError
 
-        gpus = estimate(scenario, catalog).gpus
+        raise ScenarioError([Problem(str(_get(scenario, "source") or "scenario"), "cluster.gpus",
+                                     "the build-out needs the design (or cluster.gpus) to count "
+                                     "what to build; a deadline's GPU count comes from plan")])
     return int(gpus)
 
 
@@ -115,39 +119,18 @@ def fabric_counts(nics: int, radix: int, oversub: float = 1.0) -> tuple[int, int
 def _spares(scenario: Any, catalog: Any, gpus: int) -> int:
     given = _get(scenario, "cluster.spare_nodes")
     if given == "auto":
-        from clustertwin.reliability.spares import resolve_spare_nodes
+        from clustertwin.design.spares import resolve_spare_nodes
 
         return resolve_spare_nodes(scenario, catalog, gpus)
     return int(given or 0)
 
 
-def design_for(scenario: Any, catalog: Any) -> Any:
-    """The design stage's answer for a scenario (the one source of racks, power and links);
-    None when the design stage cannot run (the coarse rules below stand in then)."""
-    from clustertwin.errors import UserError
-
-    try:
-        from clustertwin.design.upstream import plan_through
-
-        return plan_through(scenario, catalog, "design").design
-    except UserError:
-        raise
-    except Exception:  # noqa: BLE001 - a partial scenario (tests, what-ifs) uses the rules
-        return None
-
-
-#: ``derive_quantities``' default: look the design up (``design_for``); None means there is none
-LOOK_UP: Any = object()
-
-
-def derive_quantities(scenario: Any, catalog: Any, design: Any = LOOK_UP) -> Quantities:
-    """Quantities for the crew-driven steps (see the module doc for the rules). ``design``
-    omitted: the design stage's, by :func:`design_for`; None: the rules alone (a caller that
-    looked it up already and found none, so the design stage is not run twice)."""
-    if design is LOOK_UP:
-        design = design_for(scenario, catalog)
+def derive_quantities(scenario: Any, catalog: Any, design: Any = None) -> Quantities:
+    """Quantities for the crew-driven steps (see the module doc for the rules). ``design``:
+    the design stage's result (``plan`` passes it; :func:`clustertwin.upstream.design_for`
+    looks it up for the ``buildout`` command); None: the rules alone."""
     node = catalog.node(_get(scenario, "cluster.node"))
-    gpus = _job_gpus(scenario, catalog, design)
+    gpus = _job_gpus(scenario, design)
     per_node = int(getattr(node, "gpus", 8) or 8)
     spare = _spares(scenario, catalog, gpus)
     servers = math.ceil(gpus / per_node) + spare

@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from clustertwin.report.text import plural
+from clustertwin.fmt import plural
 
 
 class _Frozen(BaseModel):

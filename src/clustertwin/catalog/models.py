@@ -16,24 +16,39 @@ from pydantic import (
     Field,
     PositiveFloat,
     PositiveInt,
+    ValidationInfo,
+    field_validator,
     model_validator,
 )
 
 from clustertwin.checked import CheckedModel
+from clustertwin.quoting import IDENT_PATTERN, check_identifier
 
 
 class _Frozen(CheckedModel):
     """Catalog figures reach every model: strict like the scenario (:mod:`clustertwin.checked`)."""
 
 
+def _reference(cls: type, v: str, info: ValidationInfo) -> str:
+    """A field naming another catalog entry: an identifier, as every id is."""
+    return check_identifier(v, f"{info.field_name} (a catalog id)")
+
+
 class Entry(_Frozen):
     """Fields every catalog entry has."""
 
-    id: str = Field(description="catalog id, lower-case with dashes; what scenarios refer to")
+    id: str = Field(description="catalog id, lower-case with dashes; what scenarios refer to "
+                    f"and exports name things by, so an identifier: {IDENT_PATTERN}")
     name: str = Field(description="human-readable name")
     source: str = Field(description="where the figures of this entry come from")
     as_of: str = Field(description="date (YYYY or YYYY-MM or YYYY-MM-DD) the figures were true")
     notes: str = Field("", description="caveats, derivations")
+
+    @field_validator("id", mode="after")
+    @classmethod
+    def _id_is_identifier(cls, v: str) -> str:
+        """Ids reach Slurm, Kubernetes and shell files unquoted (clustertwin.quoting)."""
+        return check_identifier(v, "catalog id")
 
 
 class Priced(_Frozen):
@@ -81,6 +96,8 @@ class Node(Entry, Priced):
     weight_kg: float | None = Field(None, gt=0)
     airflow_cfm: float | None = Field(None, gt=0)
 
+    _gpu_is_identifier = field_validator("gpu", mode="after")(_reference)
+
 
 class Switch(Entry, Priced):
     technology: Literal["infiniband", "ethernet"]
@@ -124,6 +141,10 @@ class Fabric(Entry):
     fiber_cable: str = Field(description="cable id for optical links")
     hop_latency_us: PositiveFloat = Field(description="switch port-to-port latency, microseconds")
     reserved_ports_per_su: int = Field(0, ge=0, description="node slots per SU taken by fabric managers (UFM)")
+
+    _ids_are_identifiers = field_validator("switch", "nic", "switch_transceiver",
+                                           "node_transceiver", "copper_cable", "fiber_cable",
+                                           mode="after")(_reference)
 
 
 class StorageSystem(Entry, Priced):

@@ -19,7 +19,7 @@ def register(app: typer.Typer) -> None:
         """Racks, scalable units, compute fabric, storage, power chain, cooling and BOM."""
         from clustertwin.cli_common import emit_json, load_inputs, print_rows
         from clustertwin.design import design
-        from clustertwin.design.upstream import plan_through
+        from clustertwin.upstream import plan_through
 
         scen, cat = load_inputs(scenario, catalog)
         # the design `plan` makes (installed GPUs, deadline rounds); a stage failure is raised

@@ -15,10 +15,10 @@ from clustertwin.design.networks import plan_management
 from clustertwin.design.power import TYPICAL_FRACTION, pdus_for, plan_power
 from clustertwin.design.result import ClusterDesign
 from clustertwin.design.rules import DesignRules, load_rules
+from clustertwin.design.spares import resolve_spare_nodes
 from clustertwin.design.storage import plan_storage
 from clustertwin.errors import Problem, ScenarioError
-from clustertwin.reliability.checkpoint import job_checkpoint_gb
-from clustertwin.reliability.spares import resolve_spare_nodes
+from clustertwin.perf.checkpoint import job_checkpoint_gb
 
 
 def _switch(catalog, switch_id: str, fallback, warnings: list[str], what: str):

@@ -13,7 +13,7 @@ from clustertwin.design.layout import Layout
 from clustertwin.design.networks import ManagementNetworks
 from clustertwin.design.power import PowerDesign
 from clustertwin.design.storage import StorageDesign
-from clustertwin.report.text import plural, usd
+from clustertwin.fmt import plural, usd
 
 
 @dataclass(frozen=True)
@@ -200,16 +200,16 @@ class ClusterDesign:
 
     def html_extra(self) -> str:
         """The bill of materials as an HTML table (for plan.html)."""
-        import html
+        from clustertwin.quoting import html_text
 
         def money(v: float | None) -> str:
             return "unpriced" if v is None else f"${v:,.0f}"
 
         rows = "".join(
-            f"<tr><td>{html.escape(b.category)}</td><td>{html.escape(b.item)}</td>"
-            f"<td>{html.escape(b.catalog_id or '')}</td><td>{b.quantity:,.0f}</td>"
+            f"<tr><td>{html_text(b.category)}</td><td>{html_text(b.item)}</td>"
+            f"<td>{html_text(b.catalog_id or '')}</td><td>{b.quantity:,.0f}</td>"
             f"<td>{money(b.unit_usd)}</td><td>{money(b.total_usd)}</td>"
-            f"<td title='{html.escape(b.source)}'>{html.escape(b.source[:60])}</td></tr>"
+            f"<td title='{html_text(b.source)}'>{html_text(b.source[:60])}</td></tr>"
             for b in self.bom)
         return ("<h3>Bill of materials</h3><table class='data'><tr><th>category</th><th>item</th>"
                 "<th>catalog id</th><th>quantity</th><th>unit</th><th>total</th><th>source</th></tr>"

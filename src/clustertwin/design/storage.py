@@ -2,7 +2,7 @@
 
 Bandwidths here are gigaBYTES per second (GB/s, 1e9 B/s), capacities TB/PB (1e12/1e15 B).
 
-* Checkpoint size: :func:`clustertwin.reliability.checkpoint.checkpoint_size_gb` (the one
+* Checkpoint size: :func:`clustertwin.perf.checkpoint.checkpoint_size_gb` (the one
   function every stage reads it from: 14 B per parameter, weights + fp32 master + Adam moments);
   a design-only cluster (no model) sizes no checkpoint and no dataset, only the per-GPU floors.
 * PFS write = max(checkpoint / ``checkpoint_write_target_s``, GPUs x write floor per GPU);

@@ -11,7 +11,7 @@ import math
 from dataclasses import dataclass
 
 from clustertwin.catalog import Catalog
-from clustertwin.reliability.spares import resolve_spare_nodes
+from clustertwin.design.spares import resolve_spare_nodes
 from clustertwin.scenario import Scenario
 
 #: Share of IT power drawn by switches, storage and management beside the GPU nodes.

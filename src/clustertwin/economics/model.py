@@ -61,7 +61,7 @@ class EconomicsResult(BaseModel):
         return self.model_dump()
 
     def summary_rows(self) -> list[tuple[str, str]]:
-        from clustertwin.report.text import usd
+        from clustertwin.fmt import usd
 
         rows = [
             ("capex", usd(self.capex_usd) + f" ({self.facility})"),

@@ -18,6 +18,7 @@ import re
 
 from clustertwin.export.ipplan import RESERVED, IpPlan
 from clustertwin.export.stage import ExportContext
+from clustertwin.quoting import check_identifier
 
 LABEL = re.compile(r"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$", re.I)
 SUFFIX = {"inband": "", "bmc": "-bmc", "storage": "-stor"}
@@ -28,6 +29,8 @@ def domain(ctx: ExportContext) -> str:
 
 
 def _label(name: str) -> str:
+    """A device name as a DNS label: an identifier (clustertwin.quoting) without ``._``."""
+    check_identifier(name, "device name")
     if not LABEL.match(name):
         raise ValueError(f"not a DNS label: {name!r}")   # inventory names are; a bug if not
     return name

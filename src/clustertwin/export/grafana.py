@@ -13,9 +13,8 @@ PromQL with promtool.
 
 from __future__ import annotations
 
-import json
-
 from clustertwin.export.stage import ExportContext
+from clustertwin.quoting import json_text
 
 SCHEMA_VERSION = 41
 DATASOURCE = {"type": "prometheus", "uid": "${datasource}"}
@@ -60,7 +59,7 @@ class _Board:
         self.row_h = max(self.row_h, h)
 
     def json(self) -> str:
-        return json.dumps(self.board, indent=1, sort_keys=True) + "\n"
+        return json_text(self.board, indent=1, sort_keys=True) + "\n"
 
 
 def _cluster(ctx: ExportContext, h: str, hfu: float | None) -> str:

@@ -16,10 +16,10 @@ Jobs then ask for ``kueue.x-k8s.io/podset-required-topology: clustertwin.io/su``
 from __future__ import annotations
 
 import re
-import shlex
 
 from clustertwin.export.slurm import has_blocks, node_hardware
 from clustertwin.export.stage import ExportContext, yaml_text
+from clustertwin.quoting import shell_quote
 
 API = "kueue.x-k8s.io/v1beta2"
 HOST = "kubernetes.io/hostname"
@@ -99,8 +99,8 @@ def check_topology_rules(doc: dict) -> list[str]:
 def kueue_files(ctx: ExportContext) -> dict[str, str]:
     labels = node_labels(ctx)
     script = ["#!/bin/sh", f"# label the nodes of {ctx.title} for Kueue TAS", "set -e"]
-    script += ["kubectl label node --overwrite " + shlex.quote(name) + " "
-               + " ".join(shlex.quote(f"{k}={v}") for k, v in lab.items())
+    script += [" ".join(["kubectl label node --overwrite", shell_quote(name),
+                         *(shell_quote(f"{k}={v}") for k, v in lab.items())])
                for name, lab in labels.items()]
     return {"kueue.yaml": yaml_text(manifests(ctx), all_docs=True),
             "node-labels.yaml": yaml_text(labels),

@@ -66,9 +66,10 @@ def parse_naming(items: list[str] | None) -> Naming:
                 problems.append(Problem("--naming", item, "pad must be an integer 0..12"))
             else:
                 values["pad"] = int(val)
-        elif not val or not set(val.lower()) <= _LABEL_OK or val.startswith("-"):
-            problems.append(Problem("--naming", item, "a prefix must be letters, digits "
-                                    "and hyphens, not starting with a hyphen"))
+        elif (not val.isascii() or not val or not set(val.lower()) <= _LABEL_OK
+              or val.startswith("-") or len(val) > 32):
+            problems.append(Problem("--naming", item, "a prefix must be 1-32 ASCII letters, "
+                                    "digits and hyphens, not starting with a hyphen"))
         else:
             values[key] = val
     if problems:

@@ -321,9 +321,9 @@ def expected_hfu(ctx: ExportContext) -> tuple[float | None, str]:
     if getattr(ctx.scenario, "model", None) is None:
         return None, "the scenario has no model: no throughput expectation"
     try:
-        from clustertwin.perf import estimate
+        from clustertwin.deadline import train
 
-        est = estimate(ctx.scenario, ctx.catalog or load_catalog())
+        est = train(ctx.scenario, ctx.catalog or load_catalog())
     except UserError as exc:
         return None, f"no training estimate ({exc}); TrainingThroughputBelowTwin left out"
     return float(est.hfu), ""

@@ -2,25 +2,24 @@
 
 from __future__ import annotations
 
-import json
 import math
-import re
 from dataclasses import dataclass
 from typing import Any
 
 from clustertwin.export.inventory import Inventory, build_inventory
 from clustertwin.export.naming import Naming
+from clustertwin.quoting import comment_text, yaml_scalar
 
 
 def export_design(scenario, catalog):
     """The scenario's ClusterDesign, the one ``plan`` builds: sized by ``cluster.gpus`` when
     given (no training estimate needed, so exporting is fast), else by the deadline solver with
-    its wall-clock rounds (:func:`clustertwin.design.upstream.plan_through`)."""
+    its wall-clock rounds (:func:`clustertwin.upstream.plan_through`)."""
     from clustertwin.design import design
 
     if scenario.cluster.gpus is not None:
         return design(scenario, catalog, None)
-    from clustertwin.design.upstream import plan_through
+    from clustertwin.upstream import plan_through
 
     return plan_through(scenario, catalog).design
 
@@ -35,21 +34,20 @@ class ExportContext:
     catalog: Any = None
 
     @property
+    def title(self) -> str:
+        """The scenario name as free text safe in a ``#`` comment or a one-line title: no line
+        break (U+2028, ``\\r``... included) or control character can end the comment."""
+        return comment_text(self.scenario.name)
+
+    @property
     def cluster_name(self) -> str:
-        """The scenario name as a lower-case identifier (Slurm ClusterName, k8s names)."""
+        """The scenario name as a lower-case ASCII identifier (Slurm ClusterName, k8s names):
+        anything but ASCII letters and digits becomes a hyphen."""
         out = "".join(c if c.isascii() and c.isalnum() else "-"
                       for c in self.scenario.name.lower()).strip("-")
         while "--" in out:
             out = out.replace("--", "-")
         return out[:40].strip("-") or "clustertwin"
-
-    @property
-    def title(self) -> str:
-        """The scenario name for ``#`` comments in exported files: one line, printable
-        characters only (every Unicode line break and control character dropped), so no
-        name can end a comment and add a line to a config or script."""
-        text = "".join(c if c.isprintable() else " " for c in self.scenario.name)
-        return " ".join(text.split())[:200]
 
     @property
     def gpu_type(self) -> str:
@@ -78,19 +76,14 @@ def yaml_text(obj: Any, *, all_docs: bool = False) -> str:
     return "\n".join(out) + "\n"
 
 
-_PLAIN = re.compile(r"^[A-Za-z_][A-Za-z0-9_./-]*$")
-_RESERVED = {"y", "n", "yes", "no", "on", "off", "true", "false", "null", "~"}
-
-
 def _scalar(v: Any) -> str:
     if v is None:
         return "null"
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, int | float):
-        return repr(v) if isinstance(v, int) or math.isfinite(v) else json.dumps(str(v))
-    s = str(v)
-    return s if _PLAIN.match(s) and s.lower() not in _RESERVED else json.dumps(s)
+        return repr(v) if isinstance(v, int) or math.isfinite(v) else yaml_scalar(str(v))
+    return yaml_scalar(str(v))
 
 
 def _inline(v: Any) -> str:

@@ -8,9 +8,8 @@
 
 from __future__ import annotations
 
-from html import escape
-
 from clustertwin.export.stage import ExportContext
+from clustertwin.quoting import html_text as escape
 
 KIND_COLOURS = {"compute": "#4c78a8", "network": "#f58518", "management": "#54a24b",
                 "storage": "#b279a2"}

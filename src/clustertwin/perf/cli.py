@@ -19,10 +19,10 @@ def top_plans(scenario: Any, catalog: Any, k: int) -> dict[str, Any]:
     """The best estimate, the top ``k`` plans and the rejected ones (as plain data)."""
     import numpy as np
 
+    from clustertwin.deadline import train_with_search
     from clustertwin.perf.costmodel import RANK_ORDERS
-    from clustertwin.perf.stage import estimate_with_search
 
-    est, res = estimate_with_search(scenario, catalog)
+    est, res = train_with_search(scenario, catalog)
     keys = (
         "step_time_s",
         "tokens_per_s",

@@ -17,9 +17,11 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any
 
-from clustertwin.errors import Problem, ScenarioError
+from clustertwin.catalog.lookup import DEFAULT_STACK, find_stack, stack_ids, unknown_stack
+from clustertwin.errors import ScenarioError
 
-DEFAULT_STACK = "megatron"
+__all__ = ["DEFAULT_STACK", "NEUTRAL", "StackProfile", "find_stack", "profile_of", "stack_ids",
+           "unknown_stack"]
 
 
 @dataclass(frozen=True)
@@ -64,36 +66,6 @@ class StackProfile:
 NEUTRAL = StackProfile()
 #: profile fields not copied as they are from the catalog entry's field of the same name
 _DERIVED = ("attention_efficiency", "fp8_gemms", "interleaved")
-
-
-def find_stack(catalog: Any, stack_id: str) -> Any | None:
-    """The catalog entry whose id or alias is ``stack_id`` (case-insensitive), else None."""
-    if "stack" not in catalog.kinds():
-        return None
-    want = stack_id.strip().lower()
-    for e in catalog.all("stack"):
-        if e.id == want or want in (a.lower() for a in e.aliases):
-            return e
-    return None
-
-
-def stack_ids(catalog: Any) -> list[str]:
-    """Every id and alias a scenario may name."""
-    if "stack" not in catalog.kinds():
-        return []
-    out: list[str] = []
-    for e in catalog.all("stack"):
-        out += [e.id, *e.aliases]
-    return out
-
-
-def unknown_stack(catalog: Any, stack_id: str, source: str, key: str) -> Problem:
-    import difflib
-
-    close = difflib.get_close_matches(str(stack_id).lower(), stack_ids(catalog), n=3, cutoff=0.4)
-    ids = [e.id for e in catalog.all("stack")] if "stack" in catalog.kinds() else []
-    hint = f"did you mean {', '.join(close)}?" if close else f"known: {', '.join(ids)}"
-    return Problem(source, key, f"unknown software stack {stack_id!r}; {hint}")
 
 
 def profile_of(catalog: Any, stack_id: str | None, generation: str) -> StackProfile:

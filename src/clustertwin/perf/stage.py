@@ -5,8 +5,8 @@
 ``training.batch_rounding`` allows (see :mod:`clustertwin.perf.jobsize`; pinned keys held fixed),
 rejects those that do not fit in HBM and returns the fastest (most tokens per second) as a
 frozen :class:`TrainingEstimate`: ``gpus`` the job uses, ``installed_gpus``, ``idle_gpus`` and
-the batch used. With ``cluster.deadline_days`` instead of ``cluster.gpus`` it solves for the
-smallest installed count that trains within the deadline (:mod:`clustertwin.perf.deadline`).
+the batch used. The installed count is ``cluster.gpus``, or the count a caller passes: with
+``cluster.deadline_days`` the plan-level solver (:mod:`clustertwin.deadline`) finds it.
 MFU is model FLOPs per second over the dense tensor-core peak of the precision trained in.
 """
 
@@ -253,32 +253,33 @@ def _notes(scenario: Scenario, job: Job, est: TrainingEstimate) -> list[str]:
     return out
 
 
-def estimate(scenario: Scenario, catalog: Catalog, *, ettr_scale: float = 1.0) -> TrainingEstimate:
-    """Best plan for the installed GPUs (``cluster.gpus``, or the count the deadline needs).
-    ``ettr_scale`` corrects the deadline solver's analytic ETTR (see :mod:`.deadline`)."""
-    return estimate_with_search(scenario, catalog, ettr_scale=ettr_scale)[0]
+def estimate(scenario: Scenario, catalog: Catalog, *, installed: int | None = None,
+             notes: list[str] | tuple[str, ...] = ()) -> TrainingEstimate:
+    """Best plan for the installed GPUs: ``installed``, else ``cluster.gpus`` (a deadline
+    scenario's count comes from :func:`clustertwin.deadline.train`). ``notes`` lead the
+    estimate's notes (how the count was found)."""
+    return estimate_with_search(scenario, catalog, installed=installed, notes=notes)[0]
 
 
 def estimate_with_search(
-    scenario: Scenario, catalog: Catalog, *, ettr_scale: float = 1.0
+    scenario: Scenario, catalog: Catalog, *, installed: int | None = None,
+    notes: list[str] | tuple[str, ...] = (),
 ) -> tuple[TrainingEstimate, SearchResult]:
     """:func:`estimate` and the search it ranked (every plan evaluated on the installed GPUs),
     for callers that show more than the best plan (``clustertwin estimate``)."""
     if scenario.training is None or scenario.model is None:
         raise ScenarioError([Problem(scenario.source, "training",
                                      "the training estimate needs model and training sections")])
-    notes: list[str] = []
-    if scenario.cluster.gpus is not None:
+    if installed is None:
         installed = scenario.cluster.gpus
-    else:
-        from clustertwin.perf.deadline import solve_gpus
-
-        installed, notes = solve_gpus(scenario, catalog, ettr_scale)
+    if installed is None:
+        raise ScenarioError([Problem(scenario.source, "cluster.gpus", "the training estimate needs the "
+                                     "installed GPUs (a deadline is solved by clustertwin.deadline.train)")])
     job, sys, res = run_search(scenario, catalog, installed)
     if res.ranked().size == 0:
         raise infeasible(job, sys, res, installed, scenario.source)
-    est = _result(scenario, job, sys, res, installed, notes)
-    return est.model_copy(update={"notes": notes + _notes(scenario, job, est)}), res
+    est = _result(scenario, job, sys, res, installed, list(notes))
+    return est.model_copy(update={"notes": list(notes) + _notes(scenario, job, est)}), res
 
 
 __all__ = ["TrainingEstimate", "estimate", "estimate_with_search", "run_search", "fmt_plan"]

@@ -89,9 +89,12 @@ class System:
         return 2 if nodes <= k * k // 2 else 3
 
 
-def _constants(
-    catalog: Any, scope: str, key: str, needed: tuple[str, ...]
+def calibration_constants(
+    catalog: Any, scope: str, key: str, needed: tuple[str, ...] = ()
 ) -> tuple[dict[str, float], list[str]]:
+    """The perf calibration constants of one scope (``gpu-generation`` or ``fabric``) for
+    ``key``: the ``default`` entry's, overridden by ``key``'s own; and the entry ids used.
+    Raises ScenarioError when a ``needed`` constant is missing."""
     entries = (
         [e for e in catalog.all("perf_calibration") if e.scope == scope]
         if "perf_calibration" in catalog.kinds()
@@ -134,8 +137,8 @@ def system_from_catalog(
     radix = 64
     if catalog.has("switch", fabric.switch):
         radix = int(catalog.get("switch", fabric.switch).ports)
-    gen, gids = _constants(catalog, "gpu-generation", gpu.generation, GENERATION_KEYS)
-    fab, fids = _constants(catalog, "fabric", fabric.technology, FABRIC_KEYS)
+    gen, gids = calibration_constants(catalog, "gpu-generation", gpu.generation, GENERATION_KEYS)
+    fab, fids = calibration_constants(catalog, "fabric", fabric.technology, FABRIC_KEYS)
     nic_gbps = min(node.compute_nic_gbps, fabric.link_gbps) * node.compute_nics / node.gpus
     return System(
         gpu_id=gpu.id,

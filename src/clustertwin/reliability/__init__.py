@@ -1,5 +1,8 @@
-"""Reliability stage: failure profiles, checkpoint sizing, Young/Daly intervals and a
-vectorized Monte Carlo of whole runs. Entry point: :func:`analyze`.
+"""Reliability stage: Young/Daly checkpoint intervals and a vectorized Monte Carlo of whole
+runs. The failure rates of a profile (:mod:`clustertwin.design.failure_rates`), the spare-node
+rule (:mod:`clustertwin.design.spares`) and the checkpoint size and write times
+(:mod:`clustertwin.perf.checkpoint`) live in the earlier layers that also read them.
+Entry point: :func:`analyze`.
 
 Names are imported lazily so that loading ``clustertwin.reliability.cli`` for the command line
 does not pull in NumPy."""

@@ -17,8 +17,8 @@ def register(app: typer.Typer) -> None:
                     catalog: CatalogOpt = None) -> None:
         """Failures, checkpoint interval, ETTR and lost GPU-hours of the training run."""
         from clustertwin.cli_common import emit_json, load_inputs, print_rows
-        from clustertwin.design.upstream import plan_through
         from clustertwin.reliability import analyze
+        from clustertwin.upstream import plan_through
 
         scen, cat = load_inputs(scenario, catalog)
         # the estimate and design `plan` makes (installed GPUs, deadline rounds)

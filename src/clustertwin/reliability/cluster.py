@@ -12,8 +12,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from clustertwin.reliability.profiles import HOURS_PER_DAY, profile_for, scenario_rates
-from clustertwin.reliability.spares import resolve_spare_nodes
+from clustertwin.design.failure_rates import HOURS_PER_DAY, profile_for, scenario_rates
+from clustertwin.design.spares import resolve_spare_nodes
 
 
 @dataclass(frozen=True)

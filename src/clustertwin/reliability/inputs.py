@@ -16,21 +16,21 @@ from typing import Any
 
 from clustertwin.catalog.models import FailureProfile
 from clustertwin.catalog.params import param_count
-from clustertwin.errors import InfeasibleError, Problem
-from clustertwin.reliability import interval as iv
-from clustertwin.reliability.checkpoint import (
-    CheckpointTimes,
-    LocalTierTimes,
-    checkpoint_times,
-    local_tier_times,
-)
-from clustertwin.reliability.profiles import JobRates, profile_for, scenario_rates
-from clustertwin.reliability.spares import (
+from clustertwin.design.failure_rates import JobRates, profile_for, scenario_rates
+from clustertwin.design.spares import (
     poisson_cdf,
     resolve_spare_nodes,
     spares_needed,
     spares_worth_keeping,
 )
+from clustertwin.errors import InfeasibleError, Problem
+from clustertwin.perf.checkpoint import (
+    CheckpointTimes,
+    LocalTierTimes,
+    checkpoint_times,
+    local_tier_times,
+)
+from clustertwin.reliability import interval as iv
 from clustertwin.reliability.tiers import TierSpec
 
 #: the optional keys added with two-tier checkpointing, and the values that keep the single-tier

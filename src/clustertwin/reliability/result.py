@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from clustertwin.report.text import plural
+from clustertwin.fmt import plural
 
 #: lost-time categories, in the order they are reported
 CATEGORIES = ("checkpoint_stalls", "lost_progress", "restart", "waiting_for_repair")

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import html
 from typing import Any
 
 from jinja2 import Environment, PackageLoader
 
+from clustertwin.quoting import html_text
 from clustertwin.report.text import TITLES
 
 
 def _rows_table(rows: list[tuple[str, str]]) -> str:
-    body = "".join(f"<tr><th>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>" for k, v in rows)
+    body = "".join(f"<tr><th>{html_text(k)}</th><td>{html_text(v)}</td></tr>" for k, v in rows)
     return f"<table class='kv'>{body}</table>"
 
 

@@ -4,21 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from clustertwin.fmt import plural, usd
 
-def plural(n: int, word: str, many: str | None = None) -> str:
-    """``1 node``, ``2 nodes``, ``1,024 nodes``."""
-    return f"{n:,} {word if n == 1 else (many or word + 's')}"
-
-
-def usd(v: float | None) -> str:
-    """Dollars at a readable scale: $1.23B, $45.6M, $780k, $950 (never "$0.0M")."""
-    if v is None:
-        return "n/a"
-    a = abs(v)
-    for div, unit, digits in ((1e9, "B", 2), (1e6, "M", 1), (1e3, "k", 0)):
-        if a >= div:
-            return f"${v / div:,.{digits}f}{unit}"
-    return f"${v:,.0f}"
+__all__ = ["TITLES", "plural", "render", "usd"]
 
 
 TITLES = {
@@ -32,14 +20,18 @@ TITLES = {
 
 def render(plan: Any, console: Any = None) -> None:
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
+
+    from clustertwin.quoting import comment_text
 
     console = console or Console()
     s = plan.scenario
     model, training = getattr(s, "model", None), getattr(s, "training", None)
-    job = (f"{model.name} · {training.tokens / 1e12:.2f}T tokens · "
+    job = (f"{comment_text(model.name)} · {training.tokens / 1e12:.2f}T tokens · "
            if model is not None and training is not None else "design only · ")
-    head = f"[bold]{s.name}[/bold]  {job}{s.cluster.gpu} in {s.cluster.node}"
+    # names are free text: no terminal control characters, no rich markup
+    head = f"[bold]{escape(comment_text(s.name))}[/bold]  {escape(job)}{s.cluster.gpu} in {s.cluster.node}"
     console.print(head)
     grid = Table.grid(padding=(0, 2))
     for name, res in plan.blocks():

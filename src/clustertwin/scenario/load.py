@@ -45,3 +45,12 @@ def load_scenario(path: str | Path | None = None, catalog: Catalog | None = None
 
 
 DEFAULT_SCENARIO = Path(__file__).parent.parent / "data" / "default.yaml"
+
+
+def load_inputs(scenario_path: str | Path | None,
+                catalog_dirs: list[Path] | None = None) -> tuple[Scenario, Catalog]:
+    """Load the catalog (built-in + user dirs) and the scenario (None = built-in default).
+
+    Returns ``(scenario, catalog)``; raises ScenarioError for the user to fix."""
+    catalog = load_catalog(catalog_dirs or [])
+    return load_scenario(scenario_path, catalog), catalog

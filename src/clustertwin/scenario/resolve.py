@@ -8,6 +8,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from clustertwin.catalog import Catalog
+from clustertwin.catalog.lookup import default_profile_id, find_stack, unknown_stack
 from clustertwin.errors import Problem, ScenarioError
 from clustertwin.io import pydantic_problems
 from clustertwin.scenario.checks import _check_budget, _check_model, _check_sizes, job_unit_gpus
@@ -86,16 +87,12 @@ def _resolve(doc: ScenarioFile, catalog: Catalog, source: str) -> Scenario:
         if sw is not None and not catalog.has("switch", sw):
             problems.append(Problem(source, f"cluster.fabric.{key}", catalog.unknown_message("switch", sw)))
     if doc.training is not None:
-        from clustertwin.perf.stacks import find_stack, unknown_stack
-
         if find_stack(catalog, doc.training.stack) is None:
             problems.append(unknown_stack(catalog, doc.training.stack, source, "training.stack"))
     if not catalog.has("fabric", cl.fabric.technology):
         problems.append(Problem(source, "cluster.fabric.technology", catalog.unknown_message("fabric", cl.fabric.technology)))
     reliability = doc.reliability
     if reliability.failure_profile == "auto" and catalog.has("gpu", cl.gpu):
-        from clustertwin.reliability.profiles import default_profile_id
-
         reliability = reliability.model_copy(
             update={"failure_profile": default_profile_id(catalog, cl.gpu)})
     if not catalog.has("failure_profile", reliability.failure_profile):

@@ -165,7 +165,7 @@ def from_scenario(path: str | Path, catalog_dirs: list[Path] | None = None) -> C
     (spares included; a deadline scenario's solved size), else, should the design stage be
     unavailable, computed from the scenario and catalog (nodes = GPUs / GPUs per node; nodes per
     SU = switch ports / 2). NVLink domain from the node entry."""
-    from clustertwin.cli_common import load_inputs
+    from clustertwin.scenario.load import load_inputs
 
     scenario, catalog = load_inputs(path, catalog_dirs)
     node = catalog.node(scenario.cluster.node)
@@ -174,7 +174,7 @@ def from_scenario(path: str | Path, catalog_dirs: list[Path] | None = None) -> C
     notes: list[str] = []
     gpus = getattr(scenario.cluster, "gpus", None)
     nodes = per_su = None
-    from clustertwin.design.upstream import plan_through
+    from clustertwin.upstream import plan_through
 
     d = plan_through(scenario, catalog).design  # the plan's own design (deadline rounds included)
     if d is not None:

@@ -3,10 +3,10 @@ against each swept key. Offline (plotly.js embedded once by the report layer).""
 
 from __future__ import annotations
 
-import html
 import math
 from typing import Any
 
+from clustertwin.quoting import html_text
 from clustertwin.sweep.choose import DAYS, Choice
 from clustertwin.sweep.report import LEGEND, METRICS, columns, fmt, html_table, ranking_rows
 
@@ -96,7 +96,7 @@ def render_sweep(sw: Any, table: Any, choice: Choice) -> str:
                ("Pareto set", ", ".join(str(cols["point"][i]) for i in choice.pareto) or "empty")]
     sections = [{"title": "Choice", "rows": summary, "figures": [("Pareto front", pareto_figure(cols, choice))]},
                 {"title": "Ranking (best first; scenarios meeting the requirements)",
-                 "html": html_table(header, rows) + f"<p class='sub'>{html.escape(LEGEND)}</p>"}]
+                 "html": html_table(header, rows) + f"<p class='sub'>{html_text(LEGEND)}</p>"}]
     figs = [(k, f) for k in swept[:MAX_KEY_FIGURES] if (f := key_figure(cols, k, choice)) is not None]
     if figs:
         sections.append({"title": "Metrics against each swept key", "figures": figs})

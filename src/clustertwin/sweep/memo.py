@@ -15,7 +15,7 @@ through ``model_dump``; a dotted key covers that key only. What each stage reads
 
 - training (perf): ``model``, ``training``, the cluster's GPU, node, size, deadline and the
   fabric keys of the collectives model; in deadline mode on a wall-clock basis also the
-  reliability keys of the analytic ETTR (:mod:`clustertwin.perf.deadline`). Not economics,
+  reliability keys of the analytic ETTR (:mod:`clustertwin.deadline`). Not economics,
   seed, trials, spares, fabric topology or switch models.
 - design: ``cluster``, ``model``/``training`` (checkpoint size, tokens), ``economics.pue`` and
   the reliability keys that size the auto spares (failure profile, rate, repair time).
@@ -46,9 +46,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-#: reliability keys that size ``cluster.spare_nodes: auto`` (reliability.spares.resolve_spare_nodes)
+#: reliability keys that size ``cluster.spare_nodes: auto`` (design.spares.resolve_spare_nodes)
 SPARES = ("reliability.failure_profile", "reliability.failures_per_1000_node_days", "reliability.repair_h")
-#: reliability keys of the deadline solver's analytic ETTR (perf.deadline.analytic_ettr)
+#: reliability keys of the deadline solver's analytic ETTR (deadline.analytic_ettr)
 DEADLINE_ETTR = ("reliability.failure_profile", "reliability.failures_per_1000_node_days",
                  "reliability.include_planned", "reliability.checkpoint_blocking_s",
                  "reliability.checkpoint_interval_min", "reliability.restart_min")

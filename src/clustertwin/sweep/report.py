@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import html
 from typing import Any
 
+from clustertwin.quoting import html_text
 from clustertwin.sweep.choose import DAYS, Choice
 
 #: metrics shown for each ranked scenario: (column, header, format)
@@ -116,9 +116,9 @@ def print_choice(sw: Any, table: Any, choice: Choice, console: Any = None) -> No
 
 
 def html_table(header: list[str], rows: list[list[str]], highlight: int | None = 0) -> str:
-    head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
+    head = "".join(f"<th>{html_text(h)}</th>" for h in header)
     body = "".join(
         "<tr{}>{}</tr>".format(" style='background:#e8f5e9;font-weight:600'" if k == highlight else "",
-                               "".join(f"<td>{html.escape(c)}</td>" for c in r))
+                               "".join(f"<td>{html_text(c)}</td>" for c in r))
         for k, r in enumerate(rows))
     return f"<table class='data'><tr>{head}</tr>{body}</table>"

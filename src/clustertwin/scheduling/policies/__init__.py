@@ -28,32 +28,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
-
-import numpy as np
 
 from clustertwin.errors import Problem, UsageError
-from clustertwin.scheduling.registry import Registry
+from clustertwin.scheduling.policies.base import ORDERS, Order
 
 MODIFIERS = ("backfill", "greedy", "preempt")
 ALIASES = {"easy": "fifo+backfill", "easy-backfill": "fifo+backfill"}
 
-
-class Order:
-    """A queue order. ``keys`` returns one float per job (lower runs first); ties go to the
-    earlier submit time, then the lower job index. A ``dynamic`` order is re-keyed by the
-    engine every ``calc_period_s`` of simulated time."""
-
-    name = "base"
-    dynamic = False
-    oracle = False
-    calc_period_s = 0.0
-
-    def keys(self, ctx: Any, jobs: np.ndarray, now: float) -> np.ndarray:
-        raise NotImplementedError
-
-
-ORDERS: Registry[type[Order]] = Registry("policy")
+__all__ = ["ALIASES", "MODIFIERS", "ORDERS", "Order", "PolicySpec", "parse_policy", "policy_names"]
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from clustertwin.scheduling.policies import ORDERS, Order
+from clustertwin.scheduling.policies.base import ORDERS, Order
 
 DAY_S = 86400.0
 

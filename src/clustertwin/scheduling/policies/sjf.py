@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from clustertwin.scheduling.policies import ORDERS, Order
+from clustertwin.scheduling.policies.base import ORDERS, Order
 
 
 @ORDERS.register("sjf")

@@ -12,7 +12,11 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from clustertwin.catalog.lookup import FALLBACK_PROFILE, default_profile_id
 from clustertwin.catalog.models import FailureProfile
+
+__all__ = ["FALLBACK_PROFILE", "HOURS_PER_DAY", "JobRates", "default_profile_id", "job_rates",
+           "profile_for", "scenario_rates"]
 
 HOURS_PER_DAY = 24.0
 
@@ -63,20 +67,6 @@ def job_rates(profile: FailureProfile, gpus: int, node_gpus: int,
         repair.append(cause.needs_repair if cause is not None else True)
     planned = profile.planned_per_day / HOURS_PER_DAY if include_planned else 0.0
     return JobRates(tuple(names), tuple(rates), tuple(repair), planned, profile.repair_h, total)
-
-
-#: the profile of last resort when no catalog profile names the GPU's generation
-FALLBACK_PROFILE = "llama3-h100"
-
-
-def default_profile_id(catalog, gpu_id: str) -> str:
-    """Failure profile for ``failure_profile: auto``: the catalog profile whose ``default_for``
-    names the GPU's generation (lowest id first), else :data:`FALLBACK_PROFILE`."""
-    generation = getattr(catalog.gpu(gpu_id), "generation", None)
-    for p in sorted(catalog.all("failure_profile"), key=lambda p: p.id):
-        if generation in getattr(p, "default_for", ()):
-            return p.id
-    return FALLBACK_PROFILE
 
 
 def profile_for(scenario, catalog) -> FailureProfile:

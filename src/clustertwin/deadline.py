@@ -1,5 +1,10 @@
 """Deadline mode: the smallest installed cluster whose best plan trains within the deadline.
 
+Plan-level orchestration (it reads the training, design and reliability layers), so it sits
+beside :mod:`clustertwin.plan`: :func:`train` is the training stage ``plan`` runs, the perf
+stage's :func:`~clustertwin.perf.stage.estimate` on ``cluster.gpus`` or on the count solved
+here.
+
 ``cluster.deadline_basis: wall-clock`` (the default) counts failures, checkpoints and restarts:
 the solver needs ``tokens / tokens_per_s / ETTR <= deadline``. ETTR comes from a cheap closed
 form per candidate (never the Monte Carlo): the failure profile's job MTBF at that size, the
@@ -20,9 +25,27 @@ from typing import Any
 
 from clustertwin.errors import InfeasibleError, Problem, ScenarioError
 from clustertwin.perf.flops import model_flops_per_token
+from clustertwin.perf.search import SearchResult
+from clustertwin.perf.stage import TrainingEstimate, estimate_with_search
 
 #: largest cluster the solver will consider, GPUs (the seeds' largest scale is 1,000,000)
 MAX_GPUS = 2_000_000
+
+
+def train(scenario: Any, catalog: Any, *, ettr_scale: float = 1.0) -> TrainingEstimate:
+    """The training stage of a plan: the perf estimate on ``cluster.gpus``, or on the smallest
+    installed count that meets ``cluster.deadline_days`` (``ettr_scale`` corrects the analytic
+    ETTR after the full reliability stage, see the module doc)."""
+    return train_with_search(scenario, catalog, ettr_scale=ettr_scale)[0]
+
+
+def train_with_search(scenario: Any, catalog: Any, *,
+                      ettr_scale: float = 1.0) -> tuple[TrainingEstimate, SearchResult]:
+    """:func:`train` and the search it ranked (``clustertwin estimate`` shows more plans)."""
+    installed, notes = scenario.cluster.gpus, []
+    if installed is None and scenario.training is not None and scenario.model is not None:
+        installed, notes = solve_gpus(scenario, catalog, ettr_scale)
+    return estimate_with_search(scenario, catalog, installed=installed, notes=notes)
 
 
 @dataclass(frozen=True)
@@ -43,9 +66,9 @@ def analytic_ettr(scenario: Any, catalog: Any, gpus: int, step_s: float) -> floa
     """Effective training time ratio of a ``gpus``-GPU job in closed form (Daly's complete
     model at Daly's interval; the checkpoint blocks for its write to default storage)."""
     from clustertwin.catalog.params import param_count
+    from clustertwin.design.failure_rates import job_rates
+    from clustertwin.perf.checkpoint import checkpoint_times
     from clustertwin.reliability import interval as iv
-    from clustertwin.reliability.checkpoint import checkpoint_times
-    from clustertwin.reliability.profiles import job_rates
 
     r = scenario.reliability
     node = catalog.node(scenario.cluster.node)

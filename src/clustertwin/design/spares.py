@@ -60,7 +60,7 @@ def spares_worth_keeping(mean_in_repair: float, repair_h: float, job_nodes: int)
 
 def _repair_rates(scenario: Any, catalog: Any, gpus: int) -> tuple[float, float, int]:
     """Mean nodes in repair, the repair time (h) and the job's nodes for ``gpus`` GPUs."""
-    from clustertwin.reliability.profiles import profile_for, scenario_rates
+    from clustertwin.design.failure_rates import profile_for, scenario_rates
 
     node = catalog.node(scenario.cluster.node)
     rates = scenario_rates(scenario, profile_for(scenario, catalog), gpus, node.gpus)

@@ -1,0 +1,54 @@
+"""Catalog ids the scenario resolves and the later stages read: software stacks (by id or
+alias) and the failure profile ``auto`` stands for. They live here, in the catalog layer, so
+that resolving a scenario needs nothing from the training or reliability stages."""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any
+
+from clustertwin.errors import Problem
+
+#: the software stack of ``training.stack: auto`` and of a scenario that names none
+DEFAULT_STACK = "megatron"
+#: the failure profile of last resort when no catalog profile names the GPU's generation
+FALLBACK_PROFILE = "llama3-h100"
+
+
+def find_stack(catalog: Any, stack_id: str) -> Any | None:
+    """The catalog entry whose id or alias is ``stack_id`` (case-insensitive), else None."""
+    if "stack" not in catalog.kinds():
+        return None
+    want = stack_id.strip().lower()
+    for e in catalog.all("stack"):
+        if e.id == want or want in (a.lower() for a in e.aliases):
+            return e
+    return None
+
+
+def stack_ids(catalog: Any) -> list[str]:
+    """Every id and alias a scenario may name."""
+    if "stack" not in catalog.kinds():
+        return []
+    out: list[str] = []
+    for e in catalog.all("stack"):
+        out += [e.id, *e.aliases]
+    return out
+
+
+def unknown_stack(catalog: Any, stack_id: str, source: str, key: str) -> Problem:
+    """The one-line problem for a stack id the catalog does not know, with close matches."""
+    close = difflib.get_close_matches(str(stack_id).lower(), stack_ids(catalog), n=3, cutoff=0.4)
+    ids = [e.id for e in catalog.all("stack")] if "stack" in catalog.kinds() else []
+    hint = f"did you mean {', '.join(close)}?" if close else f"known: {', '.join(ids)}"
+    return Problem(source, key, f"unknown software stack {stack_id!r}; {hint}")
+
+
+def default_profile_id(catalog: Any, gpu_id: str) -> str:
+    """Failure profile for ``failure_profile: auto``: the catalog profile whose ``default_for``
+    names the GPU's generation (lowest id first), else :data:`FALLBACK_PROFILE`."""
+    generation = getattr(catalog.gpu(gpu_id), "generation", None)
+    for p in sorted(catalog.all("failure_profile"), key=lambda p: p.id):
+        if generation in getattr(p, "default_for", ()):
+            return p.id
+    return FALLBACK_PROFILE

@@ -1,0 +1,160 @@
+"""The one rule for every string that leaves the program.
+
+Anything a user or a catalog supplies reaches an exported config, script or page only through
+this module:
+
+* **Identifiers** (scenario and catalog ids, host names, prefixes, ``--naming`` parts) must
+  match :data:`IDENT_RE` -- ASCII letters, digits, ``.``, ``_`` and ``-``, starting with a
+  letter or digit, at most :data:`IDENT_MAX` characters. :func:`check_identifier` enforces it
+  at validation time with one clear error line. Such a value needs no quoting in any format
+  we write (Slurm, YAML, INI, shell, Prometheus labels, file names).
+* **Free text** (the scenario ``name``, descriptions) is written only as a comment made safe
+  by :func:`comment_text`, or as a value through the target format's own emitter:
+  :func:`shell_quote`, :func:`yaml_text`, :func:`json_text`, :func:`html_text`.
+
+Every Unicode line break counts as a line break here: ``\\n \\r \\v \\f \\x1c-\\x1e \\x85
+U+2028 U+2029`` -- YAML 1.1, JavaScript and Python's ``str.splitlines`` each honour some of
+them, so none may reach an output raw where a line break would change its meaning.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import shlex
+from typing import Any
+
+from clustertwin.errors import Problem, ScenarioError, UserError
+
+IDENT_MAX = 64
+"""Longest identifier accepted (a DNS label is at most 63; catalog ids are far shorter)."""
+
+IDENT_PATTERN = rf"[A-Za-z0-9][A-Za-z0-9._-]{{0,{IDENT_MAX - 1}}}"
+IDENT_RE = re.compile(IDENT_PATTERN, re.ASCII)
+"""An identifier, matched whole with ``IDENT_RE.fullmatch``."""
+
+COMMENT_MAX = 200
+"""Longest free text kept in a comment; longer text is cut and marked."""
+
+_HTML_BAD = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
+
+
+class IdentifierError(ScenarioError, ValueError):
+    """An identifier outside :data:`IDENT_RE`. A ``ValueError`` too, so pydantic validators
+    turn it into an ordinary validation problem with the key path attached."""
+
+
+def _shown(value: object, limit: int = 40) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def identifier_problem(value: object, what: str) -> str | None:
+    """Why ``value`` is not a valid identifier (one line), or None when it is."""
+    if not isinstance(value, str):
+        return f"{what} must be text (an identifier), got {type(value).__name__}"
+    if IDENT_RE.fullmatch(value):
+        return None
+    return (f"{what} must be 1-{IDENT_MAX} ASCII letters, digits, '.', '_' or '-', starting "
+            f"with a letter or digit; got {_shown(value)}")
+
+
+def check_identifier(value: object, what: str, *, source: str = "",
+                     error: type[UserError] = IdentifierError) -> str:
+    """Return ``value`` when it is an identifier, else raise ``error`` (a user error) with one
+    line naming ``what`` (e.g. ``"cluster.gpu"`` or ``"--naming prefix"``) and the rule."""
+    problem = identifier_problem(value, what)
+    if problem is not None:
+        raise error(Problem(source, "", problem) if source else problem)
+    return value  # type: ignore[return-value]
+
+
+def comment_text(text: object, max_len: int = COMMENT_MAX) -> str:
+    """``text`` as one line safe after ``#`` in any format we write: every line break and
+    control/format character becomes a space, the result is stripped and cut to ``max_len``
+    characters. It can never end the comment early.
+
+    "Unsafe" is whatever Python does not call printable: Cc controls (``\\n \\r \\v \\f
+    \\x1c-\\x1e \\x85``...), Cf format characters (bidi overrides, zero-width), lone
+    surrogates, unassigned code points, U+2028/U+2029 and the non-ASCII spaces."""
+    t = str(text)
+    if not t.isprintable():
+        t = "".join(c if c.isprintable() else " " for c in t)
+    t = t.strip()
+    return t if len(t) <= max_len else t[: max_len - 3] + "..."
+
+
+def shell_quote(s: object) -> str:
+    """One POSIX shell word that stands for exactly ``s`` (``/bin/sh`` and bash alike):
+    single-quoted, so ``$(...)``, backticks, ``;`` and quotes stay literal. A line break
+    inside stays inside the quotes. A NUL cannot be carried by a shell word: ValueError."""
+    t = str(s)
+    if "\x00" in t:
+        raise ValueError("a shell word cannot contain a NUL character")
+    return shlex.quote(t)
+
+
+def yaml_text(obj: Any, *, sort_keys: bool = False, **options: Any) -> str:
+    """``obj`` as YAML through PyYAML's safe emitter, ASCII only: every non-ASCII character
+    and line break inside a string is written as an escape (``\\L``, ``\\P``, ``\\r``,
+    ``\\uXXXX``) so no parser, 1.1 or 1.2, sees a break the emitter did not write. Long
+    strings are not folded, so a value never spans lines."""
+    kw: dict[str, Any] = {"default_flow_style": False, "width": 1_000_000_000}
+    kw.update(options)
+    kw.update(allow_unicode=False, sort_keys=sort_keys, Dumper=_yaml_dumper())
+    import yaml
+
+    return yaml.dump(obj, **kw)
+
+
+_YAML_PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_./-]*", re.ASCII)
+_YAML_RESERVED = {"y", "n", "yes", "no", "on", "off", "true", "false", "null", "~"}
+
+
+def yaml_scalar(s: str) -> str:
+    """One string as a one-line YAML scalar, for hand-rolled fast emitters: plain when it is a
+    plain identifier that YAML reads back as the same string, else a JSON string (ASCII, every
+    line break escaped), which YAML reads as a double-quoted scalar."""
+    if _YAML_PLAIN.fullmatch(s) and s.lower() not in _YAML_RESERVED:
+        return s
+    return json.dumps(s, ensure_ascii=True)
+
+
+_DUMPER: list[type] = []
+
+
+def _yaml_dumper() -> type:
+    """A SafeDumper that writes any string holding a line break or control character in
+    double quotes, where each one is an escape (plain ASCII ``\\n`` included)."""
+    if not _DUMPER:
+        import yaml
+
+        class _Dumper(yaml.SafeDumper):
+            pass
+
+        def _str(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
+            style = None if value.isprintable() else '"'
+            return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+        _Dumper.add_representer(str, _str)
+        _DUMPER.append(_Dumper)
+    return _DUMPER[0]
+
+
+def json_text(obj: Any, *, indent: int | None = 2, sort_keys: bool = False,
+              allow_nan: bool = False) -> str:
+    """``obj`` as JSON, ASCII only, with ``<``, ``>`` and ``&`` escaped (``\\u003c``...) so
+    the text is also safe inside an HTML ``<script>`` element. NaN/Infinity are not JSON:
+    ValueError unless ``allow_nan``."""
+    text = json.dumps(obj, indent=indent, sort_keys=sort_keys, ensure_ascii=True,
+                      allow_nan=allow_nan)
+    # these three occur only inside JSON strings, where the escapes mean the same thing
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def html_text(s: object) -> str:
+    """``s`` escaped for HTML text and quoted attribute values (``& < > " '``); control
+    characters that HTML and XML forbid (C0 but tab and line breaks, DEL, C1), lone surrogates
+    and U+FFFE/U+FFFF become U+FFFD, so the text also stays well-formed XML (SVG)."""
+    return html.escape(_HTML_BAD.sub("\ufffd", str(s)), quote=True)

@@ -1,0 +1,27 @@
+"""The queue-order base class and the registry every order module adds itself to (kept apart
+from the package ``__init__``, which imports the order modules, so no import runs in a circle)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from clustertwin.scheduling.registry import Registry
+
+
+class Order:
+    """A queue order. ``keys`` returns one float per job (lower runs first); ties go to the
+    earlier submit time, then the lower job index. A ``dynamic`` order is re-keyed by the
+    engine every ``calc_period_s`` of simulated time."""
+
+    name = "base"
+    dynamic = False
+    oracle = False
+    calc_period_s = 0.0
+
+    def keys(self, ctx: Any, jobs: np.ndarray, now: float) -> np.ndarray:
+        raise NotImplementedError
+
+
+ORDERS: Registry[type[Order]] = Registry("policy")

@@ -1,0 +1,142 @@
+"""A hostile scenario name or catalog GPU name through every exporter (issue 19): each file
+keeps the lines, keys and structure it has for a clean name, and ``label-nodes.sh`` passes
+``sh -n`` and, run against a stub ``kubectl``, runs nothing else."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import re
+import shutil
+import subprocess
+from functools import lru_cache
+
+import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from clustertwin.export.cli import build_files
+from clustertwin.export.stage import make_context
+from tests.export.helpers import catalog, scenario
+
+BITS = ["\n", "\r", "\r\n", "\v", "\f", "\x1c", "\x85", "\u2028", "\u2029", "\x00", "\t",
+        "\x1b[2J", "$(touch MARK)", "`touch MARK`", "'", '"', "\\", ";", "#", "<script>", "&",
+        "{{", "}}", "${HOME}", "\u202e", "\ud800", "SlurmctldHost=evil", "- hosts: evil",
+        "groups:", "NodeName=x", "]]>", "é", "K", "a", " ", ": ", "--- ", "!!python/object"]
+hostile = st.lists(st.sampled_from(BITS), min_size=1, max_size=10).map("".join)
+
+
+@lru_cache(maxsize=1)
+def _clean():
+    ctx = make_context(scenario(64, spare_nodes=1), catalog())
+    files, _ = build_files("all", ctx)
+    return ctx, files
+
+
+def _with(ctx, name: str | None = None, gpu_name: str | None = None):
+    scen = ctx.scenario.model_copy(update={"name": name}) if name is not None else ctx.scenario
+    gpu = ctx.gpu.model_copy(update={"name": gpu_name}) if gpu_name is not None else ctx.gpu
+    return dataclasses.replace(ctx, scenario=scen, gpu=gpu)
+
+
+def _shape(obj):
+    """Keys and lengths of a parsed document, without its string values."""
+    if isinstance(obj, dict):
+        return {k: _shape(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_shape(v) for v in obj]
+    return type(obj).__name__
+
+
+def _directives(text: str) -> list[str]:
+    """Slurm-style files: the key of each non-comment line (``NodeName``, ``SwitchName``...)."""
+    return [ln.split("=", 1)[0] for ln in text.splitlines() if ln and not ln.startswith("#")]
+
+
+def _check_same_shape(files: dict[str, str], clean: dict[str, str]) -> None:
+    assert files.keys() == clean.keys()
+    for fname, text in files.items():
+        text.encode("utf-8")  # writable: no lone surrogate reached a file
+        ref = clean[fname]
+        assert len(text.splitlines()) == len(ref.splitlines()), fname
+        if fname.endswith((".yml", ".yaml")):
+            assert [_shape(d) for d in yaml.safe_load_all(text)] == \
+                   [_shape(d) for d in yaml.safe_load_all(ref)], fname
+        elif fname.endswith(".json"):
+            assert _shape(json.loads(text)) == _shape(json.loads(ref)), fname
+        elif fname.endswith(".conf"):
+            assert _directives(text) == _directives(ref), fname
+
+
+FEW = settings(max_examples=25, deadline=None,
+               suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+
+
+@FEW
+@given(name=hostile, gpu_name=hostile)
+def test_hostile_names_leave_every_export_the_same_shape(name, gpu_name):
+    ctx, clean = _clean()
+    files, _ = build_files("all", _with(ctx, name, gpu_name))
+    _check_same_shape(files, clean)
+
+
+def _run_labels(script: str, tmp_path) -> tuple[list[str], bool]:
+    """Run label-nodes.sh with a stub kubectl that records its arguments; (calls, MARK made)."""
+    stub = tmp_path / "bin"
+    stub.mkdir(exist_ok=True)
+    log = tmp_path / "calls"
+    log.write_text("")
+    (stub / "kubectl").write_text(f'#!/bin/sh\necho "$*" >> {log}\n')
+    (stub / "kubectl").chmod(0o755)
+    path = tmp_path / "label-nodes.sh"
+    path.write_text(script)
+    sh = shutil.which("sh")
+    subprocess.run([sh, "-n", str(path)], check=True)
+    env = {"PATH": f"{stub}:{os.environ.get('PATH', '')}", "HOME": str(tmp_path)}
+    subprocess.run([sh, str(path)], check=True, cwd=tmp_path, env=env, capture_output=True)
+    return log.read_text().splitlines(), (tmp_path / "MARK").exists()
+
+
+@pytest.mark.skipif(shutil.which("sh") is None, reason="no POSIX sh to run label-nodes.sh")
+@pytest.mark.parametrize("evil", ["x\ntouch MARK", "x\u2028touch MARK\n", "x\rtouch MARK",
+                                  "$(touch MARK)", "`touch MARK`", "x'; touch MARK; '"])
+def test_label_nodes_sh_runs_only_kubectl(evil, tmp_path):
+    ctx, clean = _clean()
+    files, _ = build_files("kueue", _with(ctx, evil, evil))
+    calls, marked = _run_labels(files["label-nodes.sh"], tmp_path)
+    assert not marked
+    assert len(calls) == len(ctx.inventory.nodes)
+    assert all(c.startswith("label node --overwrite gpu") for c in calls)
+
+
+def test_gpu_product_label_is_a_kubernetes_label_value():
+    from clustertwin.export.kueue import gpu_product
+
+    ctx, _ = _clean()
+    for evil in ["NVIDIA H100 $(id)", "--", "é" * 100, "a" * 100, "H100\nSXM"]:
+        v = gpu_product(_with(ctx, gpu_name=evil))
+        assert re.fullmatch(r"([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?", v), v
+        assert v
+    assert gpu_product(_with(ctx, gpu_name="NVIDIA H100 SXM5 80GB")) == "NVIDIA-H100-SXM5-80GB"
+
+
+@pytest.mark.parametrize("name", ["llama\u0430", "Ｌlama", "é", "x\ny"])
+def test_cluster_name_is_ascii(name):
+    ctx, _ = _clean()
+    out = _with(ctx, name).cluster_name
+    assert out.isascii() and re.fullmatch(r"[a-z0-9-]+", out)
+
+
+
+@pytest.mark.parametrize("item", ["node=\u212aelvin", "node=gp\u0443", "rack=r\n", "node=a" + "b" * 40,
+                                  "node=$(id)", "node=-x"])
+def test_naming_prefixes_are_ascii_hostname_labels(item):
+    from clustertwin.errors import UsageError
+    from clustertwin.export.naming import parse_naming
+
+    with pytest.raises(UsageError) as info:
+        parse_naming([item])
+    (line,) = info.value.lines()
+    assert "ASCII" in line or "hyphen" in line
