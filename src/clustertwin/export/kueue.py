@@ -45,7 +45,7 @@ def gpu_product(ctx: ExportContext) -> str:
     if label:
         return label
     words = re.sub(r"[^A-Za-z0-9_.]+", "-", ctx.gpu.name.split("(")[0].strip())
-    return re.sub(r"^[^A-Za-z0-9]+|[^A-Za-z0-9]+$", "", words[:63])
+    return re.sub(r"^[^A-Za-z0-9]+|[^A-Za-z0-9]+$", "", words[:63]) or ctx.gpu.id[:63]
 
 
 def node_labels(ctx: ExportContext) -> dict[str, dict[str, str]]:
