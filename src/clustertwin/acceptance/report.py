@@ -38,6 +38,7 @@ def check_doc(rep: HealthReport, plan: AcceptancePlan) -> dict[str, Any]:
         "actions": rep.actions(),
         "drain": rep.drain(),
         "measured": rep.measured,
+        "coverage": rep.coverage,
     }
 
 
