@@ -138,6 +138,9 @@ def test_files_are_read_by_content_and_coverage_is_reported(small_file, measured
     assert "gemm_bf16" not in cov["tests_without_result"]
     assert cov["links"]["designed"] > 0 and cov["rails"]["designed"] == 8
     assert cov["rails"]["covered"] == 8
+    # DGX H100's compute adapters as the OS names them (catalog, DGX H100 User Guide Table 6)
+    assert list(cov["rails"]["by_adapter"]) == sorted(
+        ["mlx5_0", "mlx5_3", "mlx5_4", "mlx5_5", "mlx5_6", "mlx5_9", "mlx5_10", "mlx5_11"])
 
 
 def test_an_unrecognised_collective_is_not_reported_as_all_passed(small_file, tmp_path):

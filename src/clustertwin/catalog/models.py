@@ -81,6 +81,10 @@ class Node(Entry, Priced):
     compute_nics: PositiveInt = Field(description="scale-out (east-west) NIC ports per node, one per rail")
     compute_nic_gbps: PositiveFloat = Field(description="speed of one compute NIC port, Gb/s")
     compute_cages: PositiveInt = Field(description="physical OSFP/QSFP cages those ports use (twin-port cages carry 2)")
+    compute_adapters: list[str] | None = Field(
+        None, description="device names of the compute NICs in rail order as the OS shows them "
+                          "(e.g. DGX H100 mlx5_0,3,4,5,6,9,10,11); None = mlx5_0..N-1")
+    compute_adapters_source: str = Field("", description="where compute_adapters comes from")
     storage_nics: int = Field(0, ge=0, description="storage/in-band NIC ports")
     storage_nic_gbps: float = Field(0, ge=0)
     cpu: str = ""

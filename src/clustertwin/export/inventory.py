@@ -76,6 +76,8 @@ class Inventory:
     fiber_cable: str                            #: catalog cable id of optical fabric links
     copper_cable: str                           #: catalog cable id of copper (DAC) links
     rack_index: np.ndarray = field(repr=False)  #: rack index of every device (-1 = none)
+    #: the node model's compute adapter names in rail order (catalog), () = mlx5_0..N-1
+    compute_adapters: tuple[str, ...] = ()
 
     def span(self, role: str) -> tuple[int, int]:
         for r, a, b in self.spans:
@@ -339,4 +341,5 @@ def build_inventory(scenario, catalog, design, naming: Naming = Naming()) -> Inv
                      storage_nics=int(node.storage_nics),
                      storage_nic_gbps=float(node.storage_nic_gbps or 0.0),
                      fiber_cable=fabric.fiber_cable, copper_cable=fabric.copper_cable,
-                     rack_index=rack_index)
+                     rack_index=rack_index,
+                     compute_adapters=tuple(node.compute_adapters or ()))
