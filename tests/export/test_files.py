@@ -38,7 +38,10 @@ EXPECT = {"inventory": {"inventory.csv", "inventory.json", "floor-plan.svg",
           "grafana": {"grafana-cluster.json", "grafana-rack.json", "grafana-node.json",
                       "grafana-fabric.json"},
           "ansible": {"ansible-inventory.yml", "site.yml"},
-          "dhcp": {"dnsmasq.conf"}}
+          "dhcp": {"dnsmasq.conf"},
+          "netbox": {f"netbox-{x}.csv" for x in ("sites", "locations", "manufacturers",
+                                                 "device-roles", "device-types", "racks",
+                                                 "devices", "interfaces", "cables")}}
 
 
 def _two_node_file(tmp_path):

@@ -1,6 +1,6 @@
 """``clustertwin export KIND SCENARIO --out DIR``: the files the real cluster's tools read.
 
-KIND: inventory, cabling, slurm, kueue, prometheus, grafana, ansible, dhcp, or all.
+KIND: inventory, cabling, slurm, kueue, prometheus, grafana, ansible, dhcp, netbox, or all.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import typer
 from clustertwin.cli_common import CatalogOpt, ScenarioArg
 
 KINDS = ("inventory", "cabling", "slurm", "kueue", "prometheus", "grafana", "ansible", "dhcp",
-         "all")
+         "netbox", "all")
 
 
 def build_files(kind: str, ctx, *, policy: str = "multifactor+backfill",
@@ -43,6 +43,10 @@ def build_files(kind: str, ctx, *, policy: str = "multifactor+backfill",
             from clustertwin.export.ipplan import ip_plan
 
             files["dnsmasq.conf"] = dnsmasq_conf(ctx, ip_plan(ctx))
+        elif k == "netbox":
+            from clustertwin.export.netbox import netbox_files
+
+            files |= netbox_files(ctx)
         elif k == "cabling":
             files["cabling.csv"] = tables.cabling_csv(ctx)
         elif k == "slurm":
@@ -84,7 +88,7 @@ def register(app: typer.Typer) -> None:
     @handle_user_errors
     def export_cmd(
         kind: Annotated[str, typer.Argument(help="inventory | cabling | slurm | kueue | "
-                                            "prometheus | grafana | ansible | dhcp | all")],
+                                            "prometheus | grafana | ansible | dhcp | netbox | all")],
         scenario: ScenarioArg = None,
         out: Annotated[Path, typer.Option("--out", help="folder to write the files into")] = Path("export"),
         naming: Annotated[Optional[list[str]], typer.Option(  # noqa: UP045
@@ -101,7 +105,8 @@ def register(app: typer.Typer) -> None:
         catalog: CatalogOpt = None,
     ) -> None:
         """Write the design as files for the real cluster: inventory (with the IP plan),
-        cabling map, Slurm, Kueue, Prometheus, Grafana, Ansible and DHCP/DNS (dnsmasq)."""
+        cabling map, Slurm, Kueue, Prometheus, Grafana, Ansible, DHCP/DNS (dnsmasq) and NetBox
+        bulk-import CSVs."""
         import time
 
         from clustertwin.cli_common import load_inputs
