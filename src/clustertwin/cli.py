@@ -39,7 +39,8 @@ def plan(
     catalog: CatalogOpt = None,
     measured: Annotated[Optional[Path], typer.Option("--measured", help="check.json from 'clustertwin check': re-predict with the measured GEMM and fabric figures, drained nodes removed, beside the catalog plan")] = None,  # noqa: UP045
 ) -> None:
-    """Plan a training run end to end: training time, design, reliability, economics, build-out."""
+    """Plan a training run end to end: training time, design, reliability, economics, build-out, and
+    the decision: trained by when via which route (build, colo, lease, cloud) for how much."""
     from clustertwin.cli_common import OutputDir, load_inputs, to_json
     from clustertwin.plan import make_plan
 
@@ -191,6 +192,7 @@ _STAGE_CLIS = (
     "clustertwin.acceptance.cli",
     "clustertwin.sweep.cli",
     "clustertwin.export.cli",
+    "clustertwin.measure.cli",
 )
 for _mod in _STAGE_CLIS:
     try:

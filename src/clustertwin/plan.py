@@ -13,14 +13,14 @@ traceback.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from clustertwin.catalog import Catalog
 from clustertwin.errors import InfeasibleError, Problem, UserError
 from clustertwin.scenario import Scenario
 
-STAGES = ("training", "design", "reliability", "economics", "buildout")
+STAGES = ("training", "design", "reliability", "economics", "buildout", "decision")
 #: deadline mode: full-reliability confirmations of the solved cluster before giving up
 DEADLINE_ROUNDS = 3
 #: each re-solve asks the analytic ETTR for this much headroom beyond the shortfall seen
@@ -35,8 +35,10 @@ class Plan:
     reliability: Any = None
     economics: Any = None
     buildout: Any = None
+    decision: Any = None
     warnings: tuple[str, ...] = field(default_factory=tuple)
     skipped: tuple[str, ...] = field(default_factory=tuple)  #: stages not available, not run
+    sized: tuple[dict[str, Any], ...] = ()  #: decision.size_to_target: each route's solved cluster
 
     def blocks(self) -> list[tuple[str, Any]]:
         return [(name, getattr(self, name)) for name in STAGES if getattr(self, name) is not None]
@@ -45,6 +47,8 @@ class Plan:
         out: dict[str, Any] = {"scenario": self.scenario.model_dump(mode="json")}
         for name, res in self.blocks():
             out[name] = res.to_contract()
+        if self.sized and "decision" in out:
+            out["decision"]["sized"] = [dict(r) for r in self.sized]
         out["warnings"] = list(self.warnings)
         if self.skipped:
             out["skipped_stages"] = list(self.skipped)
@@ -133,14 +137,31 @@ def make_plan(scenario: Scenario, catalog: Catalog,
                         f"deadline by {late:.1f} wall-clock days (reliability.effective_days)")
     economics = run("economics", economics_stage, scenario, catalog, training, design, reliability)
     buildout = run("buildout", plan_buildout, scenario, catalog, design)
+    decision = run("decision", _decide(), scenario, catalog, training, design, reliability, economics, buildout)
     res = {"training": training, "design": design, "reliability": reliability,
-           "economics": economics, "buildout": buildout}
+           "economics": economics, "buildout": buildout, "decision": decision}
     for name, result in res.items():  # each stage's own caveats, labelled with the stage
-        attrs = ("warnings",) if name == "buildout" else ("warnings", "notes")  # build-out notes are informational
+        attrs = ("warnings",) if name in ("buildout", "decision") else ("warnings", "notes")  # their notes are informational
         for attr in attrs:
             for msg in getattr(result, attr, None) or ():
                 warnings.append(f"{name}: {msg}")
-    return Plan(scenario=scenario, warnings=tuple(warnings), skipped=tuple(skipped), **res)
+    return _sized(Plan(scenario=scenario, warnings=tuple(warnings), skipped=tuple(skipped), **res), catalog)
+
+
+def _sized(plan: Plan, catalog: Catalog) -> Plan:
+    """With ``decision.size_to_target``: each route's cluster solved for the target date."""
+    d = plan.scenario.decision
+    if plan.decision is None or not d.size_to_target or d.target_date is None:
+        return plan
+    from clustertwin.sizing import size_routes  # the deadline solver per route (issue 21)
+
+    return replace(plan, sized=size_routes(plan, catalog, make_plan))
+
+
+def _decide() -> Callable[..., Any]:
+    from clustertwin.decision import decide
+
+    return decide
 
 
 def _root(scenario: Scenario, call: Callable[[], Any]) -> Any:

@@ -73,7 +73,7 @@ def test_seed_lead_times_honoured(book):
 
 def test_profiles(book):
     profiles = load_profiles()
-    assert set(profiles) == {"new-build", "existing-facility", "small-order", "fast-track"}
+    assert set(profiles) == {"new-build", "existing-facility", "small-order", "colocation", "fast-track"}
     assert [p.id for p in profile_chain(profiles, "fast-track")] == [
         "existing-facility",
         "fast-track",

@@ -39,7 +39,7 @@ CONTRACT_IDS = [
 
 COST_KEYS = {
     "facility_build_usd_per_mw", "colo_usd_per_kw_month", "facility_om_frac_per_year",
-    "staff_fte_per_1000_gpus", "staff_fte_min", "staff_usd_per_fte_year",
+    "staff_fte_per_1000_gpus", "staff_fte_min", "staff_fte_min_colo", "staff_usd_per_fte_year",
     "hw_maintenance_frac_per_year", "integration_frac", "storage_tb_per_gpu_default",
 }
 

@@ -120,7 +120,7 @@ def test_model_that_fits_nowhere_names_memory_and_fixes(catalog):
     with pytest.raises(InfeasibleError) as ei:
         estimate(s, catalog)
     msg = str(ei.value)
-    assert "GiB per GPU" in msg and "more GPUs" in msg
+    assert "GiB per GPU" in msg and "GPUs or more" in msg and "nodes of 8" in msg
 
 
 def test_deadline_solves_gpu_count(catalog):

@@ -121,7 +121,8 @@ def test_fixed_job_size_is_used_exactly(catalog):
 
 @pytest.mark.parametrize("gpus, expect", [
     (2048, "more than the 1024 GPUs installed"),
-    (100, "not a whole number of 8-GPU dgx-h100 nodes; try 96"),
+    (100, "neither a whole number of 8-GPU dgx-h100 nodes nor a divisor of one; try 96"),
+    (3, "nor a divisor of one; try 2 "),
 ])
 def test_bad_job_size_is_one_line(gpus, expect, catalog):
     with pytest.raises(ScenarioError) as ei:

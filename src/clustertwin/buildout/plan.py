@@ -27,7 +27,14 @@ from clustertwin.buildout.quantities import (
 )
 from clustertwin.buildout.result import BuildoutPlan, StepSchedule, WhatIfShift
 from clustertwin.buildout.steps import GO_LIVE, load_profiles, load_steps
-from clustertwin.buildout.whatif import WhatIf, apply_step_changes, parse_what_ifs
+from clustertwin.buildout.waves import install_window_days, wave_count, waves
+from clustertwin.buildout.whatif import (
+    WhatIf,
+    apply_step_changes,
+    parse_what_ifs,
+    scenario_what_if,
+    with_base,
+)
 from clustertwin.errors import Problem, UsageError
 
 DEFAULT_SAMPLES = 10_000
@@ -154,9 +161,10 @@ def plan_buildout(
         profile = auto_profile(profiles, design, q.gpus)
     u = uniforms(seed, len(book.steps), samples) if distribution == "triangular" else None
 
-    base = _simulate(effective_steps(book, profiles, profile, q), u, samples, seed, distribution)
+    own = scenario_what_if(getattr(scenario, "buildout", None))  # buildout.lead_times.*, crews
+    base = _simulate(_base_steps(book, profiles, profile, q, own), u, samples, seed, distribution)
     shifts = [
-        _what_if(w, book, profiles, profile, q, u, samples, seed, distribution, base)
+        _what_if(with_base(w, own), book, profiles, profile, q, u, samples, seed, distribution, base)
         for w in what_ifs
     ]
 
@@ -169,6 +177,8 @@ def plan_buildout(
         f"quantities from {q.source}; durations in calendar days",
         f"{samples} {distribution} samples, seed {seed}; what-ifs use the same draws",
     ]
+    if own is not None:
+        notes.append(_own_note(own))
     if q.cooling == "air":
         notes.append("air-cooled nodes: liquid-cooling steps 108-113 take 0 days")
     return BuildoutPlan(
@@ -186,11 +196,24 @@ def plan_buildout(
         go_live_days_p80=base.quantiles["p80"],
         go_live_days_p90=base.quantiles["p90"],
         go_live_quantiles=quant,
+        waves=waves(start, base.quantiles["p50"], install_window_days(rows, base.det.length), q.gpus,
+                    wave_count(getattr(design, "scalable_units", None))),
         critical_path=tuple(cp),
         steps=tuple(rows),
         what_ifs=tuple(shifts),
         notes=tuple(notes),
     )
+
+
+def _base_steps(book: Any, profiles: Any, profile: str, q: Quantities, own: WhatIf | None) -> dict[int, Any]:
+    """The profile's step inputs with the scenario's own build-out changes applied."""
+    steps = effective_steps(book, profiles, profile, q, crew_multiplier=own.crews if own else 1.0)
+    return apply_step_changes(steps, own.step_changes) if own is not None else steps
+
+
+def _own_note(own: WhatIf) -> str:
+    crews = f", crews x{own.crews:g}" if own.crews != 1.0 else ""
+    return "scenario build-out changes: " + ", ".join(f"{c.key}={c.value}" for c in own.changes) + crews
 
 
 def _step_rows(book: Any, base: Any) -> list[StepSchedule]:

@@ -49,6 +49,7 @@ class Quantities:
     storage_racks: int
     cooling: str  # "air" or "liquid"
     source: str  # "design" or "rules"
+    assembled: bool = False  # the node ships as an integrated system (no assembly line)
 
     @property
     def spine_core(self) -> int:
@@ -59,6 +60,11 @@ class Quantities:
         return self.leaf + self.spine + self.core
 
     @property
+    def unassembled_servers(self) -> int:
+        """Servers the assembly line builds (0 when the node ships assembled, e.g. a DGX)."""
+        return 0 if self.assembled else self.servers
+
+    @property
     def cables(self) -> int:
         return self.node_links + self.uplinks
 
@@ -67,7 +73,8 @@ class Quantities:
 
     def as_dict(self) -> dict[str, Any]:
         d = asdict(self)
-        d.update(spine_core=self.spine_core, switches=self.switches, cables=self.cables)
+        d.update(spine_core=self.spine_core, switches=self.switches, cables=self.cables,
+                 unassembled_servers=self.unassembled_servers)
         return d
 
 
@@ -183,4 +190,5 @@ def derive_quantities(scenario: Any, catalog: Any, design: Any = None) -> Quanti
         storage_racks=storage_racks,
         cooling=cooling,
         source=source,
+        assembled=bool(getattr(node, "ships_assembled", False)),
     )

@@ -78,6 +78,7 @@ class BuildoutPlan(_Frozen):
     go_live_days_p80: float
     go_live_days_p90: float
     go_live_quantiles: tuple[tuple[float, float], ...]
+    waves: tuple[dict[str, Any], ...] = ()  #: {date, gpus, days, cumulative_gpus}, P50 schedule
     critical_path: tuple[int, ...]
     steps: tuple[StepSchedule, ...]
     what_ifs: tuple[WhatIfShift, ...] = ()
@@ -112,6 +113,7 @@ class BuildoutPlan(_Frozen):
             "go_live_days_p50": self.go_live_days_p50,
             "go_live_days_p90": self.go_live_days_p90,
             "critical_path": list(self.critical_path),
+            "waves": [dict(w) for w in self.waves],
             "go_live_days_p80": self.go_live_days_p80,
             "go_live_days_p10": self.go_live_days_p10,
             "go_live_days_mean": self.go_live_days_mean,

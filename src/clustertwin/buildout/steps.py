@@ -38,6 +38,7 @@ Quantity = Literal[
     "switches",
     "it_mw",
     "storage_racks",
+    "unassembled_servers",
 ]
 QUANTITY_KEYS: tuple[str, ...] = get_args(Quantity)
 

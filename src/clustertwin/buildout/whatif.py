@@ -10,9 +10,13 @@ together. Keys:
 * ``step.N.optimistic`` / ``step.N.likely`` / ``step.N.pessimistic``: one point (same value
   forms except ``a/b/c``); ``likely`` stretches the other points when it falls outside them.
 * ``step.N.after``: predecessors; ``12,40`` replaces them, ``+12,40`` adds, ``-12`` removes.
-* ``profile``: ``new-build`` | ``existing-facility`` | ``small-order`` | ``fast-track``.
+* ``profile``: ``new-build`` | ``existing-facility`` | ``small-order`` | ``colocation`` | ``fast-track``.
 * ``crews``: multiplier on every step's crew cap (``x2`` or ``2``).
 * ``gpus``: the job's GPU count (servers, racks, links and MW follow with the simple rules).
+
+The named lead times and ``crews`` are also scenario keys (``buildout.lead_times.<name>``,
+``buildout.crews``): they change the baseline itself, so a sweep can vary them
+(:func:`scenario_what_if`); ``--what-if`` requests then apply on top of them.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from clustertwin.buildout.durations import StepInput
 from clustertwin.errors import Problem, UsageError
@@ -45,7 +50,7 @@ ALIASES: dict[str, int] = {
     "burn_in_days": 34,
     "validation_days": 186,
 }
-PROFILES = ("new-build", "existing-facility", "small-order", "fast-track")
+PROFILES = ("new-build", "existing-facility", "small-order", "colocation", "fast-track")
 _NUM = r"[0-9]+(?:\.[0-9]*)?"
 _STEP_KEY = re.compile(r"^step\.([0-9]+)\.(days|optimistic|likely|pessimistic|after)$")
 _POINT = {"optimistic": 0, "likely": 1, "pessimistic": 2}
@@ -90,90 +95,121 @@ def _check_duration_value(key: str, value: str, triple: bool, problems: list[Pro
         problems.append(Problem(SOURCE, key, f"expected {shape} days, got {value!r}"))
 
 
+@dataclass
+class _Parsed:
+    """What one what-if string sets, filled token by token."""
+
+    changes: list[Change] = field(default_factory=list)
+    profile: str | None = None
+    crews: float = 1.0
+    gpus: int | None = None
+    step_changes: list[Change] = field(default_factory=list)
+
+
+def _parse_after(key: str, value: str, known_steps: set[int], problems: list[Problem]) -> bool:
+    """Check a ``step.N.after`` value (``12,40``, ``+12``, ``-12``); False when it is bad."""
+    nums = [r for r in value.lstrip("+-").split(",") if r]
+    if not nums or not all(r.isdigit() for r in nums):
+        problems.append(Problem(SOURCE, key, f"expected step numbers like 12,40 (or +12 / -12), got {value!r}"))
+        return False
+    bad = [int(r) for r in nums if int(r) not in known_steps]
+    if bad:
+        problems.append(Problem(SOURCE, key, f"unknown step {', '.join(map(str, bad))}"))
+        return False
+    return True
+
+
+def _parse_step_key(key: str, value: str, known_steps: set[int], problems: list[Problem]) -> Change | None:
+    """A ``step.N.*`` change, or None (and a problem) when the key or value is bad."""
+    m = _STEP_KEY.match(key)
+    if m is None:
+        problems.append(Problem(SOURCE, key, "expected step.N.days, step.N.optimistic, step.N.likely, "
+                                "step.N.pessimistic or step.N.after"))
+        return None
+    n, what = int(m.group(1)), m.group(2)
+    if n not in known_steps:
+        problems.append(Problem(SOURCE, key, f"unknown step {n}; steps are numbered 1-{max(known_steps)}"))
+        return None
+    if what == "after":
+        return Change(key, value) if _parse_after(key, value, known_steps, problems) else None
+    _check_duration_value(key, value, what == "days", problems)
+    return Change(key, value)
+
+
+def _parse_setting(key: str, value: str, out: _Parsed, problems: list[Problem]) -> None:
+    """``profile``, ``crews`` or ``gpus``."""
+    if key == "profile":
+        if value not in PROFILES:
+            problems.append(Problem(SOURCE, key, f"unknown profile {value!r}; one of {', '.join(PROFILES)}"))
+        out.profile = value
+        return
+    v = _number(value.lstrip("x*") if key == "crews" else value, key, problems)
+    if v is None:
+        return
+    if key == "crews":
+        if v <= 0:
+            problems.append(Problem(SOURCE, key, "the crew multiplier must be positive"))
+        else:
+            out.crews = v
+    elif v < 1 or v != int(v):
+        problems.append(Problem(SOURCE, key, "expected a whole number of GPUs >= 1"))
+    else:
+        out.gpus = int(v)
+
+
+def _parse_token(tok: str, known_steps: set[int], out: _Parsed, problems: list[Problem]) -> None:
+    key, sep, value = tok.partition("=")
+    key, value = key.strip(), value.strip()
+    if not sep or not key or not value:
+        problems.append(Problem(SOURCE, tok, "expected KEY=VALUE, e.g. gpu_lead_time_days=+90"))
+        return
+    out.changes.append(Change(key, value))
+    if key in ("profile", "crews", "gpus"):
+        _parse_setting(key, value, out, problems)
+    elif key in ALIASES:
+        _check_duration_value(key, value, True, problems)
+        out.step_changes.append(Change(f"step.{ALIASES[key]}.days", value))
+    elif key.startswith("step."):
+        change = _parse_step_key(key, value, known_steps, problems)
+        if change is not None:
+            out.step_changes.append(change)
+    else:
+        names = ", ".join(["profile", "crews", "gpus", *ALIASES, "step.N.*"])
+        problems.append(Problem(SOURCE, key, f"unknown what-if key; known: {names}"))
+
+
 def parse_what_if(text: str, known_steps: set[int]) -> tuple[WhatIf | None, list[Problem]]:
     """Parse one what-if string; returns it and the problems found (none when valid)."""
     problems: list[Problem] = []
-    changes: list[Change] = []
-    profile: str | None = None
-    crews = 1.0
-    gpus: int | None = None
-    step_changes: list[Change] = []
     tokens = _split(text)
     if not tokens:
         problems.append(Problem(SOURCE, "", "empty what-if; expected KEY=VALUE"))
+    out = _Parsed()
     for tok in tokens:
-        key, sep, value = tok.partition("=")
-        key, value = key.strip(), value.strip()
-        if not sep or not key or not value:
-            problems.append(Problem(SOURCE, tok, "expected KEY=VALUE, e.g. gpu_lead_time_days=+90"))
-            continue
-        changes.append(Change(key, value))
-        if key == "profile":
-            if value not in PROFILES:
-                problems.append(
-                    Problem(SOURCE, key, f"unknown profile {value!r}; one of {', '.join(PROFILES)}")
-                )
-            profile = value
-        elif key == "crews":
-            v = _number(value.lstrip("x*"), key, problems)
-            if v is not None and v <= 0:
-                problems.append(Problem(SOURCE, key, "the crew multiplier must be positive"))
-            elif v is not None:
-                crews = v
-        elif key == "gpus":
-            v = _number(value, key, problems)
-            if v is not None and (v < 1 or v != int(v)):
-                problems.append(Problem(SOURCE, key, "expected a whole number of GPUs >= 1"))
-            elif v is not None:
-                gpus = int(v)
-        elif key in ALIASES:
-            _check_duration_value(key, value, True, problems)
-            step_changes.append(Change(f"step.{ALIASES[key]}.days", value))
-        elif (m := _STEP_KEY.match(key)) is not None:
-            n, what = int(m.group(1)), m.group(2)
-            if n not in known_steps:
-                problems.append(
-                    Problem(
-                        SOURCE, key, f"unknown step {n}; steps are numbered 1-{max(known_steps)}"
-                    )
-                )
-                continue
-            if what == "after":
-                refs = value.lstrip("+-")
-                nums = [r for r in refs.split(",") if r]
-                if not nums or not all(r.isdigit() for r in nums):
-                    problems.append(
-                        Problem(
-                            SOURCE,
-                            key,
-                            f"expected step numbers like 12,40 (or +12 / -12), got {value!r}",
-                        )
-                    )
-                    continue
-                bad = [int(r) for r in nums if int(r) not in known_steps]
-                if bad:
-                    problems.append(
-                        Problem(SOURCE, key, f"unknown step {', '.join(map(str, bad))}")
-                    )
-                    continue
-            else:
-                _check_duration_value(key, value, what == "days", problems)
-            step_changes.append(Change(key, value))
-        elif key.startswith("step."):
-            problems.append(
-                Problem(
-                    SOURCE,
-                    key,
-                    "expected step.N.days, step.N.optimistic, step.N.likely, "
-                    "step.N.pessimistic or step.N.after",
-                )
-            )
-        else:
-            names = ", ".join(["profile", "crews", "gpus", *ALIASES, "step.N.*"])
-            problems.append(Problem(SOURCE, key, f"unknown what-if key; known: {names}"))
+        _parse_token(tok, known_steps, out, problems)
     if problems:
         return None, problems
-    return WhatIf(text.strip(), tuple(changes), profile, crews, gpus, tuple(step_changes)), []
+    return WhatIf(text.strip(), tuple(out.changes), out.profile, out.crews, out.gpus, tuple(out.step_changes)), []
+
+
+def scenario_what_if(buildout: Any) -> WhatIf | None:
+    """The scenario's own build-out changes (``buildout.lead_times.*``, ``buildout.crews``) as
+    one what-if applied to the baseline; None when it sets none."""
+    lead_times = getattr(buildout, "lead_times", None)
+    named = lead_times.changes() if lead_times is not None else {}
+    crews = float(getattr(buildout, "crews", 1.0) or 1.0)
+    if not named and crews == 1.0:
+        return None
+    changes = tuple(Change(k, v) for k, v in named.items())
+    steps = tuple(Change(f"step.{ALIASES[k]}.days", v) for k, v in named.items())
+    return WhatIf("scenario", changes, None, crews, None, steps)
+
+
+def with_base(w: WhatIf, base: WhatIf | None) -> WhatIf:
+    """``w`` on top of the scenario's own changes (``base``)."""
+    if base is None:
+        return w
+    return dataclasses.replace(w, crews=w.crews * base.crews, step_changes=base.step_changes + w.step_changes)
 
 
 def parse_what_ifs(

@@ -15,15 +15,28 @@ DEFAULT_STACK = "megatron"
 FALLBACK_PROFILE = "llama3-h100"
 
 
-def find_stack(catalog: Any, stack_id: str) -> Any | None:
-    """The catalog entry whose id or alias is ``stack_id`` (case-insensitive), else None."""
-    if "stack" not in catalog.kinds():
+def _find(catalog: Any, kind: str, name: str) -> Any | None:
+    if kind not in catalog.kinds():
         return None
-    want = stack_id.strip().lower()
-    for e in catalog.all("stack"):
+    want = name.strip().lower()
+    for e in catalog.all(kind):
         if e.id == want or want in (a.lower() for a in e.aliases):
             return e
     return None
+
+
+def find_kernels(catalog: Any, name: str) -> Any | None:
+    """The kernel-generation entry (catalog kind ``kernels``) named ``name``, else None."""
+    return _find(catalog, "kernels", name)
+
+
+def find_stack(catalog: Any, stack_id: str) -> Any | None:
+    """The catalog entry whose id or alias is ``stack_id`` (case-insensitive), else None; for
+    ``FRAMEWORK+KERNELS`` the framework's entry when both parts are known."""
+    head, plus, tail = stack_id.partition("+")
+    if plus and find_kernels(catalog, tail) is None:
+        return None
+    return _find(catalog, "stack", head)
 
 
 def stack_ids(catalog: Any) -> list[str]:
@@ -33,6 +46,8 @@ def stack_ids(catalog: Any) -> list[str]:
     out: list[str] = []
     for e in catalog.all("stack"):
         out += [e.id, *e.aliases]
+    for k in catalog.all("kernels") if "kernels" in catalog.kinds() else []:
+        out.append(f"megatron+{k.id}")
     return out
 
 

@@ -72,6 +72,15 @@ class GPU(Entry, Priced):
         description="the nvidia.com/gpu.product node label NVIDIA GPU Feature Discovery sets "
                     "(the NVML device name, spaces as '-'); a Kubernetes label value")
     gfd_product_source: str = Field("", description="where gfd_product comes from")
+    achieved_tflops: dict[str, PositiveFloat] = Field(
+        default_factory=dict, description="measured dense GEMM TFLOP/s per precision (bf16, fp8) of large "
+        "shapes at the sustained clock under load: a hardware fact, whatever the training software")
+    achieved_hbm_tb_per_s: float | None = Field(
+        None, gt=0, description="measured HBM copy bandwidth, TB/s (a STREAM-like copy kernel)")
+    achieved_source: str = Field("", description="where the achieved_* figures were measured")
+    achieved_as_of: str = Field("", description="when the achieved_* figures were measured")
+    variant_of: str = Field("", description="catalog id of the part this one is a variant of (same die, "
+                            "other memory, power or clocks)")
 
 
 class Node(Entry, Priced):
@@ -96,6 +105,7 @@ class Node(Entry, Priced):
     typical_power_kw: float | None = Field(None, gt=0, description="typical training draw, kW (defaults to 0.85 x max if absent)")
     rack_units: int | None = Field(None, gt=0, description="height in U; None for a rack-scale system")
     rack_scale: bool = Field(False, description="True when one 'node' is a whole rack (GB200 NVL72)")
+    ships_assembled: bool = Field(False, description="integrated system (DGX, OEM HGX server, NVL72 rack): arrives with CPUs, memory, GPUs and NICs fitted, so the build-out skips the assembly steps")
     cooling: Literal["air", "liquid"] = "air"
     weight_kg: float | None = Field(None, gt=0)
     airflow_cfm: float | None = Field(None, gt=0)
@@ -145,6 +155,7 @@ class Fabric(Entry):
     fiber_cable: str = Field(description="cable id for optical links")
     hop_latency_us: PositiveFloat = Field(description="switch port-to-port latency, microseconds")
     reserved_ports_per_su: int = Field(0, ge=0, description="node slots per SU taken by fabric managers (UFM)")
+    per_gpu_gbps: float | None = Field(None, gt=0, description="scale-out bandwidth per GPU where it is below what the node's NICs and the link give (a cloud instance's network), Gb/s")
 
     _ids_are_identifiers = field_validator("switch", "nic", "switch_transceiver",
                                            "node_transceiver", "copper_cable", "fiber_cable",
@@ -252,6 +263,19 @@ class CostBook(Entry):
         return self.items[key].value
 
 
+class Route(Entry):
+    """A procurement route's sourced figures (build, colo, lease, cloud) or the figures the
+    routes share (hardware lead times, resale curve). Keys with a GPU generation suffix
+    (``_hopper``) are looked up per generation. Owned by the decision stage."""
+
+    mode: Literal["build", "colo", "lease", "cloud", "hardware", "residual"] = Field(
+        description="the route these figures price, or a shared table (hardware, residual)")
+    items: dict[str, SourcedValue]
+
+    def value(self, key: str) -> float:
+        return self.items[key].value
+
+
 class PerfCalibration(Entry):
     """Constants of the training-time model for one GPU generation or one fabric technology
     (achievable GEMM/HBM/NVLink efficiencies, collective efficiencies and latencies), each
@@ -297,7 +321,27 @@ class Stack(Entry):
     selective_activation_factor: float = Field(1.0, gt=0, le=1, description="share of a layer's no-recompute activations that selective checkpointing keeps (Megatron: 1, only the attention core is recomputed)")
     fp8_activation_factor: float = Field(0.6, gt=0, le=1, description="stored activations under FP8 relative to 16-bit (Transformer Engine keeps FP8 copies of GEMM inputs: 0.6; recipes that keep the 16-bit inputs: 1)")
     selective_gemm_recompute: float = Field(0.0, ge=0, le=1, description="share of the forward GEMMs (and all element-wise work when > 0) that selective checkpointing recomputes")
+    days_band_low: float = Field(0.0, ge=-1, le=0, description="low end of the training-days band, as a fraction of the predicted days (leave-one-source-out residuals of the stack's calibration rows; clustertwin calibration --cv)")
+    days_band_high: float = Field(0.0, ge=0, description="high end of the training-days band, as a fraction of the predicted days")
     expert_tp_folding: bool = Field(False, description="MoE parallel folding: experts run without tensor parallelism (expert TP 1) and the expert-parallel group is laid over the tensor x context x data-parallel ranks, so ep need only divide tp*cp*dp")
+
+
+class Kernels(Entry):
+    """A kernel generation (materialised attention, FlashAttention-1/2/3, eager or compiled
+    element-wise work): the per-operator half of a software stack. ``training.stack:
+    FRAMEWORK+KERNELS`` (``fsdp+fa1``) prices the framework's parallelism and overlap with these
+    kernels. Owned by the perf stage."""
+
+    aliases: list[str] = Field(default_factory=list, description="other names that select these kernels (lower case)")
+    flash_attention: bool = Field(description="fused (flash) attention; False: scores materialised in HBM")
+    attention_efficiency: dict[str, float] = Field(
+        description="achievable fraction of the 16-bit peak of the attention kernel per GPU generation ('default' = fallback)")
+    fused_glu: bool = Field(description="gated-MLP kernel keeps only the two first-GEMM outputs")
+    elementwise_passes: float = Field(ge=1, description="HBM traffic of norms, rotary, activations and residual adds relative to fully fused kernels")
+    kernel_gap_us: float = Field(ge=0, description="idle time between consecutive kernels")
+    kernels_per_layer: float = Field(ge=0, description="kernels one transformer layer launches in forward")
+    dropout: bool | None = Field(None, description="recipes of this era train with dropout (None: the framework's)")
+    gemm_efficiency_scale: float | None = Field(None, gt=0, le=1.5, description="GEMM library efficiency against the generation's (None: the framework's)")
 
 
 KINDS: dict[str, type[Entry]] = {
@@ -314,6 +358,8 @@ KINDS: dict[str, type[Entry]] = {
     "costs": CostBook,
     "perf_calibration": PerfCalibration,
     "stack": Stack,
+    "kernels": Kernels,
+    "route": Route,
 }
 
 

@@ -148,6 +148,17 @@ def _pue(eco: Any, design: Any, node: Any, book: Any) -> tuple[float, str]:
     return pue, f"default for {node.cooling}-cooled nodes"
 
 
+def _staff_fte(book: Any, facility: str, gpus: int, notes: list[str]) -> float:
+    """Operations staff: scale with the GPUs (nodes) installed, never below the floor: one's own
+    24/7 rota in a built facility, the provider's remote hands covering it in colocation."""
+    key = "staff_fte_min_colo" if facility == "lease" and "staff_fte_min_colo" in book.items else "staff_fte_min"
+    scaled = book.value("staff_fte_per_1000_gpus") * gpus / 1000.0
+    if scaled < book.value(key):
+        notes.append(f"staff: floor of {book.value(key):g} FTE ({key}) for {gpus:,} GPUs "
+                     f"(scaled {scaled:.2f} FTE)")
+    return max(book.value(key), scaled)
+
+
 def _waste(eco: Any, reliability: Any) -> tuple[float, str]:
     """Wasted share of compute (wall clock / failure-free - 1) and its source."""
     if eco.wasted_fraction != "auto":
@@ -206,8 +217,7 @@ def economics(scenario: Scenario, catalog: Catalog, estimate: Any, design: Any =
         "energy": energy_usd_per_month(it_kw * avg_frac, pue, eco.electricity_usd_per_kwh),
         "facility": (capex["facility"] * book.value("facility_om_frac_per_year") / 12.0 if facility == "build"
                      else colocation_usd_per_month(it_kw, book.value("colo_usd_per_kw_month"))),
-        "staff": max(book.value("staff_fte_min"), book.value("staff_fte_per_1000_gpus") * cluster_gpus / 1000.0)
-        * book.value("staff_usd_per_fte_year") / 12.0,
+        "staff": _staff_fte(book, facility, cluster_gpus, notes) * book.value("staff_usd_per_fte_year") / 12.0,
         "maintenance": (it_hw + capex["integration"]) * book.value("hw_maintenance_frac_per_year") / 12.0,
     }
     facility_life = book.value("facility_life_years") if "facility_life_years" in book.items else 20.0

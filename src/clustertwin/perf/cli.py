@@ -149,7 +149,8 @@ def _print_estimate(name: str, out: dict[str, Any]) -> None:
     )
     for note in b["notes"]:
         con.print(f"note: {note}")
-    t = Table(title=f"top {len(out['top'])} plans (seconds per step)")
+    peak = f"MFU of the {b['peak_tflops_per_gpu']:,.0f} TFLOP/s dense {b['precision']} peak"
+    t = Table(title=f"top {len(out['top'])} plans (seconds per step; {peak})")
     for col in ("plan", "step s", "MFU", "GiB", "where the time goes"):
         t.add_column(col, overflow="fold")
     for r in out["top"]:
@@ -195,6 +196,55 @@ def _print_estimate(name: str, out: dict[str, Any]) -> None:
         con.print(f"not built: {reason} ({n})")
 
 
+def _crossval(as_json: bool, catalog: list[Path], csv_path: Path | None) -> None:
+    """``calibration --cv``: every row's error and leave-one-source-out error, the summary and
+    the days band of every stack (clustertwin.perf.crossval)."""
+    from clustertwin.catalog import load_catalog
+    from clustertwin.cli_common import emit_json
+    from clustertwin.errors import Problem, UsageError, UserError
+    from clustertwin.perf import calibration as cal
+    from clustertwin.perf import calreport, crossval
+
+    try:
+        cat = load_catalog(catalog)
+        if csv_path is not None and not csv_path.is_file():
+            raise UsageError([Problem(str(csv_path), "--csv", "file not found")])
+        rows = cal.load_rows(csv_path) if csv_path is not None else calreport.published_rows()
+        if not rows:
+            raise UsageError([Problem("calibration", "--csv", "no calibration rows found; give --csv FILE")])
+        res = crossval.cross_validate(cat, rows)
+    except UserError as exc:
+        _fail(exc)
+        return
+    out = {"rows": [crossval.row_dict(r) for r in res], "summary": crossval.summary(res),
+           "bands": crossval.stack_bands(cat, res)}
+    if as_json:
+        emit_json(out)
+        return
+    _print_crossval(out)
+
+
+def _print_crossval(out: dict[str, Any]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    t = Table(title="leave-one-source-out check (+ = predicted faster than published)")
+    for col in ("row", "stack", "error", "LOSO error", "band (source left out)", "in band"):
+        t.add_column(col)
+    for r in out["rows"]:
+        t.add_row(r["id"] + (" (whole run)" if r["whole_run"] else ""), r["stack"],
+                  f"{r['error']:+.1%}", f"{r['loso_error']:+.1%}",
+                  f"{r['band_low']:+.1%} .. {r['band_high']:+.1%}", "yes" if r["in_band"] else "no")
+    con = Console()
+    con.print(t)
+    s = out["summary"]
+    con.print(f"{s['rows']} steady-state rows from {s['sources']} sources: LOSO median |error| "
+              f"{s['median_abs_err']:.1%}, mean signed {s['mean_signed_err']:+.1%}, "
+              f"{s['within_band']:.0%} inside their band (in-sample median {s['in_sample_median_abs_err']:.1%})")
+    for sid, b in out["bands"].items():
+        con.print(f"days band {sid}: {b['low']:+.1%} .. {b['high']:+.1%} ({b['rows']} rows)")
+
+
 def register(app: typer.Typer) -> None:
     @app.command("estimate")
     def estimate_cmd(
@@ -228,8 +278,15 @@ def register(app: typer.Typer) -> None:
         free: bool = typer.Option(
             False, "--search", help="also leave every key to the search and compare plans"
         ),
+        cv: bool = typer.Option(
+            False, "--cv", help="leave-one-source-out check over the calibration CSV and the "
+            "published-runs table (or --csv): LOSO error per row, the days band per stack"
+        ),
     ) -> None:
         """Predicted vs published for every row of the calibration CSV."""
+        if cv:
+            _crossval(as_json, catalog or [], csv_path)
+            return
         from clustertwin.catalog import load_catalog
         from clustertwin.cli_common import emit_json
         from clustertwin.errors import Problem, UsageError, UserError

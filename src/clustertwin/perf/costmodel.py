@@ -321,7 +321,8 @@ def _metrics(
     rec_fl = np.select(
         [rc == 0, rc == 1, rc == 2], [recompute_flops_per_token(m, s, r) for r in RECOMPUTE]
     ) * tokens
-    peak = sys.peak(job.precision if job.precision != "fp8" else "bf16")
+    # one MFU everywhere: model FLOPs (no recompute) over the dense peak of the precision used
+    peak = sys.peak(job.precision)
     passes = 4 + 2 * (rc == 2)
     ep_share = m.moe_layers / max(m.layers, 1)
     tp_c = n_micro * layers * passes * lay["tp_exp"]

@@ -53,6 +53,8 @@ def precision_of(text: str) -> str:
 
 #: substrings of stack names as tables spell them -> catalog stack ids (first match wins)
 STACK_WORDS = (
+    ("titan-compile", "torchtitan-compile"),
+    ("titan compile", "torchtitan-compile"),
     ("titan", "torchtitan"),
     ("foundry", "llm-foundry"),
     ("mosaic", "llm-foundry"),
@@ -62,21 +64,47 @@ STACK_WORDS = (
     ("fsdp", "fsdp"),
     ("nemo", "megatron"),
     ("megatron", "megatron"),
+    ("compile", "pytorch-compile"),
+    ("eager", "pytorch"),
+    ("sdpa", "pytorch"),
+    ("pytorch", "pytorch"),
 )
 
 
+#: how tables name an attention kernel generation -> catalog kernels ids (first match wins)
+KERNEL_WORDS = (
+    (r"flash[- _]?attn?(?:ention)?[- _]?(?:v|version ?)?([123])\b|\bfa([123])\b", "fa{}"),
+    (r"materiali[sz]ed|no[- ]flash|without flash", "fused-materialised"),
+)
+
+
+def kernel_word(text: str) -> str | None:
+    """The kernels id a stack name mentions (``+ FlashAttention-1`` -> fa1), else None."""
+    for rx, kid in KERNEL_WORDS:
+        mo = re.search(rx, text)
+        if mo:
+            return kid.format(next((g for g in mo.groups() if g), ""))
+    return None
+
+
 def stack_name(catalog: Any, text: str) -> str:
-    """A catalog stack id for a table's stack name: the id or an alias, else a known word in
-    it (``NeMo 24.09`` -> megatron), else :data:`DEFAULT_STACK`."""
+    """A catalog stack id for a table's stack name: the id or an alias (``fsdp+fa1`` too), else
+    a known word in it (``NeMo 24.09`` -> megatron, ``Megatron-DeepSpeed + FlashAttention-1`` ->
+    megatron-lm-2021+fa1), else :data:`DEFAULT_STACK`."""
+    from clustertwin.catalog.lookup import find_kernels
     from clustertwin.perf.stacks import DEFAULT_STACK, find_stack
 
     t = (text or "").strip().lower()
     if not t:
         return DEFAULT_STACK
-    e = find_stack(catalog, t) or find_stack(catalog, t.replace(" ", "-").replace("_", "-"))
-    if e is not None:
-        return e.id
-    return next((sid for word, sid in STACK_WORDS if word in t), DEFAULT_STACK)
+    for cand in (t, t.replace(" ", "-").replace("_", "-")):
+        e = find_stack(catalog, cand)
+        if e is not None:
+            tail = cand.partition("+")[2]
+            return e.id + (f"+{find_kernels(catalog, tail).id}" if tail else "")
+    base = next((sid for word, sid in STACK_WORDS if word in t), DEFAULT_STACK)
+    k = kernel_word(t)
+    return f"{base}+{k}" if k and find_stack(catalog, f"{base}+{k}") is not None else base
 
 
 def row_stack(r: dict[str, str]) -> str:

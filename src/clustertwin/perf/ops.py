@@ -71,7 +71,7 @@ class Ctx:
 
     @property
     def hbm(self) -> float:
-        return self.sys.hbm_bw * self.g["hbm_efficiency"]
+        return self.sys.hbm_bw * self.g["hbm_efficiency"] * self.sys.hbm_hw
 
     def fp8(self, name: str) -> bool:
         return self.precision == "fp8" and self.st.fp8(name)
@@ -107,10 +107,10 @@ def gemm(
     g = c.g
     q = c.fp8(name)
     if q:
-        peak, eff = c.sys.peak("fp8"), g["fp8_gemm_efficiency"]
+        peak, eff = c.sys.sustained("fp8"), g["fp8_gemm_efficiency"]
     else:
         prec = "bf16" if c.precision == "fp8" else c.precision
-        peak, eff = c.sys.peak(prec), g["gemm_efficiency"]
+        peak, eff = c.sys.sustained(prec), g["gemm_efficiency"]
     half = g.get("gemm_half_dim", 0.0)
     eff = scale * c.st.gemm_efficiency_scale * eff * _sat(m, half) * _sat(n, half) * _sat(k, half)
     flops = 2.0 * m * k * n
@@ -138,7 +138,7 @@ def attention(c: Ctx, cp_eff: Any) -> tuple[Any, Any, Any]:
         eff = eff * _sat(m.core_head, hd_half) / _sat(ATT_REF_DIM, hd_half)
         eff = eff * _sat(keys, key_half) / _sat(ATT_REF_KEYS, key_half)
         core = 4.0 * c.T * s * m.heads * m.core_head / c.tp * 0.5
-        fwd = core / (c.sys.peak("bf16") * eff * cp_eff)
+        fwd = core / (c.sys.sustained("bf16") * eff * cp_eff)
         return fwd, 2.5 * fwd, 0.0
     b = c.T * c.cp / s
     s_loc = s / c.cp

@@ -89,6 +89,58 @@ def _pin(pinned: dict[str, Any], key: str, default: list[int]) -> list[int]:
     return [int(val)]
 
 
+_KEY = "training.parallelism."
+
+
+def _pinned_tp(m: Any, tp: int, gpus: int, source: str) -> list[Problem]:
+    if m.heads % tp:
+        return [Problem(source, _KEY + "tp", f"{tp} does not divide the {m.heads} attention heads")]
+    if m.kv_heads % tp and tp % m.kv_heads:
+        return [Problem(source, _KEY + "tp", f"{tp} and the {m.kv_heads} key/value heads do not divide one another")]
+    if gpus % tp:
+        return [Problem(source, _KEY + "tp", f"{tp} does not divide the {gpus} GPUs")]
+    return []
+
+
+def _pinned_dp(job: Job, dp: int, gpus: int, source: str, exact_batch: bool) -> list[Problem]:
+    if gpus % dp:
+        return [Problem(source, _KEY + "dp", f"{dp} does not divide the {gpus} GPUs")]
+    if job.batch_seqs % dp and exact_batch:
+        return [Problem(source, _KEY + "dp", f"{dp} does not divide the global batch of {job.batch_seqs} sequences")]
+    return []
+
+
+def _pinned_degrees(job: Job, pinned: dict[str, Any], gpus: int, source: str, exact_batch: bool) -> list[Problem]:
+    """One problem per impossible tp, pp, cp, dp or ep."""
+    m = job.shape
+    tp, pp, cp, ep, dp = (pinned.get(k) for k in ("tp", "pp", "cp", "ep", "dp"))
+    probs = _pinned_tp(m, tp, gpus, source) if tp is not None else []
+    if pp is not None and pp > m.layers:
+        probs.append(Problem(source, _KEY + "pp", f"{pp} pipeline stages but the model has only {m.layers} layers"))
+    if cp is not None and job.seq % cp:
+        probs.append(Problem(source, _KEY + "cp", f"{cp} does not divide the sequence length {job.seq}"))
+    if dp is not None:
+        probs += _pinned_dp(job, dp, gpus, source, exact_batch)
+    if ep is not None and ep > 1:
+        if not m.moe:
+            probs.append(Problem(source, _KEY + "ep", f"{ep} > 1 but the model has no experts"))
+        elif m.experts % ep:
+            probs.append(Problem(source, _KEY + "ep", f"{ep} does not divide the {m.experts} experts"))
+    return probs
+
+
+def _pinned_product(pinned: dict[str, Any], gpus: int, source: str) -> list[Problem]:
+    """The pinned degrees against the GPU count (all four: equal to it; some: divide it)."""
+    tp, pp, cp, dp = (pinned.get(k) for k in ("tp", "pp", "cp", "dp"))
+    fixed = [x for x in (tp, pp, cp, dp) if x is not None]
+    if len(fixed) == 4 and tp * pp * cp * dp != gpus:
+        return [Problem(source, _KEY + "dp", f"tp*pp*cp*dp = {tp * pp * cp * dp}, not the {gpus} GPUs")]
+    if fixed and gpus % math.prod(fixed):
+        return [Problem(source, "training.parallelism", f"the pinned degrees multiply to {math.prod(fixed)}, "
+                        f"which does not divide the {gpus} GPUs")]
+    return []
+
+
 def check_pinned(job: Job, gpus: int | None, pinned: dict[str, Any], source: str,
                  installed: int | None = None, exact_batch: bool = True) -> None:
     """Raise ScenarioError naming every impossible pinned value (one problem per key).
@@ -99,79 +151,16 @@ def check_pinned(job: Job, gpus: int | None, pinned: dict[str, Any], source: str
     if gpus is None:
         _check_pinned_auto(job, pinned, source, installed or 0, exact_batch)
         return
-    m = job.shape
-    probs: list[Problem] = []
-    key = "training.parallelism."
-    tp, pp, cp, ep, dp = (pinned.get(k) for k in ("tp", "pp", "cp", "ep", "dp"))
-    if tp is not None:
-        if m.heads % tp:
-            probs.append(
-                Problem(source, key + "tp", f"{tp} does not divide the {m.heads} attention heads")
-            )
-        elif m.kv_heads % tp and tp % m.kv_heads:
-            probs.append(
-                Problem(
-                    source,
-                    key + "tp",
-                    f"{tp} and the {m.kv_heads} key/value heads do not divide one another",
-                )
-            )
-        elif gpus % tp:
-            probs.append(Problem(source, key + "tp", f"{tp} does not divide the {gpus} GPUs"))
-    if pp is not None and pp > m.layers:
-        probs.append(
-            Problem(
-                source, key + "pp", f"{pp} pipeline stages but the model has only {m.layers} layers"
-            )
-        )
-    if cp is not None and job.seq % cp:
-        probs.append(
-            Problem(source, key + "cp", f"{cp} does not divide the sequence length {job.seq}")
-        )
-    if dp is not None:
-        if gpus % dp:
-            probs.append(Problem(source, key + "dp", f"{dp} does not divide the {gpus} GPUs"))
-        elif job.batch_seqs % dp and exact_batch:
-            probs.append(
-                Problem(
-                    source,
-                    key + "dp",
-                    f"{dp} does not divide the global batch of {job.batch_seqs} sequences",
-                )
-            )
-    if ep is not None and ep > 1:
-        if not m.moe:
-            probs.append(Problem(source, key + "ep", f"{ep} > 1 but the model has no experts"))
-        elif m.experts % ep:
-            probs.append(
-                Problem(source, key + "ep", f"{ep} does not divide the {m.experts} experts")
-            )
-    fixed = [x for x in (tp, pp, cp, dp) if x is not None]
-    if len(fixed) == 4 and tp * pp * cp * dp != gpus and not probs:
-        probs.append(
-            Problem(source, key + "dp", f"tp*pp*cp*dp = {tp * pp * cp * dp}, not the {gpus} GPUs")
-        )
-    elif fixed and gpus % math.prod(fixed) and not probs:
-        probs.append(
-            Problem(
-                source,
-                "training.parallelism",
-                f"the pinned degrees multiply to {math.prod(fixed)}, "
-                f"which does not divide the {gpus} GPUs",
-            )
-        )
+    probs = _pinned_degrees(job, pinned, gpus, source, exact_batch)
+    if not probs:
+        probs = _pinned_product(pinned, gpus, source)
+    dp, pp = pinned.get("dp"), pinned.get("pp")
     mb, v = pinned.get("micro_batch"), pinned.get("virtual_stages")
     if mb is not None and dp is not None and not probs and exact_batch and (job.batch_seqs // dp) % mb:
-        probs.append(
-            Problem(
-                source,
-                key + "micro_batch",
-                f"{mb} does not divide the {job.batch_seqs // dp} sequences "
-                "per data-parallel replica",
-            )
-        )
+        probs.append(Problem(source, _KEY + "micro_batch", f"{mb} does not divide the "
+                             f"{job.batch_seqs // dp} sequences per data-parallel replica"))
     if v is not None and v > 1 and pp is not None and pp == 1:
-        probs.append(Problem(source, key + "virtual_stages", "interleaving needs pp > 1"))
+        probs.append(Problem(source, _KEY + "virtual_stages", "interleaving needs pp > 1"))
     if probs:
         raise ScenarioError(probs)
 
@@ -348,29 +337,37 @@ def infeasible(job: Job, sys: System, res: SearchResult, gpus: int, source: str)
                 )
             ]
         )
-    need = float(res.metrics["memory_bytes"].min()) / gib
-    i = int(np.argmin(res.metrics["memory_bytes"]))
-    best = res.plan(i)
+    m = res.metrics
+    runnable = np.ones(res.size, bool) if job.stack.interleaved else res.plans["virtual_stages"] <= 1
+    if not runnable.any():
+        return InfeasibleError([Problem(
+            source, "training.parallelism.virtual_stages",
+            f"the {job.stack.id} stack runs no interleaved pipeline schedule, so virtual_stages must "
+            "be 1; unpin it or set training.stack to one that interleaves (megatron, torchtitan)")])
+    mem = np.where(runnable, m["memory_bytes"], np.inf)
+    i = int(np.argmin(mem))
+    need, best = float(mem[i]) / gib, res.plan(i)
+    return InfeasibleError([Problem(
+        source, "cluster.gpus",
+        f"no parallelism plan fits in {hbm:.0f} GiB per GPU on {gpus:,} GPUs; the smallest plan "
+        f"needs {need:.1f} GiB per GPU ({fmt_plan(best)}); nearest changes: "
+        + ", or ".join(_memory_hints(best, need, hbm, gpus, sys.gpus_per_node))
+        + (", or unpin training.parallelism keys" if "pinned" in source else ""))])
+
+
+def _memory_hints(best: dict[str, Any], need: float, hbm: float, gpus: int, node: int) -> list[str]:
+    """What to change, in the user's units: recompute, ZeRO stage, micro-batch, GPU count."""
     hints = []
     if best["recompute"] != "full":
-        hints.append("full activation recompute")
+        hints.append("training.parallelism.recompute: full")
     if best["zero"] < 3:
-        hints.append("ZeRO-3")
-    factor = need / hbm
-    hints.append(f"about {math.ceil(factor * 1.1)}x more GPUs ({gpus * math.ceil(factor * 1.1):,})")
-    return InfeasibleError(
-        [
-            Problem(
-                source,
-                "cluster.gpus",
-                f"no parallelism plan fits in {hbm:.0f} GiB per GPU on {gpus:,} GPUs; "
-                "the smallest plan needs "
-                f"{need:.1f} GiB per GPU ({fmt_plan(best)}); nearest changes: "
-                + ", or ".join(hints)
-                + (", or unpin training.parallelism keys" if "pinned" in source else ""),
-            )
-        ]
-    )
+        hints.append("training.parallelism.zero: 3")
+    if best["micro_batch"] > 1:
+        hints.append("training.parallelism.micro_batch: 1")
+    more = math.ceil(gpus * need / hbm * 1.1 / node) * node
+    if more > gpus:
+        hints.append(f"roughly {more:,} GPUs or more ({more // node:,} nodes of {node})")
+    return hints or [f"a GPU with more than {need:.0f} GiB"]
 
 
 def fmt_plan(p: dict[str, Any]) -> str:

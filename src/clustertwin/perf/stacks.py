@@ -17,7 +17,13 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any
 
-from clustertwin.catalog.lookup import DEFAULT_STACK, find_stack, stack_ids, unknown_stack
+from clustertwin.catalog.lookup import (
+    DEFAULT_STACK,
+    find_kernels,
+    find_stack,
+    stack_ids,
+    unknown_stack,
+)
 from clustertwin.errors import ScenarioError
 
 __all__ = ["DEFAULT_STACK", "NEUTRAL", "StackProfile", "find_stack", "profile_of", "stack_ids",
@@ -58,6 +64,9 @@ class StackProfile:
     fp8_activation_factor: float = 0.6
     #: MoE parallel folding (expert TP 1, ep over tp*cp*dp ranks; Megatron-core)
     expert_tp_folding: bool = False
+    #: training-days band as fractions of the predicted days (perf.crossval, catalog data)
+    days_band_low: float = 0.0
+    days_band_high: float = 0.0
 
     def fp8(self, gemm: str) -> bool:
         return gemm in self.fp8_gemms
@@ -79,9 +88,27 @@ def profile_of(catalog: Any, stack_id: str | None, generation: str) -> StackProf
         raise ScenarioError([unknown_stack(catalog, sid, "scenario", "training.stack")])
     att = e.attention_efficiency
     same = {f.name: getattr(e, f.name) for f in fields(StackProfile) if f.name not in _DERIVED}
-    return StackProfile(
+    prof = StackProfile(
         **same,
         attention_efficiency=att.get(generation, att.get("default")),
         fp8_gemms=frozenset(e.fp8_gemms),
         interleaved="interleaved" in e.pipeline_schedules,
     )
+    _, plus, tail = sid.partition("+")
+    return with_kernels(prof, find_kernels(catalog, tail), generation) if plus else prof
+
+
+#: StackProfile fields a kernel generation (catalog kind ``kernels``) sets
+KERNEL_FIELDS = ("flash_attention", "fused_glu", "elementwise_passes", "kernel_gap_us",
+                 "kernels_per_layer", "dropout", "gemm_efficiency_scale")
+
+
+def with_kernels(prof: StackProfile, k: Any, generation: str) -> StackProfile:
+    """``prof`` (a framework's profile) with kernel generation ``k``'s per-operator figures:
+    the stack ``FRAMEWORK+KERNELS``."""
+    from dataclasses import replace
+
+    over = {f: getattr(k, f) for f in KERNEL_FIELDS if getattr(k, f) is not None}
+    att = k.attention_efficiency
+    return replace(prof, **over, id=f"{prof.id}+{k.id}",
+                   attention_efficiency=att.get(generation, att.get("default")))

@@ -44,6 +44,10 @@ _TIME_KEYS = (
 )
 
 
+def _days(x: float) -> str:
+    return f"{x:.1f}" if x >= 1 else f"{x:.3g}"
+
+
 class TrainingEstimate(BaseModel):
     """Result of the perf stage (contract block ``training``)."""
 
@@ -82,8 +86,13 @@ class TrainingEstimate(BaseModel):
     #: precision trained in and its dense tensor-core peak per GPU: the base of ``mfu`` and ``hfu``
     precision: str = "bf16"
     peak_tflops_per_gpu: float = 0.0
-    #: software stack priced (catalog kind ``stack``; scenario ``training.stack``)
+    #: software stack priced (catalog kind ``stack``; scenario ``training.stack``, ``auto``
+    #: resolved by perf.autostack to the stack it chose)
     stack: str = "megatron"
+    #: band around ``days`` from the stack's leave-one-source-out calibration residuals
+    #: (catalog stacks.yaml days_band_*; clustertwin calibration --cv); 0 = not computed
+    days_low: float = 0.0
+    days_high: float = 0.0
 
     @model_validator(mode="after")
     def _fill_counts(self) -> TrainingEstimate:
@@ -121,7 +130,10 @@ class TrainingEstimate(BaseModel):
             ("model TFLOP/s per GPU", f"{self.model_tflops_per_gpu:.0f}"),
             ("MFU / HFU", f"{self.mfu:.1%} / {self.hfu:.1%} of the {peak}dense {self.precision} peak"),
             ("memory per GPU", mem),
-            ("days to train (no failures)", f"{self.days:.1f}"),
+            ("days to train (no failures)", _days(self.days) + (
+                f" (band {_days(self.days_low)}-{_days(self.days_high)} from the {self.stack} stack's "
+                "calibration residuals)" if self.days_high > self.days_low else "")),
+            ("software stack", self.stack),
             ("plans evaluated", f"{self.plans_evaluated:,} ({self.plans_feasible:,} fit)"),
         ]
 
@@ -138,15 +150,17 @@ class TrainingEstimate(BaseModel):
 
 
 def job_of(scenario: Scenario, catalog: Catalog | None = None) -> Job:
-    """The Job of a scenario; its software stack (training.stack) resolved for the cluster's
-    GPU generation from ``catalog`` (default: the built-in catalog)."""
+    """The Job of a scenario; its software stack (training.stack, ``auto`` chosen by
+    :mod:`clustertwin.perf.autostack`) resolved for the cluster's GPU generation from
+    ``catalog`` (default: the built-in catalog)."""
     from clustertwin.catalog import load_catalog
+    from clustertwin.perf.autostack import resolve_stack
     from clustertwin.perf.stacks import profile_of
 
     t = scenario.training
     cat = catalog if catalog is not None else load_catalog()
     gen = cat.gpu(scenario.cluster.gpu).generation
-    stack = profile_of(cat, getattr(t, "stack", None), gen)
+    stack = profile_of(cat, resolve_stack(scenario, cat), gen)
     return Job(shape_of(scenario.model), t.seq_len, t.batch_seqs, t.precision, stack=stack)
 
 
@@ -173,11 +187,12 @@ def _result(
     gpus = int(r.get("gpus", installed))
     batch = int(r.get("batch_seqs", job.batch_seqs))
     pc = param_count(scenario.model)
-    # MFU against the dense tensor-core peak of the precision trained in (fp8 against fp8);
-    # the cost model's hfu is against the 16-bit peak, rescaled here to the same base
+    # MFU and HFU against the dense tensor-core peak of the precision trained in (fp8 against
+    # fp8), the same base as the cost model's (perf.costmodel._metrics)
     peak = sys.peak(job.precision)
     tps = r["tokens_per_s"]
     mtf = model_flops_per_token(job.shape, job.seq) * tps / gpus
+    days = scenario.training.tokens / tps / 86400
     breakdown = {"step_s": r["step_time_s"], "compute_s": r["compute_s"]}
     breakdown.update({k: r[k] for k in _TIME_KEYS})
     membd = {
@@ -193,10 +208,12 @@ def _result(
         step_time_s=r["step_time_s"],
         tokens_per_s=tps,
         model_tflops_per_gpu=mtf / 1e12,
-        mfu=mtf / peak,
-        hfu=r["hfu"] * sys.peak(job.precision if job.precision != "fp8" else "bf16") / peak,
+        mfu=r["mfu"],
+        hfu=r["hfu"],
         memory_gib_per_gpu=r["memory_bytes"] / GIB,
-        days=scenario.training.tokens / tps / 86400,
+        days=days,
+        days_low=days * (1 + job.stack.days_band_low),
+        days_high=days * (1 + job.stack.days_band_high),
         params_total=pc.total,
         params_active=pc.active,
         notes=notes,
@@ -213,6 +230,14 @@ def _result(
     )
 
 
+def sub_node_unit(unit: int, fixed: int | None, installed: int) -> int:
+    """The job's GPU granularity: whole hosts of ``unit`` GPUs, or the whole job when it is
+    smaller than one host (``training.gpus`` 1, 2, 4 of an 8-GPU node; a one-node cluster
+    with fewer GPUs installed than the node holds)."""
+    size = fixed if fixed is not None else installed
+    return size if 0 < size < unit else unit
+
+
 def run_search(scenario: Scenario, catalog: Catalog, installed: int) -> tuple[Job, System, SearchResult]:
     """Validate pinned keys and evaluate every plan on at most ``installed`` GPUs (exactly
     ``training.gpus`` when it is a number), the batch rounded per ``training.batch_rounding``
@@ -223,7 +248,7 @@ def run_search(scenario: Scenario, catalog: Catalog, installed: int) -> tuple[Jo
     fixed = None if t.gpus == "auto" else int(t.gpus)
     check_pinned(job, fixed, t.pinned, scenario.source, installed=installed,
                  exact_batch=t.batch_rounding == "exact")
-    unit = job_unit_gpus(catalog.node(scenario.cluster.node))
+    unit = sub_node_unit(job_unit_gpus(catalog.node(scenario.cluster.node)), fixed, installed)
     return job, sys, search_job(job, sys, installed, unit, fixed, t.batch_rounding, t.pinned)
 
 

@@ -69,11 +69,23 @@ class System:
     gen: dict[str, float] = field(default_factory=dict)  #: generation constants
     fab: dict[str, float] = field(default_factory=dict)  #: fabric constants
     calibration_ids: tuple[str, ...] = ()
+    #: this part's measured GEMM rate (16-bit, fp8) and HBM copy bandwidth relative to the part
+    #: its generation's constants were fitted on (1: the same, or not measured); see
+    #: :func:`hardware_factors`
+    gemm_hw: float = 1.0
+    fp8_hw: float = 1.0
+    hbm_hw: float = 1.0
 
     def peak(self, precision: str) -> float:
         """Dense peak FLOP/s for ``precision`` (fp8 falls back to bf16 where absent)."""
         p = self.peak_flops
         return p.get(precision) or p.get("bf16") or p.get("fp16") or max(p.values())
+
+    def sustained(self, precision: str) -> float:
+        """The datasheet peak scaled by this part's measured GEMM rate against the generation's
+        reference part: what kernels' efficiencies (fractions of the reference peak) apply to."""
+        hw = self.fp8_hw if precision == "fp8" and "fp8" in self.peak_flops else self.gemm_hw
+        return self.peak(precision) * hw
 
     @property
     def nodes_per_leaf(self) -> int:
@@ -121,6 +133,28 @@ def calibration_constants(
     return merged, ids
 
 
+#: generation constants naming the measured fraction of the reference part the constants were
+#: fitted on, per hardware fact (GPU catalog fields achieved_tflops / achieved_hbm_tb_per_s)
+REFERENCE_KEYS = {"bf16": "reference_gemm_fraction", "fp8": "reference_fp8_fraction",
+                  "hbm": "reference_hbm_fraction"}
+
+
+def hardware_factors(gpu: Any, gen: dict[str, float]) -> dict[str, float]:
+    """``gemm_hw``, ``fp8_hw`` and ``hbm_hw`` of a catalog GPU: its measured fraction of its
+    datasheet figure over the fraction of the part the generation was fitted on (a 500 W
+    HBM2e H100 against the 700 W HBM3 H100 SXM); 1 where either side is not measured."""
+    got = dict(getattr(gpu, "achieved_tflops", None) or {})
+    frac = {k: got[k] / gpu.peak_tflops[k] for k in ("bf16", "fp8") if k in got and k in gpu.peak_tflops}
+    hbm = getattr(gpu, "achieved_hbm_tb_per_s", None)
+    if hbm:
+        frac["hbm"] = hbm / gpu.hbm_tb_per_s
+    out = {}
+    for k, name in (("bf16", "gemm_hw"), ("fp8", "fp8_hw"), ("hbm", "hbm_hw")):
+        ref = gen.get(REFERENCE_KEYS[k], 0.0)
+        out[name] = frac[k] / ref if k in frac and ref > 0 else 1.0
+    return out
+
+
 def system_from_catalog(
     catalog: Any,
     gpu_id: str,
@@ -139,7 +173,12 @@ def system_from_catalog(
         radix = int(catalog.get("switch", fabric.switch).ports)
     gen, gids = calibration_constants(catalog, "gpu-generation", gpu.generation, GENERATION_KEYS)
     fab, fids = calibration_constants(catalog, "fabric", fabric.technology, FABRIC_KEYS)
+    for e in catalog.all("perf_calibration") if "perf_calibration" in catalog.kinds() else []:
+        if e.scope == "fabric" and e.applies_to == fabric.id:  # a fabric's own (cloud fabrics)
+            fab, fids = {**fab, **e.constants}, [*fids, e.id]
     nic_gbps = min(node.compute_nic_gbps, fabric.link_gbps) * node.compute_nics / node.gpus
+    if getattr(fabric, "per_gpu_gbps", None):
+        nic_gbps = min(nic_gbps, fabric.per_gpu_gbps)
     return System(
         gpu_id=gpu.id,
         generation=gpu.generation,
@@ -159,6 +198,7 @@ def system_from_catalog(
         gen=gen,
         fab=fab,
         calibration_ids=tuple(dict.fromkeys(gids + fids)),
+        **hardware_factors(gpu, gen),
     )
 
 

@@ -15,6 +15,7 @@ TITLES = {
     "reliability": "Reliability",
     "economics": "Economics",
     "buildout": "Build-out",
+    "decision": "Decision: build, colocate, lease or rent",
 }
 
 
@@ -26,6 +27,9 @@ def render(plan: Any, console: Any = None) -> None:
     from clustertwin.quoting import comment_text
 
     console = console or Console()
+    decision = getattr(plan, "decision", None)
+    if decision is not None:  # the answer first: trained by when, via which route, for how much
+        console.print(f"[bold]{decision.headline()}[/bold]", markup=True, highlight=False)
     s = plan.scenario
     model, training = getattr(s, "model", None), getattr(s, "training", None)
     job = (f"{comment_text(model.name)} · {training.tokens / 1e12:.2f}T tokens · "
@@ -33,8 +37,12 @@ def render(plan: Any, console: Any = None) -> None:
     # names are free text: no terminal control characters, no rich markup
     head = f"[bold]{escape(comment_text(s.name))}[/bold]  {escape(job)}{s.cluster.gpu} in {s.cluster.node}"
     console.print(head)
+    if decision is not None:
+        console.print(options_table(decision))
     grid = Table.grid(padding=(0, 2))
     for name, res in plan.blocks():
+        if name == "decision":
+            continue
         t = Table(title=TITLES.get(name, name), title_justify="left", show_header=False,
                   box=None, pad_edge=False, min_width=38)
         t.add_column(style="dim")
@@ -45,3 +53,33 @@ def render(plan: Any, console: Any = None) -> None:
     console.print(grid)
     for w in plan.warnings:
         console.print(f"[yellow]warning:[/yellow] {w}")
+
+
+def options_table(decision: Any) -> Any:
+    """The routes side by side: one column per route."""
+    from rich.table import Table
+
+    t = Table(title=TITLES["decision"], title_justify="left", box=None, pad_edge=False)
+    t.add_column("", style="dim")
+    for o in decision.options:
+        t.add_column(o.mode + (" *" if o.mode == decision.best else ""), justify="right")
+    rows = [
+        ("GPUs", lambda o: f"{o.gpus:,}"),
+        ("ready", lambda o: o.ready_date.isoformat()),
+        ("start", lambda o: o.start_date.isoformat()),
+        ("wall-clock days", lambda o: f"{o.wall_clock_days_p50:.0f}"),
+        ("trained by P50", lambda o: o.trained_by_p50.isoformat()),
+        ("trained by P90", lambda o: o.trained_by_p90.isoformat()),
+        ("cost (cash - resale)", lambda o: usd(o.cost_usd)),
+        ("cost amortized", lambda o: usd(o.cost_amortized_usd)),
+        (f"NPV at {decision.discount_rate:.0%}", lambda o: usd(o.npv_usd)),
+        ("peak cash", lambda o: usd(o.cash_peak_usd)),
+        ("meets target" + (f" ({decision.target_date})" if decision.target_date else ""),
+         lambda o: "yes" if o.meets_target else "no"),
+    ]
+    if decision.target_date is not None:
+        rows.append(("GPUs to meet it (est.)",
+                     lambda o: "cannot" if o.gpus_to_meet_target is None else f"{o.gpus_to_meet_target:,}"))
+    for label, cell in rows:
+        t.add_row(label, *[cell(o) for o in decision.options])
+    return t

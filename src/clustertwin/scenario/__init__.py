@@ -34,6 +34,7 @@ from clustertwin.scenario.checks import (
     job_unit_gpus,
 )
 from clustertwin.scenario.cluster import Cluster, FabricSection
+from clustertwin.scenario.decision import Decision, RouteOverride
 from clustertwin.scenario.document import Scenario, ScenarioFile
 from clustertwin.scenario.economics import Buildout, Economics
 from clustertwin.scenario.load import DEFAULT_SCENARIO, load_scenario, scenario_from_dict
@@ -45,7 +46,7 @@ from clustertwin.scenario.updates import with_updates
 
 __all__ = [
     "DEFAULT_SCENARIO", "MAX_GPUS", "MAX_TRIAL_GPUS", "RACK_SCALE_HOST_GPUS", "STRETCH_GPUS",
-    "Auto", "Buildout", "Cluster", "Economics", "FabricSection", "GpuCount", "ModelSection",
+    "Auto", "Buildout", "Cluster", "Decision", "RouteOverride", "Economics", "FabricSection", "GpuCount", "ModelSection",
     "Parallelism", "PosInt", "Reliability", "ResolvedModel", "Scenario", "ScenarioFile",
     "Training", "job_unit_gpus", "load_scenario", "scenario_from_dict", "with_updates",
     # private helpers, kept importable from here as before the split

@@ -41,11 +41,11 @@ def _check_sizes(doc: ScenarioFile, node: Any, source: str) -> list[Problem]:
             out.append(Problem(source, "training.gpus",
                                f"{t.gpus} is more than the {cl.gpus} GPUs installed (cluster.gpus); use auto or at most {cl.gpus}"))
         unit = job_unit_gpus(node)
-        if t.gpus % unit:
-            lo = t.gpus // unit * unit
+        if t.gpus % unit and (t.gpus > unit or unit % t.gpus):
+            lo = t.gpus // unit * unit or max(d for d in range(1, unit) if unit % d == 0 and d < t.gpus)
             what = "compute trays" if unit != node.gpus else f"{node.id} nodes"
-            out.append(Problem(source, "training.gpus", f"{t.gpus} is not a whole number of "
-                               f"{unit}-GPU {what}; try {lo or unit} or auto"))
+            out.append(Problem(source, "training.gpus", f"{t.gpus} is neither a whole number of "
+                               f"{unit}-GPU {what} nor a divisor of one; try {lo} or auto"))
     if t.global_batch_tokens is not None and t.global_batch_tokens < t.seq_len:
         out.append(Problem(source, "training.global_batch_tokens", f"smaller than one sequence ({t.seq_len} tokens)"))
     return out

@@ -9,6 +9,7 @@ from pydantic import Field
 
 from clustertwin.scenario.base import _Section
 from clustertwin.scenario.cluster import Cluster
+from clustertwin.scenario.decision import Decision
 from clustertwin.scenario.economics import Buildout, Economics
 from clustertwin.scenario.model import ModelSection, ResolvedModel
 from clustertwin.scenario.reliability import Reliability
@@ -26,6 +27,7 @@ class ScenarioFile(_Section):
     reliability: Reliability = Field(default_factory=Reliability)
     economics: Economics = Field(default_factory=Economics)
     buildout: Buildout = Field(default_factory=Buildout)
+    decision: Decision = Field(default_factory=Decision)
 
 
 class Scenario(_Section):
@@ -39,6 +41,7 @@ class Scenario(_Section):
     reliability: Reliability
     economics: Economics
     buildout: Buildout
+    decision: Decision = Field(default_factory=Decision)
     source: str = Field("<memory>", description="file the scenario came from", exclude=True)
 
     @property

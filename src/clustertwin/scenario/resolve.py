@@ -68,7 +68,7 @@ def _resolve(doc: ScenarioFile, catalog: Catalog, source: str) -> Scenario:
             problems.append(Problem(source, "cluster.node",
                                     f"node {cl.node!r} holds {node.gpu!r}, not {cl.gpu!r}; {hint}"))
         unit = job_unit_gpus(node)  # whole nodes; a rack-scale system's last rack may be partly filled
-        if cl.gpus is not None and cl.gpus % unit:
+        if cl.gpus is not None and cl.gpus % unit and cl.gpus > unit:  # fewer: one node, part full
             lo = cl.gpus // unit * unit
             hint = f"{lo} or {lo + unit}" if lo else f"{unit}"
             what = f"GPUs per {cl.node}" if unit == node.gpus else f"GPUs per compute tray of {cl.node}"
@@ -87,7 +87,7 @@ def _resolve(doc: ScenarioFile, catalog: Catalog, source: str) -> Scenario:
         if sw is not None and not catalog.has("switch", sw):
             problems.append(Problem(source, f"cluster.fabric.{key}", catalog.unknown_message("switch", sw)))
     if doc.training is not None:
-        if find_stack(catalog, doc.training.stack) is None:
+        if doc.training.stack.strip().lower() != "auto" and find_stack(catalog, doc.training.stack) is None:
             problems.append(unknown_stack(catalog, doc.training.stack, source, "training.stack"))
     if not catalog.has("fabric", cl.fabric.technology):
         problems.append(Problem(source, "cluster.fabric.technology", catalog.unknown_message("fabric", cl.fabric.technology)))
@@ -103,5 +103,5 @@ def _resolve(doc: ScenarioFile, catalog: Catalog, source: str) -> Scenario:
     if problems:
         raise ScenarioError(problems)
     return Scenario(name=doc.name, model=model, training=doc.training, cluster=doc.cluster,
-                    reliability=reliability, economics=doc.economics, buildout=doc.buildout,
+                    reliability=reliability, economics=doc.economics, buildout=doc.buildout, decision=doc.decision,
                     source=source)

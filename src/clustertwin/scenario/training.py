@@ -38,7 +38,7 @@ class Training(_Section):
     global_batch_tokens: PosInt | None = Field(None, description="tokens per optimizer step")
     global_batch_seqs: PosInt | None = Field(None, description="sequences per optimizer step")
     precision: Literal["bf16", "fp16", "fp8"] = Field("bf16", description="training math precision")
-    stack: str = Field("megatron", description="software stack id from the catalog (kind 'stack': megatron, torchtitan, fsdp, deepspeed, ...)")
+    stack: str = Field("auto", description="software stack id from the catalog (kind 'stack': megatron, torchtitan, fsdp, deepspeed, pytorch, ...); auto: pytorch for a job of one node or less, megatron beyond")
     parallelism: Parallelism = Field(default_factory=Parallelism, description="'auto' or a mapping of pinned keys")
     gpus: GpuCount | Auto = Field("auto", description="GPUs the run uses, at most cluster.gpus; auto = the fastest "
                                 "plan on at most the installed GPUs, in whole nodes")

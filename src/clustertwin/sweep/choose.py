@@ -19,7 +19,12 @@ OBJECTIVES = {
     "run_cost_cloud_usd": "economics.run_cost_cloud_usd",
     "effective_days": "reliability.effective_days",
     "capex_usd": "economics.capex_usd",
+    # the buyer's question (issue 21): the date the chosen route trains the model by, and its cost
+    "trained_by": "decision.trained_by",
+    "cost_to_model": "decision.cost_usd",
 }
+#: the columns that say which job a row trains; rows of different jobs are ranked separately
+JOB_COLUMNS = ("scenario.model.name", "scenario.training.tokens")
 DAYS = "reliability.effective_days"
 _OPS = {"<=": float.__le__, ">=": float.__ge__, "<": float.__lt__, ">": float.__gt__,
         "==": float.__eq__, "!=": float.__ne__}
@@ -52,7 +57,7 @@ def parse_requirement(text: str) -> Requirement:
 
 
 #: where a requirement's column can come from (checked before any work; exact names after)
-COLUMN_ROOTS = ("training.", "design.", "reliability.", "economics.", "buildout.", "scenario.")
+COLUMN_ROOTS = ("training.", "design.", "reliability.", "economics.", "buildout.", "decision.", "scenario.")
 
 
 def check_columns(requirements: list[Requirement], swept: list[str]) -> None:
@@ -88,13 +93,26 @@ class Choice:
     pareto: tuple[int, ...]            # feasible rows no other beats on both cost and days
     cost_column: str
     missing: tuple[str, ...]           # requirement columns no row has
+    jobs: tuple[str, ...] = ()         # the jobs (model, tokens) of the feasible rows, in ranking order
+    best_by_job: tuple[int, ...] = ()  # the best row of each job
 
     @property
     def best(self) -> int | None:
+        """The best row; None when the rows train different jobs (see :attr:`best_by_job`)."""
+        if len(self.jobs) > 1:
+            return None
         return self.ranked[0] if self.ranked else None
 
 
 def _num(v: Any) -> float | None:
+    """A rankable number: numbers as they are, ISO dates (``decision.trained_by``) as day ordinals."""
+    if isinstance(v, str):
+        import datetime as _dt
+
+        try:
+            return float(_dt.date.fromisoformat(v).toordinal())
+        except ValueError:
+            return None
     if v is None or isinstance(v, bool) or not isinstance(v, int | float) or math.isnan(v):
         return None
     return float(v)
@@ -127,9 +145,22 @@ def choose(table: Any, objective: str = "run_cost_owned_usd",
         ok = [i for i in ok if r.holds(values[i])]
     obj = [_num(v) for v in cols.get(col, [None] * n)]
     feasible = [i for i in ok if obj[i] is not None]
-    ranked = sorted(feasible, key=lambda i: (obj[i], i))
+    job = _jobs(table, n)
+    order = list(dict.fromkeys(job[i] for i in sorted(feasible, key=lambda i: (obj[i], i))))
+    ranked = sorted(feasible, key=lambda i: (order.index(job[i]), obj[i], i))  # within each job
+    best_by_job = tuple(next(i for i in ranked if job[i] == j) for j in order)
     cost = [_num(v) for v in cols.get(cost_column(objective), [None] * n)]
     days = [_num(v) for v in cols.get(DAYS, [None] * n)]
     front = pareto_front(cost, days, feasible)
     return Choice(objective, col, tuple(requirements), tuple(feasible), tuple(ranked), tuple(front),
-                  cost_column(objective), missing)
+                  cost_column(objective), missing, tuple(order), best_by_job)
+
+
+def _jobs(table: Any, n: int) -> list[str]:
+    """Each row's job: the model it trains and on how many tokens ("" without those columns)."""
+    names = set(table.column_names)
+    cols = [table.column(c).to_pylist() if c in names else [None] * n for c in JOB_COLUMNS]
+    out = []
+    for model, tokens in zip(*cols, strict=True):
+        out.append("" if model is None else f"{model} on {float(tokens or 0) / 1e12:.3g}T tokens")
+    return out

@@ -69,7 +69,7 @@ def sweep_command(
     executor: Annotated[str, typer.Option("--executor", help="local (process pool) or ray")] = "local",
     workers: Annotated[Optional[int], typer.Option("--workers", min=1, help="processes / Ray CPUs (default: one per core)")] = None,  # noqa: UP045
     ray_address: Annotated[Optional[str], typer.Option("--ray-address", help="Ray cluster to join (default: start a local one)")] = None,  # noqa: UP045
-    objective: Annotated[Optional[str], typer.Option("--objective", help="run_cost_owned_usd | run_cost_cloud_usd | effective_days | capex_usd")] = None,  # noqa: UP045
+    objective: Annotated[Optional[str], typer.Option("--objective", help="run_cost_owned_usd | run_cost_cloud_usd | effective_days | capex_usd | trained_by | cost_to_model (ranked within each model when the scenarios train different models)")] = None,  # noqa: UP045
     require: Annotated[Optional[list[str]], typer.Option("--require", help="'COLUMN<=NUMBER' a scenario must meet; repeatable")] = None,  # noqa: UP045
     seeds: Annotated[Optional[str], typer.Option("--seeds", help="per-scenario (seed from base seed + grid coordinates) or common (base seed everywhere)")] = None,  # noqa: UP045
     force: Annotated[bool, typer.Option("--force", help="overwrite files in --out that clustertwin did not write")] = False,

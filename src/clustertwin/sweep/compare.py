@@ -29,6 +29,9 @@ ROWS = (
     ("economics.run_cost_cloud_usd", "run $ cloud", "usd"),
     ("buildout.go_live_days_p50", "go-live p50 days", "days"),
     ("buildout.go_live_days_p90", "go-live p90 days", "days"),
+    ("decision.best", "best route", ""),
+    ("decision.trained_by", "trained by (best route)", ""),
+    ("decision.cost_usd", "cost to model (best route)", "usd"),
 )
 
 

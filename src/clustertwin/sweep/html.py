@@ -87,6 +87,8 @@ def render_sweep(sw: Any, table: Any, choice: Choice) -> str:
     swept = swept_of(table)
     header, rows = ranking_rows(table, choice, swept, limit=50, with_keys=False, cols=cols)
     best = cols["point"][choice.best] if choice.best is not None else "none meets the requirements"
+    if choice.best is None and choice.best_by_job:  # one best per model: never ranked across models
+        best = "; ".join(f"{j}: {cols['point'][i]}" for j, i in zip(choice.jobs, choice.best_by_job, strict=True))
     summary = [("scenarios", f"{table.num_rows:,}"),
                ("failed to plan", f"{sum(e is not None for e in cols['error']):,}"),
                ("objective", f"{choice.objective} ({choice.column}), lower is better"),

@@ -104,6 +104,12 @@ def print_choice(sw: Any, table: Any, choice: Choice, console: Any = None) -> No
     if choice.best is not None:
         console.print(f"[bold]best:[/bold] {cols['point'][choice.best]} "
                       f"({choice.column} = {fmt(cols[choice.column][choice.best], _kind(choice.column))})")
+    elif choice.best_by_job:  # rows train different models: one ranking per model, never across
+        console.print(f"[bold]ranked within each model[/bold] ({len(choice.jobs)} models/token counts; "
+                      "their costs and dates are not comparable)")
+        for j, i in zip(choice.jobs, choice.best_by_job, strict=True):
+            console.print(f"[bold]best:[/bold] {cols['point'][i]} for {j} "
+                          f"({choice.column} = {fmt(cols[choice.column][i], _kind(choice.column))})")
     else:
         console.print("[bold red]no scenario meets the requirements[/bold red]")
     if choice.pareto:

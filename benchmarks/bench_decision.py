@@ -1,0 +1,56 @@
+"""``clustertwin plan`` at 100,000 H100 with the decision stage (issue 21): wall time of the
+whole command (a fresh process, imports included) and of the decision stage in-process.
+Target: the plan under 1.5 s at 100K GPUs; the decision stage a small part of it. Prints
+figures; asserts nothing."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+SCENARIO = """\
+name: llama3-405b-100k-h100-decision
+model: {preset: llama3-405b}
+training: {tokens: 60e12, seq_len: 8192, global_batch_tokens: 33554432}
+cluster: {gpu: h100-sxm-80gb, node: hgx-h100-liquid-4u, gpus: 100000}
+buildout: {start_date: 2027-01-05}
+decision: {target_date: 2028-06-30}
+"""
+
+
+def _decision_s(path: Path, repeat: int = 20) -> float:
+    from clustertwin.catalog import load_catalog
+    from clustertwin.decision import decide
+    from clustertwin.plan import make_plan
+    from clustertwin.scenario import load_scenario
+
+    cat = load_catalog()
+    s = load_scenario(path, cat)
+    p = make_plan(s, cat)
+    t = time.perf_counter()
+    for _ in range(repeat):
+        decide(s, cat, p.training, p.design, p.reliability, p.economics, p.buildout)
+    print(f"decision: {p.decision.headline()}")
+    return (time.perf_counter() - t) / repeat
+
+
+def main() -> dict[str, float]:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "100k.yaml"
+        path.write_text(SCENARIO)
+        t0 = time.perf_counter()
+        r = subprocess.run([sys.executable, "-m", "clustertwin.cli", "plan", str(path), "--json"],
+                           capture_output=True, text=True)
+        wall = time.perf_counter() - t0
+        if r.returncode:
+            print(f"plan: failed ({r.returncode}): {r.stderr.strip()[-300:]}")
+        stage = _decision_s(path)
+    print(f"plan: 100,000 GPUs end to end {wall:.2f} s (target < 1.5 s); decision stage {1e3 * stage:.1f} ms")
+    return {"plan_100k_s": wall, "decision_stage_s": stage}
+
+
+if __name__ == "__main__":
+    main()

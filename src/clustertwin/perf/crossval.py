@@ -1,0 +1,165 @@
+"""Leave-one-source-out (LOSO) check of the training-time model, and the days band it gives.
+
+Every published row (the shared calibration CSV and ``tests/validation/data/published_runs.csv``)
+is priced with the stack its source used. Its residual on the throughput basis is
+``e = log(published time / predicted time)`` (+ = the model predicts faster than published).
+
+A fold leaves out every row of one source (a paper or benchmark table, :func:`source_key`) and
+refits what the remaining rows can tell about the rows left out: one throughput scale per stack
+family and GPU generation, the median residual of the other sources' rows in that group (with
+fewer than :data:`MIN_GROUP` such rows, of all other sources' rows). The left-out row's LOSO
+residual is its residual less that scale. What a fold does not refit are the constants
+themselves (GEMM, attention, element-wise, overlap figures): refitting them per fold takes
+minutes, so a source that is the only source of its constants is judged in-sample on them.
+
+The band a plan reports (``training.days_low`` / ``days_high``) is +- the 90th percentile of
+the |LOSO residuals| of the stack family's rows (with fewer than :data:`MIN_BAND_ROWS` rows or
+:data:`MIN_BAND_SOURCES` sources, of all rows); ``within_band`` checks each published value against the band computed without its own
+source. The bands are written into the catalog (``stacks.yaml`` ``days_band``) from
+:func:`stack_bands` so that a plan needs no calibration run; a test keeps them current.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from clustertwin.perf.calibration import CalResult, run_row
+from clustertwin.perf.csvrows import gpu_name, stack_name
+
+MIN_GROUP = 2  #: other-source rows a group needs for its own scale
+MIN_BAND_ROWS = 8  #: rows a stack family needs for its own band ...
+MIN_BAND_SOURCES = 3  #: ... from at least this many sources (one source's rows are in-sample)
+BAND_QUANTILE = 90.0  #: percentile of |LOSO residual| that sets the band's half-width
+#: stacks that share their per-operator constants (fitted together) form one family
+FAMILIES = {"torchtitan-compile": "torchtitan", "pytorch": "torchtitan", "pytorch-compile": "torchtitan"}
+
+
+def source_key(text: str) -> str:
+    """The publication a row comes from: its source text up to the first '(' or ',' or
+    'Table' (``Narayanan et al. 2021 (arXiv ...) Table 1`` -> ``Narayanan et al. 2021``)."""
+    head = re.split(r"\(|,|\s+[Tt]able\b|\s+[Ss]ection\b", text, maxsplit=1)[0]
+    return head.strip().lower() or text.strip().lower()
+
+
+def family(stack_id: str) -> str:
+    """The stack family of a stack id (a ``FRAMEWORK+KERNELS`` id: its framework's)."""
+    head = stack_id.partition("+")[0]
+    return FAMILIES.get(head, head)
+
+
+def time_residual(res: CalResult) -> float:
+    """log(published time / predicted time): + = the model predicts faster than published."""
+    if res.row.kind == "tflops":
+        return float(np.log(res.predicted / res.published))
+    return float(np.log(res.published / res.predicted))
+
+
+@dataclass(frozen=True)
+class CvRow:
+    result: CalResult
+    source: str
+    stack: str
+    generation: str
+    residual: float
+    loso: float = 0.0
+    band: tuple[float, float] = (0.0, 0.0)  #: band without this row's source (log time)
+
+
+def _scale(rows: list[CvRow], r: CvRow) -> float:
+    others = [x for x in rows if x.source != r.source]
+    group = [x.residual for x in others if family(x.stack) == family(r.stack) and x.generation == r.generation]
+    pool = group if len(group) >= MIN_GROUP else [x.residual for x in others]
+    return float(np.median(pool)) if pool else 0.0
+
+
+def _band(values: list[float]) -> tuple[float, float]:
+    """(low, high) log-time band: +-the BAND_QUANTILE percentile of |residual| (symmetric: a
+    few sources cannot pin the band's skew; one source's bias must not set which side is open)."""
+    half = float(np.percentile(np.abs(np.asarray(values)), BAND_QUANTILE))
+    return -half, half
+
+
+def _family_values(rows: list[CvRow], fam: str, exclude: str | None = None) -> list[float]:
+    use = [x for x in rows if x.source != exclude]
+    own = [x for x in use if family(x.stack) == fam]
+    if len(own) >= MIN_BAND_ROWS and len({x.source for x in own}) >= MIN_BAND_SOURCES:
+        return [x.loso for x in own]
+    return [x.loso for x in use]
+
+
+WHOLE_RUN_KINDS = ("gpu_hours", "gpu_hours_per_t")
+
+
+def steady_state(row: Any) -> bool:
+    """A steady-state throughput row; whole-run GPU-hours (downtime, ramp-up, evaluation
+    included) are reported but kept out of the fit, the bands and the summary."""
+    return row.kind not in WHOLE_RUN_KINDS
+
+
+def cross_validate(catalog: Any, cal_rows: list[Any]) -> list[CvRow]:
+    """Every row priced, its LOSO residual and its band computed without its source (bands
+    and scales from steady-state rows only, see :func:`steady_state`)."""
+    base = []
+    for row in cal_rows:
+        res = run_row(catalog, row)[0]
+        sid = stack_name(catalog, row.stack)
+        gen = catalog.gpu(gpu_name(catalog, row.gpu)).generation
+        base.append(CvRow(res, source_key(row.source), sid, gen, time_residual(res)))
+    steady = [r for r in base if steady_state(r.result.row)]
+    rows = [CvRow(**{**r.__dict__, "loso": r.residual - _scale(steady, r)}) for r in base]
+    fit = [r for r in rows if steady_state(r.result.row)]
+    return [CvRow(**{**r.__dict__, "band": _band(_family_values(fit, family(r.stack), r.source))})
+            for r in rows]
+
+
+def stack_bands(catalog: Any, rows: list[CvRow]) -> dict[str, dict[str, float]]:
+    """Per catalog stack: the days band as fractions of the predicted days (low <= 0 <= high)
+    and how many rows it rests on (its family's, or all rows where the family has too few)."""
+    out = {}
+    rows = [r for r in rows if steady_state(r.result.row)]
+    for e in catalog.all("stack"):
+        vals = _family_values(rows, family(e.id))
+        lo, hi = _band(vals)
+        out[e.id] = {"low": float(np.expm1(lo)), "high": float(np.expm1(hi)), "rows": len(vals)}
+    return out
+
+
+def summary(rows: list[CvRow]) -> dict[str, float]:
+    """LOSO median |error| and mean signed error (fractions, + = predicted faster) and the
+    share of published values inside the band computed without their source, over the
+    steady-state rows (:func:`steady_state`)."""
+    rows = [r for r in rows if steady_state(r.result.row)]
+    err = np.expm1([r.loso for r in rows])
+    inside = [r.band[0] <= r.residual <= r.band[1] for r in rows]
+    return {
+        "median_abs_err": float(np.median(np.abs(err))),
+        "mean_signed_err": float(np.mean(err)),
+        "within_band": float(np.mean(inside)),
+        "rows": len(rows),
+        "sources": len({r.source for r in rows}),
+        "in_sample_median_abs_err": float(np.median(np.abs(np.expm1([r.residual for r in rows])))),
+    }
+
+
+def row_dict(r: CvRow) -> dict[str, Any]:
+    res = r.result
+    return {
+        "id": res.row.id,
+        "source": r.source,
+        "stack": r.stack,
+        "gpu": res.row.gpu,
+        "generation": r.generation,
+        "compared": res.row.kind,
+        "predicted": res.predicted,
+        "published": res.published,
+        "error": float(np.expm1(r.residual)),
+        "loso_error": float(np.expm1(r.loso)),
+        "band_low": float(np.expm1(r.band[0])),
+        "band_high": float(np.expm1(r.band[1])),
+        "in_band": bool(r.band[0] <= r.residual <= r.band[1]),
+        "whole_run": not steady_state(res.row),
+    }
