@@ -51,7 +51,12 @@ for i in $(seq 600); do
 done
 sinfo -h -N -o "%N %t %G %P" > sinfo.out 2>&1
 scontrol show nodes > nodes.out 2>&1
-timeout 60 srun -N2 --gres=gpu:$GPUS --switches=1 -t 1 \
+if [ -n "${PRE_JOB:-}" ]; then
+  sbatch -N "$PRE_JOB" --gres=gpu:$GPUS -t 2 --wrap 'sleep 60' > prejob.out 2>&1
+  for i in $(seq 100); do squeue -h -t R | grep -q . && break; sleep 0.1; done
+  squeue -h -o "%N" > prejob.nodes 2>&1
+fi
+timeout 60 srun -N${JOB_NODES:-2} --gres=gpu:$GPUS ${JOB_OPTS:---switches=1} -t 1 \
   bash -c 'echo $SLURMD_NODENAME $CUDA_VISIBLE_DEVICES' > srun.out 2> srun.err
 echo "rc=$?" >> srun.err
 if [ -f slurmdbd.conf ]; then
@@ -94,22 +99,32 @@ class Bringup:
         return p.read_text(encoding="utf-8", errors="replace") if p.exists() else ""
 
 
-def bring_up(conf: Path, ctx, policy: str = "multifactor+backfill") -> Bringup:
+def bring_up(conf: Path, ctx, policy: str = "multifactor+backfill", root: Path | None = None,
+             job: tuple[int, str] = (2, "--switches=1"), pre_job: int = 0) -> Bringup:
     """Export ``ctx``'s Slurm set with :func:`lab_site` into ``conf`` and run it (see module
-    docstring). Results: sinfo.out, nodes.out, srun.out / srun.err, sacct.out, daemon logs."""
+    docstring), then the job ``srun -N<job[0]> --gres=gpu:<all> <job[1]>``. With ``root`` (a
+    Debian root with a newer Slurm; ``conf`` inside it); ``pre_job`` nodes are taken first by
+    a batch job (its nodes in prejob.nodes) the daemons run chrooted there, with
+    ``CgroupPlugin=disabled`` (Slurm >= 23.02 refuses to start without a cgroup file system
+    otherwise). Results: sinfo.out, nodes.out, srun.out / srun.err, sacct.out, daemon logs."""
     conf.mkdir(parents=True, exist_ok=True)
     for sub in ("state", "spool", "log"):
         (conf / sub).mkdir(exist_ok=True)
-    files = slurm_files(ctx, policy, lab_site(conf))
+    inside = Path("/" + str(conf.relative_to(root))) if root is not None else conf
+    site = lab_site(inside)
+    if root is not None:
+        site = dataclasses.replace(site, cgroup_plugin="disabled")
+    files = slurm_files(ctx, policy, site)
     files["prolog.sh"] = files["prolog.sh"].replace("DCGM_LEVEL=1", "DCGM_LEVEL=0")
     for name, text in files.items():
         (conf / name).write_text(text, encoding="utf-8")
     for name in ("prolog.sh", "epilog.sh"):
         os.chmod(conf / name, 0o755)
-    env = {**os.environ, "CONF": str(conf), "ROOT": "", "INNER": BRING_UP,
-           "GPUS": str(ctx.inventory.gpus_per_node),
-           "NODES": " ".join(n.name for n in ctx.inventory.nodes)}
-    outer = OUTER.replace('sh -c "$INNER"', 'bash -c "$INNER"')
+    env = {**os.environ, "CONF": str(inside), "ROOT": str(root or ""), "INNER": BRING_UP,
+           "GPUS": str(ctx.inventory.gpus_per_node), "JOB_NODES": str(job[0]),
+           "JOB_OPTS": job[1], "PRE_JOB": str(pre_job or ""), "NODES": " ".join(n.name for n in ctx.inventory.nodes)}
+    outer = OUTER.replace('sh -c "$INNER"', 'bash -c "$INNER"').replace(
+        'chroot "$ROOT" /bin/sh -c', 'chroot "$ROOT" /bin/bash -c')
     proc = subprocess.run(["unshare", "--net", "--mount", "--fork", "bash", "-c", outer],
                           env=env, capture_output=True, text=True, timeout=400, check=False)
     return Bringup(conf, proc.returncode, proc.stdout + proc.stderr)

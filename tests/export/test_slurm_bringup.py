@@ -49,3 +49,40 @@ def test_exported_set_starts_runs_a_gpu_job_and_accounts_gpus(size, tmp_path):
 
     per_gpu = node_hardware(ctx).real_memory_mib // gpn
     assert tres["mem"] == f"{2 * gpn * per_gpu}M"
+
+
+def test_gb200_jobs_land_inside_nvlink_domains_on_new_slurm(tmp_path):
+    """GB200 NVL72 (2 racks, 36 trays) on Slurm >= 25.05 (Debian sid root), the whole folder as
+    exported (topology.conf block + topology.yaml): a 9-tray job sits inside one rack, and an
+    18-tray job submitted next takes the whole other rack (one NVLink domain), where placement
+    in name order would have split it over both."""
+    import shutil
+    import uuid
+
+    from clustertwin.export.hostlist import expand
+
+    from .slurm_harness import NEW_SLURM_ROOT, new_slurm_skip_reason
+
+    why = new_slurm_skip_reason()
+    if why or not (NEW_SLURM_ROOT / "usr" / "sbin" / "slurmd").exists():
+        pytest.skip(why or f"no slurmd in {NEW_SLURM_ROOT} (.ci/run includes it)")
+    scen = scenario(144, gpu="gb200", node="gb200-nvl72", fabric={"technology": "ib-xdr"})
+    ctx = make_context(scen, catalog(), design_of(scen))
+    conf = NEW_SLURM_ROOT / "tmp" / f"ctwin-{uuid.uuid4().hex[:8]}"
+    hosts = NEW_SLURM_ROOT / "etc" / "hosts"
+    if not hosts.exists() or "localhost" not in hosts.read_text():
+        hosts.write_text("127.0.0.1 localhost\n")
+    try:
+        run = bring_up(conf, ctx, "fifo+backfill", root=NEW_SLURM_ROOT, job=(18, ""), pre_job=9)
+        rows = [ln.split() for ln in run.read("sinfo.out").splitlines() if ln.strip()]
+        detail = run.output + run.read("slurmctld.out")[-2000:] + run.read("srun.err")
+        assert len(rows) == 36 and {r[1] for r in rows} == {"idle"}, detail
+        busy = expand(run.read("prejob.nodes").split()[0])
+        got = [ln.split()[0] for ln in run.read("srun.out").splitlines() if ln.strip()]
+        assert "rc=0" in run.read("srun.err"), detail
+        dom = {n.name: n.nvlink_domain for n in ctx.inventory.nodes}
+        assert len(busy) == 9 and len({dom[n] for n in busy}) == 1
+        assert len(got) == 18 and len({dom[n] for n in got}) == 1, got
+        assert dom[got[0]] != dom[busy[0]]
+    finally:
+        shutil.rmtree(conf, ignore_errors=True)
