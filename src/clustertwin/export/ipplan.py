@@ -23,6 +23,7 @@ from __future__ import annotations
 import ipaddress
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 from clustertwin.errors import Problem, UsageError
 from clustertwin.export.stage import ExportContext
@@ -103,6 +104,7 @@ def _carve(block: str, groups: dict[int, list[str]], what: str):
     return out + [(next(subs), k, sus[k]) for k in sorted(sus)]
 
 
+@lru_cache(maxsize=4)      # several files of one export read the same plan; ctx hashes by identity
 def ip_plan(ctx: ExportContext) -> IpPlan:
     subnets: list[Subnet] = []
     addresses: dict[str, dict[str, str]] = {}
