@@ -62,6 +62,7 @@ def test_check_writes_report_with_log_figures(small_file, measured_dir, tmp_path
     assert {s["serial"] for s in doc["stragglers"]} and doc["stragglers"][0]["node"] == "gpu0005"
     html = (tmp_path / "c" / "check.html").read_text()
     assert "drain these 1 node(s): gpu0005" in html and "<script" in html
+    assert "bus bandwidth vs message size" in html and len(doc["busbw_curves"]) == len(doc["nccl"])
 
     r = runner.invoke(app, ["plan", str(small_file), "--measured", str(tmp_path / "c" / "check.json"),
                             "--json", "--out", str(tmp_path / "p")])
@@ -130,6 +131,11 @@ def test_files_are_read_by_content_and_coverage_is_reported(small_file, measured
     assert kinds[dcgm.name] == ("--nccl", "dcgm") and kinds["ib.out"] == ("--burnin", "ibnet")
     (run,) = doc["nccl"]
     assert (run["op"], run["nranks"]) == ("all_reduce", 16) and run["grade"] != "untested"
+    (curve,) = doc["busbw_curves"]        # measured beside the twin at each message size
+    assert curve["size_bytes"] == sorted(curve["size_bytes"]) and len(curve["size_bytes"]) == 4
+    assert curve["busbw_gbps"][-1] == pytest.approx(run["busbw_at_largest_gbps"])
+    assert curve["expected_gbps"][-1] == pytest.approx(run["expected_gbps"], rel=1e-3)
+    assert curve["expected_gbps"][0] < curve["expected_gbps"][-1]   # latency-bound small sizes
     cov = doc["coverage"]
     assert cov["nodes"]["designed"] == 64 and cov["gpus"]["designed"] == 512
     assert cov["nodes"]["by_test"]["dcgm"] == 1 and cov["nodes"]["by_test"]["burnin"] == 64

@@ -107,6 +107,7 @@ def run_check(scen: Any, cat: Any, nccl: list[Path], dcgm: list[Path], burnin: l
               ibnet: Path | None) -> tuple[Any, Any]:
     """(HealthReport, AcceptancePlan) of the files against the scenario."""
     from clustertwin.acceptance.coverage import coverage
+    from clustertwin.acceptance.curves import busbw_curves
     from clustertwin.acceptance.grade import HealthReport, health
     from clustertwin.acceptance.model import model_for
     from clustertwin.acceptance.plan import build_plan
@@ -123,10 +124,12 @@ def run_check(scen: Any, cat: Any, nccl: list[Path], dcgm: list[Path], burnin: l
         designed = expected_compute_links(scen, cat, design)
         wiring = compare(designed, got["ibnet"][0])
         nodes = sorted({a for a, ap, *_ in designed if not str(ap).isdigit()})
-    rep = health(plan, model_for(scen, cat), _merge_burnin(got["burnin"]), got["dcgm"], got["nccl"],
+    model = model_for(scen, cat)
+    rep = health(plan, model, _merge_burnin(got["burnin"]), got["dcgm"], got["nccl"],
                  wiring, reports, nodes)
     cov = coverage(rep, plan, build_inventory(scen, cat, design), designed)
-    return HealthReport(**{**rep.__dict__, "coverage": cov}), plan
+    curves = busbw_curves(got["nccl"], rep.nccl, model)
+    return HealthReport(**{**rep.__dict__, "coverage": cov, "curves": tuple(curves)}), plan
 
 
 def check_cmd(

@@ -63,6 +63,7 @@ class HealthReport:
     imports: tuple[dict[str, Any], ...]
     measured: dict[str, Any] = field(default_factory=dict)
     coverage: dict[str, Any] = field(default_factory=dict)   #: see acceptance.coverage
+    curves: tuple[dict[str, Any], ...] = ()     #: see acceptance.curves
 
     def drain(self) -> list[str]:
         return sorted(n for n, (g, _) in self.nodes.items() if g == "fail")
