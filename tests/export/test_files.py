@@ -41,7 +41,8 @@ EXPECT = {"inventory": {"inventory.csv", "inventory.json", "floor-plan.svg",
           "dhcp": {"dnsmasq.conf"},
           "netbox": {f"netbox-{x}.csv" for x in ("sites", "locations", "manufacturers",
                                                  "device-roles", "device-types", "racks",
-                                                 "devices", "interfaces", "cables")}}
+                                                 "devices", "interfaces", "cables")}
+          | {"netbox-device-types.yaml"}}
 
 
 def _two_node_file(tmp_path):

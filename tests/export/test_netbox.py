@@ -55,3 +55,27 @@ def test_netbox_files_are_consistent(name):
     assert {c["type"] for c in cables} <= {"mmf", "smf", "dac-passive", "cat6", ""}
     node_types = {r["type"] for r in _rows(f, "interfaces") if r["name"].startswith("mlx5_")}
     assert node_types and node_types <= {"infiniband-ndr", "infiniband-xdr"}
+
+
+def test_device_types_follow_the_devicetype_library_layout():
+    """netbox-device-types.yaml against a documented subset of the community library's schema
+    (tests/export/data/README.md); a misspelt key or a bad slug fails."""
+    import json
+
+    import yaml
+
+    jsonschema = pytest.importorskip("jsonschema", reason="jsonschema not installed (dev extra)")
+    from .helpers import ROOT
+
+    schema = json.loads((ROOT / "tests" / "export" / "data" /
+                         "devicetype-subset.schema.json").read_text())
+    scen, d, _, _ = example("default")
+    docs = list(yaml.safe_load_all(netbox_files(make_context(scen, catalog(), d))[
+        "netbox-device-types.yaml"]))
+    v = jsonschema.Draft7Validator(schema)
+    assert docs and all(not list(v.iter_errors(doc)) for doc in docs)
+    node = next(doc for doc in docs if doc["model"] == "dgx-h100")
+    assert [i["name"] for i in node["interfaces"] if i["name"].startswith("mlx5_")] == [
+        "mlx5_0", "mlx5_3", "mlx5_4", "mlx5_5", "mlx5_6", "mlx5_9", "mlx5_10", "mlx5_11"]
+    bad = dict(node, slug="DGX H100", u_heigth=8)
+    assert len(list(v.iter_errors(bad))) == 2

@@ -6,7 +6,9 @@ NetBox's *Import* pages (each file's header is the import form's field names):
 ``netbox-racks.csv`` (the design's rack height), ``netbox-devices.csv`` (rack and position:
 devices stacked from the bottom at their catalog height in inventory slot order, as the rack
 elevations draw them; 0U PDUs and unracked CDUs carry no position), ``netbox-interfaces.csv``
-(every cabled port) and ``netbox-cables.csv`` (every link of the cabling map).
+(every cabled port) and ``netbox-cables.csv`` (every link of the cabling map); and
+``netbox-device-types.yaml``, the device types with their cabled ports in the community
+devicetype-library layout (one YAML document per type).
 
 Interface types: InfiniBand ``infiniband-hdr/ndr/xdr`` by link speed on an InfiniBand compute
 fabric, else Ethernet by speed; OOB ``1000base-t``. Cable types: ``mmf`` / ``smf`` (optical,
@@ -163,7 +165,35 @@ def netbox_files(ctx: ExportContext) -> dict[str, str]:
                        _cable_type(media, cab, fab), "planned", f"{fab}-{cid}"])
     files["netbox-interfaces.csv"] = _csv(["device", "name", "type"],
                                           [[d, p, t] for (d, p), t in ifaces.items()])
+    from clustertwin.export.stage import yaml_text
+
+    files["netbox-device-types.yaml"] = yaml_text(device_type_docs(ctx), all_docs=True)
     files["netbox-cables.csv"] = _csv(
         ["side_a_device", "side_a_type", "side_a_name", "side_b_device", "side_b_type",
          "side_b_name", "type", "status", "label"], cables)
     return files
+
+
+def device_type_docs(ctx: ExportContext) -> list[dict]:
+    """Device types in the community devicetype-library's YAML layout (manufacturer, model,
+    slug, u_height, is_full_depth, interfaces[name, type]): the cabled ports of each model."""
+    from clustertwin.export.cabling import cabling_columns
+
+    types = _device_types(ctx)
+    cols = cabling_columns(ctx.inventory, ctx.design)
+    model_of = {d.name: _model_of(ctx, d) for d in ctx.inventory.devices}
+    first: dict[str, str] = {}
+    for d in ctx.inventory.devices:
+        first.setdefault(model_of[d.name], d.name)
+    ports: dict[str, dict[str, str]] = {m: {} for m in types}
+    for side in ("a", "b"):
+        for dev, port, fab, gbps in zip(cols[f"{side}_device"].tolist(),
+                                        cols[f"{side}_port"].tolist(), cols["fabric"].tolist(),
+                                        cols["gbps"].tolist(), strict=True):
+            if first.get(model_of[dev]) == dev:     # one device of each model shows its ports
+                ports[model_of[dev]].setdefault(str(port), _iface_type(ctx, fab, gbps))
+    return [{"manufacturer": maker, "model": model, "slug": _slug(model), "u_height": u,
+             "is_full_depth": bool(u),
+             **({"interfaces": [{"name": p, "type": t} for p, t in ports[model].items()]}
+                if ports[model] else {})}
+            for model, (maker, u) in sorted(types.items())]
