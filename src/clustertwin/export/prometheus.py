@@ -83,14 +83,8 @@ def _series_labels(kind: str, host_label: str, host: str) -> dict[str, str]:
     return {}
 
 
-def alerts(ctx: ExportContext, expected_hfu: float | None, host_label: str = "Hostname",
-           th: Thresholds = Thresholds()) -> list[Alert]:  # noqa: B008
-    gpn = ctx.inventory.gpus_per_node
-    tdp = float(ctx.gpu.tdp_w)
-    link_bps = min(x for x in (ctx.design.fabric.endpoint_gbps, ctx.inventory.storage_nic_gbps)
-                   if x) * 1e9 / 8
-    h = host_label
-    out = [
+def _xid_alerts(h: str) -> list[Alert]:
+    return [
         # DCGM_FI_DEV_XID_ERRORS holds the last XID for ever: alert while it changed in the
         # last 15 minutes, so the alert clears once the GPU stops reporting new ones
         Alert("GpuXidError", f"DCGM_FI_DEV_XID_ERRORS > 0 and {XID_NEW}", "warning",
@@ -113,6 +107,11 @@ def alerts(ctx: ExportContext, expected_hfu: float | None, host_label: str = "Ho
               "warning", f"GPU <gpu> on <{h}> throttled for heat in the last 10 minutes", 0,
               "DCGM_FI_DEV_THERMAL_VIOLATION", "gpu", [0, 0, 5e5, 9e5, 2e6], [7e5] * 5,
               clear=[0, 0, 5e5] + [5e5] * 14),
+    ]
+
+
+def _gpu_alerts(h: str, th: Thresholds, tdp: float) -> list[Alert]:
+    return [
         Alert("GpuTemperatureHigh", f"DCGM_FI_DEV_GPU_TEMP > {th.gpu_temp_c:g}", "warning",
               f"GPU <gpu> on <{h}> above {th.gpu_temp_c:g} C for 5 minutes", 5,
               "DCGM_FI_DEV_GPU_TEMP", "gpu", [70] + [th.gpu_temp_c + 3] * 9,
@@ -140,6 +139,11 @@ def alerts(ctx: ExportContext, expected_hfu: float | None, host_label: str = "Ho
               "increase(DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL[10m]) > 0", "warning",
               f"NVLink link recoveries on GPU <gpu> of <{h}>", 0,
               "DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL", "gpu", [0, 0, 1, 2, 2], [1] * 5),
+    ]
+
+
+def _node_and_fabric_alerts(h: str, th: Thresholds, gpn: int, link_bps: float) -> list[Alert]:
+    return [
         Alert("GpusMissing", f"node:gpus_reporting:count < {gpn}", "critical",
               f"<{h}> reports fewer than {gpn} GPUs for 5 minutes", 5,
               "DCGM_FI_DEV_GPU_TEMP", "node", [60] * 10, [60] * 10),
@@ -170,6 +174,16 @@ def alerts(ctx: ExportContext, expected_hfu: float | None, host_label: str = "Ho
               "dcgm-exporter on <instance> is down: GPU health is unknown", 5, "up", "up",
               [1] + [0] * 9, [1] * 10),
     ]
+
+
+def alerts(ctx: ExportContext, expected_hfu: float | None, host_label: str = "Hostname",
+           th: Thresholds = Thresholds()) -> list[Alert]:  # noqa: B008
+    gpn = ctx.inventory.gpus_per_node
+    link_bps = min(x for x in (ctx.design.fabric.endpoint_gbps, ctx.inventory.storage_nic_gbps)
+                   if x) * 1e9 / 8
+    h = host_label
+    out = (_xid_alerts(h) + _gpu_alerts(h, th, float(ctx.gpu.tdp_w))
+           + _node_and_fabric_alerts(h, th, gpn, link_bps))
     if expected_hfu:
         low = th.throughput_fraction * expected_hfu
         out.append(Alert(
