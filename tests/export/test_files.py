@@ -152,6 +152,13 @@ def test_real_ansible_playbook_accepts_site_yml(tmp_path):
             if "ansible.builtin.copy" in t}
     assert srcs <= set(files), srcs - set(files)        # every file it places is exported
     assert {"slurm.conf", "cgroup.conf", "prolog.sh", "prometheus.yml"} <= srcs
+    if shutil.which("ansible-lint"):     # the production profile, offline
+        lint = subprocess.run(["ansible-lint", "--offline", "--nocolor", "-p", "site.yml"],
+                              cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                              check=False, env=env)
+        assert lint.returncode == 0, lint.stdout + lint.stderr
+    else:
+        print("ansible-lint not installed (apt-get install ansible-lint): lint skipped")
     (tmp_path / "site.yml").write_text(files["site.yml"].replace("hosts:", "hostz:", 1))
     bad = subprocess.run(["ansible-playbook", "-i", "ansible-inventory.yml", "site.yml",
                           "--syntax-check"], cwd=tmp_path, capture_output=True, text=True,

@@ -83,7 +83,7 @@ def ansible_inventory(ctx: ExportContext) -> dict:
 
 
 def _copy(src: str, dest: str, mode: str = "0644", notify: str = "", owner: str = "") -> dict:
-    task = {"name": f"{src} -> {dest}",
+    task = {"name": f"Place {src} in {dest}",
             "ansible.builtin.copy": {"src": "{{ playbook_dir }}/" + src, "dest": dest,
                                      "mode": mode} | ({"owner": owner} if owner else {})}
     return task | ({"notify": notify} if notify else {})
@@ -91,7 +91,7 @@ def _copy(src: str, dest: str, mode: str = "0644", notify: str = "", owner: str 
 
 def _play(name: str, hosts: str, tasks: list[dict], handler: str, service: str) -> dict:
     folders = sorted({t["ansible.builtin.copy"]["dest"].rsplit("/", 1)[0] for t in tasks})
-    mkdir = [{"name": f"{f} exists", "ansible.builtin.file": {"path": f, "state": "directory",
+    mkdir = [{"name": f"Folder {f} exists", "ansible.builtin.file": {"path": f, "state": "directory",
                                                                "mode": "0755"}}
              for f in folders]
     return {"name": name, "hosts": hosts, "become": True, "tasks": mkdir + tasks,
@@ -102,19 +102,19 @@ def _play(name: str, hosts: str, tasks: list[dict], handler: str, service: str) 
 def site_yml(ctx: ExportContext, slurm_names: list[str]) -> list[dict]:
     """Plays placing the exported files (those ``slurm_names`` of the Slurm set)."""
     common = [n for n in slurm_names if n not in ("slurmdbd.conf", "prolog.sh", "epilog.sh")]
-    ctl = [_copy(n, f"/etc/slurm/{n}", notify="restart slurmctld") for n in common]
+    ctl = [_copy(n, f"/etc/slurm/{n}", notify="Restart slurmctld") for n in common]
     if "slurmdbd.conf" in slurm_names:
         ctl.append(_copy("slurmdbd.conf", "/etc/slurm/slurmdbd.conf", "0600", owner="slurm"))
-    node = [_copy(n, f"/etc/slurm/{n}", notify="restart slurmd") for n in common]
+    node = [_copy(n, f"/etc/slurm/{n}", notify="Restart slurmd") for n in common]
     node += [_copy(n, f"/etc/slurm/{n}", "0755") for n in ("prolog.sh", "epilog.sh")
              if n in slurm_names]
     node.append(_copy("dcgm-exporter-counters.csv", "/etc/dcgm-exporter/clustertwin.csv"))
-    prom = [_copy(n, f"/etc/prometheus/{n}", notify="restart prometheus")
+    prom = [_copy(n, f"/etc/prometheus/{n}", notify="Restart prometheus")
             for n in ("prometheus.yml", "clustertwin.rules.yml")]
-    return [_play("Slurm controllers", "slurm_controllers", ctl, "restart slurmctld",
+    return [_play("Slurm controllers", "slurm_controllers", ctl, "Restart slurmctld",
                   "slurmctld"),
-            _play("GPU nodes", "gpu_nodes", node, "restart slurmd", "slurmd"),
-            _play("Prometheus", "slurm_controllers[0]", prom, "restart prometheus",
+            _play("GPU nodes", "gpu_nodes", node, "Restart slurmd", "slurmd"),
+            _play("Prometheus", "slurm_controllers[0]", prom, "Restart prometheus",
                   "prometheus")]
 
 
