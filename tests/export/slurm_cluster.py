@@ -22,7 +22,7 @@ from pathlib import Path
 
 from clustertwin.export.slurm import SlurmSite, slurm_files
 
-from .slurm_harness import OUTER, loopback_site
+from .slurm_harness import loopback_site
 
 BRING_UP = r"""
 set -u
@@ -33,18 +33,22 @@ mount -t tmpfs none /dev
 mknod -m 666 /dev/null c 1 3; mknod -m 666 /dev/zero c 1 5; mknod -m 666 /dev/full c 1 7
 mknod -m 666 /dev/random c 1 8; mknod -m 666 /dev/urandom c 1 9; mknod -m 666 /dev/tty c 5 0
 i=0; while [ $i -lt "$GPUS" ]; do mknod -m 666 "/dev/nvidia$i" c 195 $i; i=$((i+1)); done
-mkdir -p /run/mysqld && mount -t tmpfs none /run/mysqld
-if [ -f slurmdbd.conf ]; then
+if [ -f slurmdbd.conf ] && [ ! -S /run/mysqld/mysqld.sock ] && [ ! -S /run/mariadbd/mysqld.sock ]
+then
+  mkdir -p /run/mysqld && mount -t tmpfs none /run/mysqld
   mariadb-install-db --user=root --datadir="$CONF/db" > db-install.out 2>&1 || exit 3
   mariadbd --user=root --datadir="$CONF/db" --socket=/run/mysqld/mysqld.sock \
     --skip-networking > mariadb.out 2>&1 &
   for i in $(seq 200); do [ -S /run/mysqld/mysqld.sock ] && break; sleep 0.1; done
+fi
+if [ -f slurmdbd.conf ]; then
   chmod 600 slurmdbd.conf
   slurmdbd -D > slurmdbd.out 2>&1 &
   for i in $(seq 200); do sacctmgr -n show cluster > /dev/null 2>&1 && break; sleep 0.1; done
 fi
 slurmctld -D -i > slurmctld.out 2>&1 &
 for i in $(seq 200); do scontrol ping > /dev/null 2>&1 && break; sleep 0.1; done
+if ! scontrol ping > /dev/null 2>&1; then kill $(jobs -p) 2> /dev/null; wait; exit 4; fi
 for n in $NODES; do slurmd -D -N "$n" > "slurmd.$n.out" 2>&1 & done
 for i in $(seq 600); do
   [ -z "$(sinfo -h -N -o '%N %t' | grep -v ' idle$')" ] && break; sleep 0.2
@@ -65,7 +69,35 @@ if [ -f slurmdbd.conf ]; then
     sleep 0.2
   done
 fi
+scancel $(squeue -h -o %i) 2> /dev/null; sleep 1      # no job step may outlive its slurmd
 kill $(jobs -p) 2> /dev/null; wait
+"""
+
+
+#: network namespace set-up, then BRING_UP here or chrooted in a newer Slurm root; that root
+#: has no MariaDB, so the host's serves its slurmdbd through a socket placed inside it (Debian
+#: sid's client library looks in /run/mariadbd, bookworm's server in /run/mysqld)
+OUTER = r"""
+set -u
+ip link set lo up
+ip addr add 127.0.0.2/8 dev lo
+dbpid=""
+if [ -n "${ROOT:-}" ] && [ -f "$ROOT$CONF/slurmdbd.conf" ]; then
+  mkdir -p "$ROOT/run/mariadbd" && mount -t tmpfs none "$ROOT/run/mariadbd"
+  mariadb-install-db --user=root --datadir="$ROOT$CONF/db" > "$ROOT$CONF/db-install.out" 2>&1
+  mariadbd --user=root --datadir="$ROOT$CONF/db" --socket="$ROOT/run/mariadbd/mysqld.sock" \
+    --skip-networking > "$ROOT$CONF/mariadb.out" 2>&1 &
+  dbpid=$!
+  for i in $(seq 200); do [ -S "$ROOT/run/mariadbd/mysqld.sock" ] && break; sleep 0.1; done
+fi
+if [ -n "${ROOT:-}" ]; then
+  mount -t proc proc "$ROOT/proc"
+  chroot "$ROOT" /bin/bash -c "$INNER"; rc=$?
+else
+  bash -c "$INNER"; rc=$?
+fi
+if [ -n "$dbpid" ]; then kill "$dbpid"; wait "$dbpid"; fi
+exit $rc
 """
 
 
@@ -123,8 +155,6 @@ def bring_up(conf: Path, ctx, policy: str = "multifactor+backfill", root: Path |
     env = {**os.environ, "CONF": str(inside), "ROOT": str(root or ""), "INNER": BRING_UP,
            "GPUS": str(ctx.inventory.gpus_per_node), "JOB_NODES": str(job[0]),
            "JOB_OPTS": job[1], "PRE_JOB": str(pre_job or ""), "NODES": " ".join(n.name for n in ctx.inventory.nodes)}
-    outer = OUTER.replace('sh -c "$INNER"', 'bash -c "$INNER"').replace(
-        'chroot "$ROOT" /bin/sh -c', 'chroot "$ROOT" /bin/bash -c')
-    proc = subprocess.run(["unshare", "--net", "--mount", "--fork", "bash", "-c", outer],
+    proc = subprocess.run(["unshare", "--net", "--mount", "--fork", "bash", "-c", OUTER],
                           env=env, capture_output=True, text=True, timeout=400, check=False)
     return Bringup(conf, proc.returncode, proc.stdout + proc.stderr)

@@ -53,9 +53,10 @@ def test_exported_set_starts_runs_a_gpu_job_and_accounts_gpus(size, tmp_path):
 
 def test_gb200_jobs_land_inside_nvlink_domains_on_new_slurm(tmp_path):
     """GB200 NVL72 (2 racks, 36 trays) on Slurm >= 25.05 (Debian sid root), the whole folder as
-    exported (topology.conf block + topology.yaml): a 9-tray job sits inside one rack, and an
-    18-tray job submitted next takes the whole other rack (one NVLink domain), where placement
-    in name order would have split it over both."""
+    exported (topology.conf block + topology.yaml) with slurmdbd (the host's MariaDB serves the
+    root): a 9-tray job sits inside one rack, and an 18-tray job submitted next takes the whole
+    other rack (one NVLink domain), where placement in name order would have split it over
+    both; sacct records both jobs' GPUs."""
     import shutil
     import uuid
 
@@ -73,7 +74,8 @@ def test_gb200_jobs_land_inside_nvlink_domains_on_new_slurm(tmp_path):
     if not hosts.exists() or "localhost" not in hosts.read_text():
         hosts.write_text("127.0.0.1 localhost\n")
     try:
-        run = bring_up(conf, ctx, "fifo+backfill", root=NEW_SLURM_ROOT, job=(18, ""), pre_job=9)
+        run = bring_up(conf, ctx, "multifactor+backfill", root=NEW_SLURM_ROOT, job=(18, ""),
+                       pre_job=9)
         rows = [ln.split() for ln in run.read("sinfo.out").splitlines() if ln.strip()]
         detail = run.output + run.read("slurmctld.out")[-2000:] + run.read("srun.err")
         assert len(rows) == 36 and {r[1] for r in rows} == {"idle"}, detail
@@ -84,5 +86,9 @@ def test_gb200_jobs_land_inside_nvlink_domains_on_new_slurm(tmp_path):
         assert len(busy) == 9 and len({dom[n] for n in busy}) == 1
         assert len(got) == 18 and len({dom[n] for n in got}) == 1, got
         assert dom[got[0]] != dom[busy[0]]
+        # Slurm 26.05 needs slurmdbd up when slurmctld starts: the exported slurmdbd.conf is it
+        acct = [ln.split("|") for ln in run.read("sacct.out").splitlines() if "|" in ln]
+        assert sorted(dict(kv.split("=") for kv in t.split(","))["gres/gpu"] for _, t in acct) \
+            == ["36", "72"], run.read("slurmdbd.out")[-2000:]
     finally:
         shutil.rmtree(conf, ignore_errors=True)
