@@ -30,3 +30,22 @@ def default_doc() -> dict:
 def doc(default_doc) -> dict:
     """A fresh, mutable copy of the default scenario document."""
     return copy.deepcopy(default_doc)
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):  # noqa: ARG001
+    """One clear closing line on what was skipped and why (pytest's -ra lists each test;
+    this groups them), so an absent optional tool never hides a part of the suite."""
+    from collections import Counter
+
+    skipped = terminalreporter.stats.get("skipped", [])
+    if not skipped:
+        return
+    reasons: Counter[str] = Counter()
+    for rep in skipped:
+        longrepr = getattr(rep, "longrepr", None)
+        reason = longrepr[2] if isinstance(longrepr, tuple) and len(longrepr) == 3 else str(longrepr)
+        reasons[reason.removeprefix("Skipped: ").strip()] += 1
+    terminalreporter.write_sep("-", f"{len(skipped)} tests skipped, by reason (an absent optional "
+                               "tool: see README 'make test'; .ci/run installs them)")
+    for reason, n in reasons.most_common():
+        terminalreporter.write_line(f"  {n:3d} x {reason}")

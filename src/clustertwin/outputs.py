@@ -12,7 +12,13 @@ Rules (issue 15):
 * the manifest (``.clustertwin-outputs``) lists a name only after its file is complete; files it
   lists may be overwritten without ``--force`` on the next run;
 * OS errors (read-only folder, name too long, ``--out`` under a file, full disk) are one
-  ``UsageError`` line naming the path, exit status 2.
+  ``UsageError`` line naming the path, exit status 2;
+* the filesystem root is never an output folder;
+* temporary files a killed writer left (``.NAME.PID.HEX.tmp`` whose PID is no longer running)
+  are removed when the folder is next opened;
+* writers to one folder at once (``plan --out D`` and ``export all --out D``) serialise the
+  manifest update on an ``fcntl`` lock of the folder and merge what is on disk, so no entry is
+  lost (issue 19).
 
 Usage::
 
@@ -29,6 +35,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import re
 import stat
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -37,6 +44,7 @@ from clustertwin.errors import Problem, UsageError
 
 MANIFEST = ".clustertwin-outputs"
 _MANIFEST_MAX_BYTES = 1 << 20
+_TEMP = re.compile(r"\.(?P<name>.+)\.(?P<pid>[0-9]{1,10})\.[0-9a-f]{8}\.tmp")
 
 
 def _os_problem(path: Path | str, exc: OSError, doing: str) -> UsageError:
@@ -77,12 +85,18 @@ class OutputDir:
         self.names = list(names)
         self._check_folder()
         self._ours = self._read_manifest()
+        self.cleaned = _clean_stale_temps(self.path) if self._folder_exists() else []
         problems = [p for n in self.names if (p := self._clash(n)) is not None]
         if problems:
             raise UsageError(problems)
 
     # ------------------------------------------------------------------ checks
     def _check_folder(self) -> None:
+        with contextlib.suppress(OSError):
+            full = self.path.resolve()
+            if full == Path(full.anchor):
+                raise UsageError([Problem(str(self.path), "--out", "is the filesystem root; "
+                                          "choose a folder for the output files")])
         try:
             st = os.stat(self.path)  # a link to a folder is fine for --out itself
         except FileNotFoundError:
@@ -186,8 +200,13 @@ class OutputDir:
         return self.path / name
 
     def _record(self, name: str) -> None:
-        """Add ``name`` to the manifest (itself written atomically), after its file is complete."""
-        self._ours.add(name)
+        """Add ``name`` to the manifest (itself written atomically), after its file is complete.
+        Under the folder's lock: what another writer recorded meanwhile is read back and kept."""
+        with _folder_lock(self.path):
+            self._ours = self._read_manifest() | self._ours | {name}
+            self._write_manifest()
+
+    def _write_manifest(self) -> None:
         m = self.path / MANIFEST
         tmp = self.path / f".{MANIFEST}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
         try:
@@ -218,3 +237,56 @@ def _fsync_file(path: Path) -> None:
 def _unlink_quietly(path: Path) -> None:
     with contextlib.suppress(OSError):
         os.unlink(path)
+
+
+@contextlib.contextmanager
+def _folder_lock(path: Path) -> Iterator[None]:
+    """An exclusive ``fcntl.flock`` on the folder itself (no lock file left behind); a no-op
+    where the platform or the file system has no such lock."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        yield
+        return
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        yield
+        return
+    try:
+        with contextlib.suppress(OSError):
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
+def _pid_alive(pid: int) -> bool:
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, OSError):
+        return True  # someone else's live process, or we cannot tell: leave its file alone
+    return True
+
+
+def _clean_stale_temps(folder: Path) -> list[str]:
+    """Remove the regular ``.NAME.PID.HEX.tmp`` files of writers that are no longer running;
+    return their names."""
+    removed = []
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return removed
+    for e in entries:
+        m = _TEMP.fullmatch(e.name)
+        if m is None or int(m["pid"]) == os.getpid() or _pid_alive(int(m["pid"])):
+            continue
+        with contextlib.suppress(OSError):
+            if e.is_file(follow_symlinks=False):
+                os.unlink(e.path)
+                removed.append(e.name)
+    return removed

@@ -85,6 +85,29 @@ def comment_text(text: object, max_len: int = COMMENT_MAX) -> str:
     return t if len(t) <= max_len else t[: max_len - 3] + "..."
 
 
+def terminal_text(text: object, max_len: int = COMMENT_MAX) -> str:
+    """Free text for a terminal line printed through rich: :func:`comment_text` (no escape
+    sequence or line break reaches the terminal) with rich's markup brackets escaped."""
+    from rich.markup import escape
+
+    return escape(comment_text(text, max_len))
+
+
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: object) -> object:
+    """A CSV cell that a spreadsheet will not run: text starting like a formula (``= + - @``,
+    tab, CR) that is not a plain number gets a leading ``'`` (OWASP's CSV-injection rule).
+    Other values pass unchanged; the csv module does the quoting."""
+    if isinstance(value, str) and value.startswith(_FORMULA_START):
+        try:
+            float(value)
+        except ValueError:
+            return "'" + value
+    return value
+
+
 def shell_quote(s: object) -> str:
     """One POSIX shell word that stands for exactly ``s`` (``/bin/sh`` and bash alike):
     single-quoted, so ``$(...)``, backticks, ``;`` and quotes stay literal. A line break

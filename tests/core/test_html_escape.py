@@ -68,3 +68,29 @@ def test_compare_and_sweep_pages_escape_scenario_names(tmp_path: Path) -> None:
         page = (Path(args[args.index("--out") + 1]) / name).read_text()
         assert "&lt;script&gt;alert" in page, name  # shown, escaped
         assert "<script>alert" not in page and "<img src=x" not in page, name
+
+
+def test_control_characters_and_lone_surrogates_do_not_reach_a_page() -> None:
+    """issue 19: HTML forbids C0/C1 controls and a lone surrogate cannot be written as UTF-8;
+    both become U+FFFD through clustertwin.quoting.html_text."""
+    from clustertwin.report.html import render_page
+
+    evil = "a\x00b\x01c\x7f\x9b\ud800" + EVIL
+    page = render_page(evil, [{"title": evil, "rows": [(evil, evil)]}], subtitle=evil, warnings=[evil])
+    page.encode("utf-8")
+    assert "<script>alert" not in page
+    from plotly.offline import get_plotlyjs
+
+    ours = page.replace(get_plotlyjs(), "")  # plotly.js itself holds a \x01 in a string
+    assert not any(c in ours for c in "\x00\x01\x7f\x9b") and ours.count("\ufffd") >= 4
+
+
+def test_svg_floor_plan_stays_well_formed_xml_with_a_hostile_name() -> None:
+    import xml.etree.ElementTree as ET
+
+    from clustertwin.export.svg import design_floor_plan
+    from tests.export.helpers import design_of, scenario
+
+    svg = design_floor_plan(design_of(scenario(64)), "x\x00\x0b" + EVIL + "\ud800]]>")
+    root = ET.fromstring(svg.encode("utf-8"))
+    assert root.tag.endswith("svg") and "&lt;script&gt;" in svg

@@ -165,3 +165,44 @@ def test_html_text_adds_no_markup(s):
     # the text reads back as the input, bar the characters HTML cannot carry
     assert "".join(p.text).replace("\ufffd", "") == "".join(
         c for c in s if c == "\ufffd" or html_text(c) != "\ufffd").replace("\ufffd", "")
+
+
+@FAST
+@given(hostile)
+def test_terminal_text_prints_as_one_line_with_no_escape_or_markup(s):
+    import io
+
+    from rich.console import Console
+
+    from clustertwin.quoting import terminal_text
+
+    buf = io.StringIO()
+    Console(file=buf, force_terminal=False, width=10_000).print(terminal_text(s), end="")
+    shown = buf.getvalue()
+    assert "\x1b" not in shown and len(shown.splitlines()) <= 1
+    # markup brackets shown as typed, nothing styled away (rich doubles a trailing backslash)
+    assert shown.rstrip("\\") == comment_text(s).rstrip("\\")
+
+
+@pytest.mark.parametrize(("value", "cell"), [
+    ("=HYPERLINK(\"http://x\")", "'=HYPERLINK(\"http://x\")"), ("+1+2", "'+1+2"),
+    ("-cmd|' /C calc'!A0", "'-cmd|' /C calc'!A0"), ("@SUM(A1)", "'@SUM(A1)"), ("\tx", "'\tx"),
+    ("-1.5", "-1.5"), ("+3", "+3"), ("plain", "plain"), (-2, -2), (None, None)])
+def test_csv_cell_defuses_formulas_and_keeps_numbers(value, cell):
+    from clustertwin.quoting import csv_cell
+
+    assert csv_cell(value) == cell
+
+
+def test_escaping_lives_in_one_module():
+    """House rule: every exported string goes through clustertwin.quoting; no other module
+    calls html.escape or shlex.quote itself (a second, drifting rule)."""
+    import re
+    from pathlib import Path
+
+    src = Path(__file__).resolve().parents[2] / "src" / "clustertwin"
+    pattern = re.compile(r"\bhtml\.escape\(|\bshlex\.quote\(|^\s*import html\b|^from html import",
+                         re.MULTILINE)
+    offenders = [str(p.relative_to(src)) for p in src.rglob("*.py")
+                 if p.name != "quoting.py" and pattern.search(p.read_text(encoding="utf-8"))]
+    assert offenders == []

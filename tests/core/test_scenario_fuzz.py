@@ -169,3 +169,33 @@ def test_measured_result_readers_raw_text(text: str, kind: str) -> None:
         parse(text, "m.log")
     except UserError as exc:
         _one_line_errors(exc, "m.log")
+
+
+HOSTILE = ["\n", "\r", "\u2028", "\u2029", "\x85", "\x00", "\x1b[31m", "$(id)", "`id`", "'", '"',
+           "SlurmctldHost=evil", "<script>", "\u202e", "\ud800", "a", "-"]
+hostile_text = st.lists(st.sampled_from(HOSTILE), min_size=1, max_size=8).map("".join)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_hostile_text_in_any_string_field_is_accepted_or_one_clean_line(default_doc, catalog, data):
+    """issue 19: a name, id or choice holding line breaks, escapes or shell syntax is either a
+    valid value (free text: the name) or an error whose every line is one printable line."""
+    doc = copy.deepcopy(default_doc)
+    strings = [p for p in _paths(doc) if isinstance(_get(doc, p), str)]
+    path = data.draw(st.sampled_from(strings))
+    _get(doc, path[:-1])[path[-1]] = data.draw(hostile_text)
+    try:
+        s = scenario_from_dict(doc, "fuzz.yaml", catalog)
+    except ScenarioError as exc:
+        for line in exc.lines():
+            assert line.isprintable() and len(line.splitlines()) == 1, line
+        return
+    assert path == ("name",), f"{path} accepted {_get(doc, path)!r}"
+    assert s.name == doc["name"]
+
+
+def _get(doc, path):
+    for k in path:
+        doc = doc[k]
+    return doc

@@ -144,3 +144,57 @@ def test_naming_prefixes_are_ascii_hostname_labels(item):
         parse_naming([item])
     (line,) = info.value.lines()
     assert "ASCII" in line or "hyphen" in line
+
+
+EVIL = "llama\nSlurmctldHost=evil\u2028groups:\r- name: x\x85$(touch MARK)"
+
+
+@pytest.mark.skipif(shutil.which("promtool") is None,
+                    reason="promtool not installed (apt-get install prometheus)")
+def test_real_promtool_loads_the_same_rule_groups_with_a_hostile_name(tmp_path):
+    from clustertwin.export import prometheus as P
+
+    ctx, clean = _clean()
+    files, _ = build_files("prometheus", _with(ctx, EVIL, EVIL))
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    run = subprocess.run(["promtool", "check", "rules", P.RULES_FILE], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=120, check=False)
+    assert run.returncode == 0, run.stdout + run.stderr
+    groups = [g["name"] for g in yaml.safe_load(files[P.RULES_FILE])["groups"]]
+    assert groups == [g["name"] for g in yaml.safe_load(clean[P.RULES_FILE])["groups"]]
+
+
+@pytest.mark.skipif(shutil.which("ansible-inventory") is None,
+                    reason="ansible-inventory not installed (apt-get install ansible-core)")
+def test_real_ansible_inventory_lists_the_same_hosts_with_a_hostile_name(tmp_path):
+    ctx, clean = _clean()
+    listed = []
+    for text in (build_files("ansible", _with(ctx, EVIL))[0]["ansible-inventory.yml"],
+                 clean["ansible-inventory.yml"]):
+        path = tmp_path / "inv.yml"
+        path.write_text(text)
+        run = subprocess.run(["ansible-inventory", "-i", str(path), "--list"],
+                             capture_output=True, text=True, timeout=120, check=False,
+                             env={"ANSIBLE_INVENTORY_UNPARSED_FAILED": "true",
+                                  "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"})
+        assert run.returncode == 0, run.stderr
+        got = json.loads(run.stdout)
+        listed.append(sorted(got["_meta"]["hostvars"]))
+    assert listed[0] == listed[1] and "evil" not in " ".join(listed[0])
+
+
+def test_real_slurmctld_sees_only_our_controller_with_a_hostile_name(tmp_path):
+    from clustertwin.export import slurm as S
+    from tests.export.slurm_harness import loopback_site, run_ctld, skip_reason
+
+    if skip_reason() is not None:
+        pytest.skip(skip_reason())
+    ctx, _ = _clean()
+    evil = _with(ctx, EVIL, EVIL)
+    files = {"slurm.conf": S.slurm_conf(evil, site=loopback_site(tmp_path), topology="tree"),
+             "gres.conf": S.gres_conf(evil), "topology.conf": S.topology_tree(evil)}
+    assert not any(ln.startswith("SlurmctldHost=evil") for f in files.values()
+                   for ln in f.splitlines())
+    run = run_ctld(tmp_path, files)
+    assert run.up, run.output + run.log[-3000:]

@@ -92,3 +92,19 @@ def test_scenario_cluster_uses_its_failure_profile():
     off = json.loads(run("--cluster", str(scen), "--trace", "synthetic:philly:300", "--policy", "fifo",
                          "--json", "--failure-rate", "0").stdout)
     assert off["settings"]["failure_rate_per_node_day"] == 0
+
+
+def test_jobs_csv_defuses_formula_names(tmp_path, monkeypatch):
+    """issue 19: without pyarrow, per-job results go to jobs.csv; a trace's job name that
+    starts like a spreadsheet formula is written with a leading quote."""
+    import csv
+    import sys
+
+    monkeypatch.setitem(sys.modules, "pyarrow", None)  # import pyarrow -> ImportError
+    trace = tmp_path / "t.csv"
+    trace.write_text("job_id,submit_s,gpus,duration_s\n=HYPERLINK(\"x\"),0,8,60\nplain,0,8,60\n")
+    r = run("--cluster", "uniform:2x8", "--trace", str(trace), "--policy", "fifo",
+            "--out", str(tmp_path / "o"))
+    assert r.exit_code == 0, r.output
+    rows = list(csv.DictReader((tmp_path / "o" / "jobs.csv").open()))
+    assert sorted(x["name"] for x in rows) == ["'=HYPERLINK(\"x\")", "plain"]

@@ -203,3 +203,25 @@ def test_run_ends_when_queued_jobs_can_never_start_under_failures():
     cfg = SimConfig(reservations=rsv, failure_rate_per_node_day=5.0, repair_s=600.0)
     r = simulate(w, C2, "fifo", cfg, seed=1)
     assert np.isnan(r.first_start_s[1]) and r.end_time_s < 1e7
+
+
+@pytest.mark.parametrize("text", ["multifactor:age=-1", "multifactor:fairshare=1e12",
+                                  "multifactor:age=nan", "multifactor:age=inf",
+                                  "multifactor:bogus=1", "multifactor:keys=1", "fifo:age=1",
+                                  "multifactor:calc_period_s=0", "multifactor:half_life_s=1e30"])
+def test_policy_parameters_are_known_finite_and_bounded(text):
+    """issue 19: weights were taken as given (negative, 1e12, unknown keys)."""
+    from clustertwin.errors import UsageError
+    from clustertwin.scheduling.policies import parse_policy
+
+    with pytest.raises(UsageError) as info:
+        parse_policy(text)
+    assert all("--policy" in ln and "\n" not in ln for ln in info.value.lines())
+
+
+def test_policy_parameters_within_bounds_are_kept():
+    from clustertwin.scheduling.policies import parse_policy
+
+    spec = parse_policy("multifactor:fairshare=5000, age=100,half_life_s=86400+backfill")
+    assert spec.params == {"fairshare": 5000.0, "age": 100.0, "half_life_s": 86400.0}
+    assert spec.build().fairshare == 5000.0

@@ -18,7 +18,9 @@ def _print_table(title: str, head: list[str], rows: list[list[str]]) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    t = Table(*head, title=title)
+    from clustertwin.quoting import terminal_text
+
+    t = Table(*head, title=terminal_text(title))
     for r in rows:
         t.add_row(*r)
     Console().print(t)
@@ -115,6 +117,9 @@ def run_check(scen: Any, cat: Any, nccl: list[Path], dcgm: list[Path], burnin: l
     from clustertwin.export.stage import export_design
 
     got, reports = _load_all(nccl, dcgm, burnin, ibnet)
+    from clustertwin.acceptance.bounds import apply_bounds, limits_for
+
+    got = apply_bounds(got, reports, limits_for(scen, cat))  # never grade beyond physics
     plan = build_plan(scen, cat)
     design = export_design(scen, cat)
     wiring, nodes, designed = None, None, None

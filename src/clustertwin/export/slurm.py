@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 from clustertwin.export.hostlist import compress
 from clustertwin.export.stage import ExportContext
+from clustertwin.quoting import comment_text
 
 #: RAM left to the OS and daemons when RealMemory is set (Slurm fails a node whose RealMemory
 #: exceeds what it finds, so sites leave headroom; 5 % is our assumption, not a Slurm default).
@@ -110,7 +111,7 @@ def _policy_lines(policy: str) -> list[str]:
     from clustertwin.scheduling.policies import ORDERS, parse_policy
 
     spec = parse_policy(policy)
-    lines = [f"# scheduling policy from the twin: {spec.label}",
+    lines = [f"# scheduling policy from the twin: {comment_text(spec.label)}",
              f"SchedulerType={'sched/builtin' if spec.greedy else 'sched/backfill'}"]
     order = ORDERS.get(spec.order, path="--policy")
     p = dict(spec.params)
@@ -125,7 +126,8 @@ def _policy_lines(policy: str) -> list[str]:
                       f"PriorityMaxAge={_minutes(p.get('max_age_s', order.max_age_s))}",
                       f"PriorityDecayHalfLife="
                       f"{_minutes(p.get('half_life_s', order.half_life_s))}",
-                      f"PriorityCalcPeriod={max(1, round(order.calc_period_s / 60))}"]
+                      f"PriorityCalcPeriod="
+                      f"{max(1, round(p.get('calc_period_s', order.calc_period_s) / 60))}"]
         elif spec.order == "priority":
             lines += ["PriorityWeightQOS=10000", "PriorityWeightAge=0",
                       "PriorityWeightFairshare=0", "PriorityWeightJobSize=0"]

@@ -51,8 +51,10 @@ class ExportContext:
 
     @property
     def gpu_type(self) -> str:
-        """Short GPU type for GRES / labels: the catalog GPU id's first token (h100, gb200)."""
-        return self.gpu.id.split("-")[0].lower()
+        """Short GPU type for GRES / labels: the catalog GPU id's first token (h100, gb200),
+        kept to what a Kubernetes object name allows (lower-case letters, digits, '-', '.')."""
+        token = self.gpu.id.split("-")[0].lower()
+        return "".join(c if c.isalnum() or c in "-." else "-" for c in token).strip("-.") or "gpu"
 
 
 def make_context(scenario, catalog, design=None, naming: Naming | None = None) -> ExportContext:

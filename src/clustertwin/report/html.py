@@ -15,6 +15,14 @@ def _rows_table(rows: list[tuple[str, str]]) -> str:
     return f"<table class='kv'>{body}</table>"
 
 
+def _through_quoting(value: Any) -> Any:
+    """Every text a template prints goes through clustertwin.quoting.html_text (controls and
+    lone surrogates included); what the code marked safe (our own markup) passes as it is."""
+    from markupsafe import Markup
+
+    return value if isinstance(value, Markup) or not isinstance(value, str) else Markup(html_text(value))
+
+
 def render_page(title: str, sections: list[dict[str, Any]], subtitle: str = "",
                 warnings: list[str] | None = None) -> str:
     """Render sections ``{"title", "rows": [(k, v)], "figures": [(title, fig)], "html": str}``."""
@@ -22,7 +30,8 @@ def render_page(title: str, sections: list[dict[str, Any]], subtitle: str = "",
 
     # escape everything by default: select_autoescape(["html"]) left ``report.html.j2`` (the name
     # ends in .j2) unescaped, so a scenario or catalog name could put script into the page
-    env = Environment(loader=PackageLoader("clustertwin", "report/templates"), autoescape=True)
+    env = Environment(loader=PackageLoader("clustertwin", "report/templates"), autoescape=True,
+                      finalize=_through_quoting)
     rendered = []
     for sec in sections:
         figs = []

@@ -321,8 +321,10 @@ def _print_table(res) -> None:  # noqa: ANN001
 
     header, rows = res.table()
     c = res.cluster
-    t = Table(title=f"{c['name']}: {c['gpus']:,} GPUs on {c['nodes']:,} nodes; "
-                    f"{res.trace.get('jobs', 0):,} jobs from {res.trace.get('source')}")
+    from clustertwin.quoting import terminal_text
+
+    t = Table(title=terminal_text(f"{c['name']}: {c['gpus']:,} GPUs on {c['nodes']:,} nodes; "
+                                  f"{res.trace.get('jobs', 0):,} jobs from {res.trace.get('source')}"))
     for i, h in enumerate(header):
         t.add_column(h, justify="left" if i == 0 else "right")
     for r in rows:

@@ -124,7 +124,9 @@ class ScheduleResult:
             buf = io.StringIO()
             wr = csv.writer(buf)
             wr.writerow(list(cols))
-            wr.writerows(zip(*cols.values(), strict=True))
+            from clustertwin.quoting import csv_cell
+
+            wr.writerows(map(csv_cell, r) for r in zip(*cols.values(), strict=True))
             folder.write("jobs.csv", buf.getvalue())
             return "jobs.csv", "pyarrow is not installed: per-job results written as CSV"
         with folder.staged("jobs.parquet") as tmp:
@@ -164,7 +166,7 @@ class ScheduleResult:
 
     def html(self) -> str:
         """A self-contained page: the table and the figures, plotly JS embedded once."""
-        import html as _h
+        from clustertwin.quoting import html_text
 
         header, rows = self.table()
         parts = ["<!doctype html><html><head><meta charset='utf-8'>",
@@ -172,14 +174,14 @@ class ScheduleResult:
                  "margin:2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;"
                  "padding:4px 8px;text-align:right}td:first-child{text-align:left}</style>"
                  "</head><body><h1>Scheduling replay</h1>",
-                 f"<p>cluster: {_h.escape(str(self.cluster.get('name')))} "
+                 f"<p>cluster: {html_text(str(self.cluster.get('name')))} "
                  f"({self.cluster.get('gpus')} GPUs, {self.cluster.get('nodes')} nodes); "
-                 f"trace: {_h.escape(str(self.trace.get('source')))} "
+                 f"trace: {html_text(str(self.trace.get('source')))} "
                  f"({self.trace.get('jobs')} jobs)</p><table><tr>"]
-        parts += [f"<th>{_h.escape(h)}</th>" for h in header]
+        parts += [f"<th>{html_text(h)}</th>" for h in header]
         parts.append("</tr>")
         for row in rows:
-            parts.append("<tr>" + "".join(f"<td>{_h.escape(c)}</td>" for c in row) + "</tr>")
+            parts.append("<tr>" + "".join(f"<td>{html_text(c)}</td>" for c in row) + "</tr>")
         parts.append("</table>")
         for i, (_, fig) in enumerate(self.figures()):
             parts.append(fig.to_html(full_html=False, include_plotlyjs=(i == 0)))

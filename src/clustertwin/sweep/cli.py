@@ -75,9 +75,12 @@ def sweep_command(
     force: Annotated[bool, typer.Option("--force", help="overwrite files in --out that clustertwin did not write")] = False,
     cache: Annotated[bool, typer.Option("--cache/--no-cache", help="reuse a stage's result between scenarios that differ only "
                                         "in keys it does not read (same table either way)")] = True,
+    max_scenarios: Annotated[Optional[int], typer.Option("--max-scenarios", help="most scenarios the grid may make, checked before any runs (default 10000)")] = None,  # noqa: UP045
+    allow_path: Annotated[Optional[list[Path]], typer.Option("--allow-path", help="folder a study's base: may be read from besides the study's own; repeatable")] = None,  # noqa: UP045
     catalog: CatalogOpt = None,
 ) -> None:
-    """Plan a grid of scenarios (any dotted keys) and rank them; writes sweep.parquet/.csv/.html."""
+    """Plan a grid of scenarios (any dotted keys) and rank them; writes sweep.parquet/.csv/.html.
+    A grid past --max-scenarios (default 10,000) is refused before anything runs."""
     import time
 
     from clustertwin.errors import Problem, UsageError
@@ -89,7 +92,12 @@ def sweep_command(
     _need_pyarrow()
     if executor not in ("local", "ray"):
         raise UsageError([Problem("--executor", executor, "expected local or ray")])
-    sw = load_study(base, _grid_options(sets or [], ranges or []), seeds)
+    from clustertwin.sweep.grid import MAX_SCENARIOS
+
+    if max_scenarios is not None and max_scenarios < 1:
+        raise UsageError([Problem("--max-scenarios", str(max_scenarios), "expected at least 1")])
+    sw = load_study(base, _grid_options(sets or [], ranges or []), seeds,
+                    tuple(allow_path or ()), max_scenarios or MAX_SCENARIOS)
     obj = objective or sw.objective or "run_cost_owned_usd"
     ch.objective_column(obj)
     reqs = [ch.parse_requirement(r) for r in [*sw.require, *(require or [])]]

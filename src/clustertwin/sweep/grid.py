@@ -35,6 +35,9 @@ EXCLUSIVE = {
     "training.global_batch_seqs": "training.global_batch_tokens",
 }
 SEED_KEY = "reliability.seed"
+#: most scenarios one sweep makes unless ``--max-scenarios`` says otherwise: at a few plans per
+#: second per core this is already hours; 4 million points took 4.9 GB before the first ran
+MAX_SCENARIOS = 10_000
 
 
 @dataclass(frozen=True)
@@ -196,7 +199,7 @@ SEEDS = ("per-scenario", "common")
 
 def make_points(base: dict[str, Any], grid: dict[str, list[Any]],
                 cases: list[tuple[str, dict[str, Any]]] | None = None,
-                seeds: str = "per-scenario") -> list[Point]:
+                seeds: str = "per-scenario", max_points: int = MAX_SCENARIOS) -> list[Point]:
     """The points of ``cases`` x ``grid`` in row-major order (cases outermost).
 
     ``seeds="per-scenario"``: each point its own stream (see the module docstring);
@@ -206,6 +209,7 @@ def make_points(base: dict[str, Any], grid: dict[str, list[Any]],
         raise UsageError([Problem("--seeds", seeds, f"expected one of {', '.join(SEEDS)}")])
     cases = cases or [(None, {})]  # type: ignore[list-item]
     keys = list(grid)
+    check_size(len(cases), [len(grid[k]) for k in keys], max_points)
     base_seed = path_value(base, SEED_KEY)
     base_seed = base_seed if isinstance(base_seed, int) and base_seed >= 0 else 0
     base_name = str(base.get("name", "scenario"))
@@ -222,3 +226,16 @@ def make_points(base: dict[str, Any], grid: dict[str, list[Any]],
             doc["name"] = label if case_name else f"{base_name} {label}"
             points.append(Point(len(points), label, assignments, doc, case_name))
     return points
+
+
+def check_size(cases: int, axes: list[int], max_points: int = MAX_SCENARIOS) -> int:
+    """The number of points ``cases`` x the axes make; a UsageError past ``max_points``,
+    raised before any point is built."""
+    import math
+
+    total = cases * math.prod(axes)
+    if total > max_points:
+        shape = " x ".join(str(n) for n in ([cases] if cases > 1 else []) + axes) or "1"
+        raise UsageError([Problem("sweep", "size", f"the grid makes {total:,} scenarios ({shape}); "
+                                  f"at most {max_points:,} (raise it with --max-scenarios N)")])
+    return total

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from clustertwin.quoting import html_text
+from clustertwin.quoting import html_text, terminal_text
 from clustertwin.sweep.choose import DAYS, Choice
 
 #: metrics shown for each ranked scenario: (column, header, format)
@@ -91,11 +91,11 @@ def print_choice(sw: Any, table: Any, choice: Choice, console: Any = None) -> No
     cols = columns(table)
     header, rows = ranking_rows(table, choice, swept, with_keys=False, cols=cols)
     req = " and ".join(r.text for r in choice.requirements) or "none"
-    t = Table(title=f"{sw.title}: ranked by {choice.objective} (requirements: {req})")
+    t = Table(title=terminal_text(f"{sw.title}: ranked by {choice.objective} (requirements: {req})"))
     for h in header:
         t.add_column(h, justify="left" if h in ("scenario", "#") else "right")
     for k, cells in enumerate(rows):
-        t.add_row(*cells, style="bold green" if k == 0 else None)
+        t.add_row(*map(terminal_text, cells), style="bold green" if k == 0 else None)
     console.print(t)
     console.print(LEGEND, style="dim")
     errors = [(cols["point"][i], e) for i, e in enumerate(cols["error"]) if e]

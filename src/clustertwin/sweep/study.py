@@ -25,7 +25,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from clustertwin.errors import Problem, ScenarioError, UsageError
-from clustertwin.sweep.grid import Point, check_key, make_points
+from clustertwin.sweep.grid import MAX_SCENARIOS, Point, check_key, check_size, make_points
 
 
 class Case(BaseModel):
@@ -84,7 +84,19 @@ def is_study(doc: Any) -> bool:
     return isinstance(doc, dict) and "study" in doc
 
 
-def _base_doc(base: Any, where: Path | None) -> tuple[dict[str, Any], str]:
+def _inside(path: Path, where: Path, allow: tuple[Path, ...], source: str) -> Path:
+    """``path`` (relative to the study's folder ``where``) when it resolves inside that folder
+    or an ``--allow-path`` folder; else a ScenarioError that names the path, never reads it."""
+    full = (where / path).resolve()
+    roots = [where.resolve(), *(Path(a).resolve() for a in allow)]
+    if any(full.is_relative_to(r) for r in roots):
+        return full
+    raise ScenarioError([Problem(source, "base", f"{str(path)!r} is outside the study's folder "
+                                 f"{str(where)!r}; move it there or pass --allow-path DIR")])
+
+
+def _base_doc(base: Any, where: Path | None, allow: tuple[Path, ...] = (),
+              source: str = "<study>") -> tuple[dict[str, Any], str]:
     from clustertwin.io import read_document
     from clustertwin.scenario import DEFAULT_SCENARIO
 
@@ -95,8 +107,8 @@ def _base_doc(base: Any, where: Path | None) -> tuple[dict[str, Any], str]:
     if hasattr(base, "model_dump"):  # a Scenario object
         return _scenario_doc(base), getattr(base, "source", "<scenario>")
     path = Path(base)
-    if where is not None and not path.is_absolute():
-        path = where / path
+    if where is not None:
+        path = _inside(path, where, allow, source)
     doc = read_document(path)
     if not isinstance(doc, dict):
         raise ScenarioError([Problem(str(path), "", "a scenario is a mapping with model, training and cluster sections")])
@@ -112,9 +124,14 @@ def _scenario_doc(s: Any) -> dict[str, Any]:
 
 def build(base: Any, grid: dict[str, list[Any]] | None = None,
           cases: list[tuple[str, dict[str, Any]]] | None = None, title: str | None = None,
-          where: Path | None = None, seeds: str = "per-scenario") -> Sweep:
-    """A :class:`Sweep` from a base (path, mapping or Scenario), a grid and optional cases."""
-    doc, source = _base_doc(base, where)
+          where: Path | None = None, seeds: str = "per-scenario", *, allow: tuple[Path, ...] = (),
+          max_points: int = MAX_SCENARIOS, study_source: str = "<study>") -> Sweep:
+    """A :class:`Sweep` from a base (path, mapping or Scenario), a grid and optional cases.
+    ``where``: the study's folder, which a base path must resolve inside (or in ``allow``);
+    ``max_points``: the most scenarios the grid may make (checked before any is built)."""
+    check_size(max(1, len(cases or [])), [len(v) if isinstance(v, list | tuple) else 1
+                                          for v in (grid or {}).values()], max_points)
+    doc, source = _base_doc(base, where, allow, study_source)
     grid = dict(grid or {})
     cases = [(n, _flat(s)) for n, s in (cases or [])]
     keys: list[str] = []
@@ -126,25 +143,29 @@ def build(base: Any, grid: dict[str, list[Any]] | None = None,
     for k, values in grid.items():
         if not isinstance(values, list | tuple) or not values:
             raise UsageError([Problem(source, k, "expected a non-empty list of values")])
-    points = make_points(doc, {k: list(v) for k, v in grid.items()}, cases or None, seeds)
+    points = make_points(doc, {k: list(v) for k, v in grid.items()}, cases or None, seeds,
+                         max_points)
     return Sweep(title or str(doc.get("name", "sweep")), source, doc, keys, points)
 
 
 def load_study(path: Path, extra_grid: dict[str, list[Any]] | None = None,
-               seeds: str | None = None) -> Sweep:
+               seeds: str | None = None, allow: tuple[Path, ...] = (),
+               max_points: int = MAX_SCENARIOS) -> Sweep:
     """Read a study file (or a plain scenario file as the base) and add ``extra_grid`` axes;
-    ``seeds`` overrides the study's ``seeds:``."""
+    ``seeds`` overrides the study's ``seeds:``. A study's ``base:`` must lie in its folder or
+    an ``allow`` folder; the grid may make at most ``max_points`` scenarios."""
     from clustertwin.io import pydantic_problems, read_document
 
     doc = read_document(path)
     if not is_study(doc):
-        return build(path, extra_grid, seeds=seeds or "per-scenario")
+        return build(path, extra_grid, seeds=seeds or "per-scenario", max_points=max_points)
     try:
         study = StudyFile.model_validate(doc)
     except ValidationError as exc:
         raise ScenarioError(pydantic_problems(exc, str(path))) from None
     grid = {**study.grid, **(extra_grid or {})}
     cases = [(c.name, c.set) for c in study.cases]
-    sw = build(study.base, grid, cases, study.study, where=path.parent, seeds=seeds or study.seeds)
+    sw = build(study.base, grid, cases, study.study, where=path.parent, seeds=seeds or study.seeds,
+               allow=allow, max_points=max_points, study_source=str(path))
     return Sweep(sw.title, str(path), sw.base, sw.keys, sw.points, study.objective,
                  list(study.require), study.description)

@@ -14,6 +14,8 @@ import json
 import math
 from typing import Any
 
+from clustertwin.quoting import csv_cell
+
 #: a swept key that is also a plan key (``training.gpus``) takes its column from the scenario block
 SCENARIO_PREFIX = "scenario."
 
@@ -120,7 +122,7 @@ def csv_text(table: Any) -> str:
 def _csv_cell(v: Any) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
-    return repr(v) if isinstance(v, float) else str(v)
+    return repr(v) if isinstance(v, float) else str(csv_cell(str(v)))
 
 
 def parquet_bytes(table: Any) -> bytes:

@@ -85,6 +85,12 @@ def _read_rows(text: str, source: str, rep: ImportReport) -> tuple[list[list[str
     return rows, idx, pcol, header
 
 
+def _int(col: np.ndarray) -> np.ndarray:
+    """Whole numbers as int64, a value past 2^62 held at 2^62 (not wrapped to a negative
+    number with a NumPy warning); acceptance.bounds rejects such rows by name."""
+    return np.minimum(col, 2.0**62).astype(np.int64)
+
+
 def parse(text: str, source: str) -> tuple[BurnIn, ImportReport]:
     rep = ImportReport(source, "burn-in")
     rows, idx, pcol, header = _rows(text, source, rep)
@@ -117,8 +123,8 @@ def parse(text: str, source: str) -> tuple[BurnIn, ImportReport]:
     if "hours" in header:
         h = header.index("hours")
         hours = _floats([rows[i][h].strip() if h < len(rows[i]) else "" for i in np.flatnonzero(ok)])
-    b = BurnIn(source, node_a[ok].astype(str), v[:, 0].astype(np.int64), serial_a[ok].astype(str),
-               v[:, 1], v[:, 2], v[:, 3].astype(np.int64), precs.pop() if precs else "bf16", hours)
+    b = BurnIn(source, node_a[ok].astype(str), _int(v[:, 0]), serial_a[ok].astype(str),
+               v[:, 1], v[:, 2], _int(v[:, 3]), precs.pop() if precs else "bf16", hours)
     return b, rep
 
 

@@ -70,17 +70,7 @@ def parse_policy(text: str) -> PolicySpec:
     base = ALIASES.get(raw, raw)
     head, *mods = base.split("+")
     name, _, ptxt = head.partition(":")
-    params: dict[str, float] = {}
-    for item in filter(None, ptxt.split(",")):
-        k, _, v = item.partition("=")
-        try:
-            params[k.strip()] = float(v)
-            if not math.isfinite(params[k.strip()]):
-                raise ValueError
-        except ValueError:
-            raise UsageError([Problem("command line", "--policy",
-                                      f"{item!r}: parameters are name=number (finite)")]) from None
-    ORDERS.get(name, path="--policy")
+    params = _policy_params(ORDERS.get(name, path="--policy"), ptxt)
     bad = [m for m in mods if m not in MODIFIERS]
     if bad:
         raise UsageError([Problem("command line", "--policy",
@@ -89,6 +79,32 @@ def parse_policy(text: str) -> PolicySpec:
         raise UsageError([Problem("command line", "--policy", "choose backfill or greedy, not both")])
     return PolicySpec(label=raw, order=name, backfill="backfill" in mods,
                       greedy="greedy" in mods, preempt="preempt" in mods, params=params)
+
+
+def _policy_params(order: type[Order], text: str) -> dict[str, float]:
+    """``age=100,fairshare=5000`` -> {name: value}: known names only, finite numbers within
+    the order's bounds (:attr:`Order.PARAMS`); one UsageError listing every bad item."""
+    params: dict[str, float] = {}
+    problems: list[Problem] = []
+    for item in filter(None, text.split(",")):
+        k, _, v = (x.strip() for x in item.partition("="))
+        bounds = order.PARAMS.get(k)
+        if bounds is None:
+            known = ", ".join(order.PARAMS) or "none"
+            problems.append(Problem("command line", "--policy", f"policy {order.name!r} has no "
+                                    f"parameter {k!r}; known: {known}"))
+            continue
+        try:
+            value = float(v)
+        except ValueError:
+            value = math.nan
+        if not bounds[0] <= value <= bounds[1]:
+            problems.append(Problem("command line", "--policy", f"{item!r}: {k} must be a finite number "
+                                    f"from {bounds[0]:g} to {bounds[1]:g}"))
+        params[k] = value
+    if problems:
+        raise UsageError(problems)
+    return params
 
 
 def policy_names() -> list[str]:

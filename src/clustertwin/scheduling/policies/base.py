@@ -19,6 +19,8 @@ class Order:
     dynamic = False
     oracle = False
     calc_period_s = 0.0
+    #: parameters ``--policy ORDER:KEY=VALUE`` may set, each with its (low, high) bounds
+    PARAMS: dict[str, tuple[float, float]] = {}
 
     def keys(self, ctx: Any, jobs: np.ndarray, now: float) -> np.ndarray:
         raise NotImplementedError

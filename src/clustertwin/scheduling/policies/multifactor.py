@@ -36,6 +36,11 @@ class Multifactor(Order):
     qos = 1000.0
     max_age_s = 7 * DAY_S
     half_life_s = 7 * DAY_S
+    #: settable parameters and their bounds. Slurm keeps each weight and their sum in 32 bits
+    #: (4.29e9), so four weights of at most 1e8 stay inside; durations from a minute to a year.
+    PARAMS = {"age": (0.0, 1e8), "fairshare": (0.0, 1e8), "size": (0.0, 1e8),
+              "qos": (0.0, 1e8), "max_age_s": (60.0, 365 * DAY_S),
+              "half_life_s": (60.0, 365 * DAY_S), "calc_period_s": (1.0, DAY_S)}
 
     def fair_share_factor(self, ctx: Any) -> np.ndarray:
         usage = ctx.team_usage
