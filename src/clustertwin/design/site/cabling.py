@@ -286,8 +286,11 @@ def _base_columns(inv: Inventory, design):
         ends.append((_i(g.a), _i(g.b), np.full(n, g.media == "copper")))
         a_port = np.char.add(g.a_prefix.replace(" ", ""), np.asarray(g.a_port).astype(str)) \
             if g.a_prefix else np.asarray(g.a_port).astype(str)
-        if g.kind == "node-leaf" and inv.compute_adapters:   # the node model's device names
-            a_port = np.asarray(inv.compute_adapters, dtype=object)[np.asarray(g.a_port)]
+        ports = np.asarray(g.a_port)
+        # the node model's device names, where they cover every port the design wires
+        if g.kind == "node-leaf" and inv.compute_adapters and \
+                (not ports.size or int(ports.max()) < len(inv.compute_adapters)):
+            a_port = np.asarray(inv.compute_adapters, dtype=object)[ports]
         cols["a_device"].append(names[g.a])
         cols["a_port"].append(a_port.astype(object))
         cols["b_device"].append(names[g.b])
