@@ -1,0 +1,86 @@
+"""Issue 19 follow-up: a hostile or unlucky user's probes against every command. Each case is
+what a user could type; each must end in one ``error:`` line per problem and exit 2 - never a
+traceback, a hang, a 10^17-day answer or a 100 GiB allocation."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+import yaml
+
+from clustertwin.cli import main
+
+SMALL = {
+    "schema_version": 1,
+    "name": "small",
+    "model": {"preset": "llama3-8b"},
+    "training": {"tokens": 1.0e11, "seq_len": 8192, "global_batch_tokens": 4194304,
+                 "precision": "bf16", "parallelism": "auto"},
+    "cluster": {"gpu": "h100-sxm-80gb", "node": "dgx-h100", "gpus": 64,
+                "fabric": {"technology": "ib-ndr", "topology": "rail-optimized-fat-tree",
+                           "oversubscription": 1.0}},
+}
+
+
+def scenario(tmp_path, **sections) -> str:
+    doc = {**SMALL, **sections}
+    path = tmp_path / "s.yaml"
+    path.write_text(yaml.safe_dump(doc), encoding="utf-8")
+    return str(path)
+
+
+def run_cli(argv, monkeypatch, capsys) -> tuple[int, str, str]:
+    monkeypatch.setattr(sys, "argv", ["clustertwin", *argv])
+    with pytest.raises(SystemExit) as info:
+        main()
+    out, err = capsys.readouterr()
+    return info.value.code, out, err
+
+
+def assert_refused(rc, err, *words):
+    lines = [ln for ln in err.strip().splitlines() if not ln.startswith("warning:")]
+    assert rc == 2, err
+    assert lines and all(ln.startswith("error: ") for ln in lines), err
+    assert "Traceback" not in err
+    for w in words:
+        assert w in err, err
+
+
+# --- build-out what-ifs: huge, NaN and infinite values (before: OverflowError traceback for
+# crews=nan/1e308, a go-live 1.8e17 days out for gpus=1e20, 145 GiB for --samples 1e8) ---
+@pytest.mark.parametrize("what_if, key", [
+    ("crews=nan", "crews"),
+    ("crews=inf", "crews"),
+    ("crews=1e308", "crews"),
+    ("crews=x0.0000001", "crews"),
+    ("gpus=1e12", "gpus"),
+    ("gpus=99999999999999999999", "gpus"),
+    ("gpu_lead_time_days=99999999999999", "gpu_lead_time_days"),
+    ("gpu_lead_time_days=x99999999999", "gpu_lead_time_days"),
+    ("step.1.days=1/2/99999999999999", "step.1.days"),
+    ("step.1.likely=+99999999999999", "step.1.likely"),
+    ("no_such_key=1", "no_such_key"),
+])
+def test_buildout_what_if_out_of_range(what_if, key, tmp_path, monkeypatch, capsys):
+    rc, _, err = run_cli(["buildout", scenario(tmp_path), "-w", what_if, "--samples", "50"],
+                         monkeypatch, capsys)
+    assert_refused(rc, err, "--what-if", key)
+
+
+def test_buildout_samples_bounded(tmp_path, monkeypatch, capsys):
+    rc, _, err = run_cli(["buildout", scenario(tmp_path), "--samples", "100000000"], monkeypatch, capsys)
+    assert_refused(rc, err, "--samples")
+
+
+@pytest.mark.parametrize("value", ["99999999999999", 99999999999999, "x1e9", "x999", "1/2/1e12", "+1e400"])
+def test_scenario_lead_time_out_of_range(value, tmp_path, monkeypatch, capsys):
+    path = scenario(tmp_path, buildout={"lead_times": {"gpu_lead_time_days": value}})
+    rc, _, err = run_cli(["validate", path], monkeypatch, capsys)
+    assert_refused(rc, err, "buildout.lead_times.gpu_lead_time_days")
+
+
+def test_scenario_lead_time_at_the_bound_still_plans(tmp_path, monkeypatch, capsys):
+    path = scenario(tmp_path, buildout={"lead_times": {"gpu_lead_time_days": "+36500"}})
+    rc, out, err = run_cli(["buildout", path, "--samples", "50", "--json"], monkeypatch, capsys)
+    assert rc == 0, err
