@@ -84,3 +84,47 @@ def test_scenario_lead_time_at_the_bound_still_plans(tmp_path, monkeypatch, caps
     path = scenario(tmp_path, buildout={"lead_times": {"gpu_lead_time_days": "+36500"}})
     rc, out, err = run_cli(["buildout", path, "--samples", "50", "--json"], monkeypatch, capsys)
     assert rc == 0, err
+
+
+# --- a user's --catalog folder: implausible figures and a duplicate id (before: a 1e308 W GPU,
+# a 1e308 TFLOP/s peak or two entries with one id were accepted without a word) ---
+def _h100() -> dict:
+    from clustertwin.catalog.loader import DATA_DIR
+
+    gpus = yaml.safe_load((DATA_DIR / "gpus.yaml").read_text(encoding="utf-8"))["gpu"]
+    return next(g for g in gpus if g["id"] == "h100-sxm-80gb")
+
+
+@pytest.mark.parametrize("change, key", [
+    ({"tdp_w": 1e308}, "tdp_w"),
+    ({"peak_tflops": {"bf16": 1e308}}, "peak_tflops"),
+    ({"achieved_tflops": {"bf16": 1e300}}, "achieved_tflops"),
+    ({"hbm_gib": 1e308}, "hbm_gib"),
+    ({"hbm_tb_per_s": 1e12}, "hbm_tb_per_s"),
+    ({"nvlink_gb_per_s": 1e308}, "nvlink_gb_per_s"),
+    ({"hbm_gib": float("nan")}, "hbm_gib"),
+    ({"tdp_w": float("inf")}, "tdp_w"),
+])
+def test_user_catalog_figure_out_of_range(change, key, tmp_path, monkeypatch, capsys):
+    folder = tmp_path / "cat"
+    folder.mkdir()
+    (folder / "gpus.yaml").write_text(yaml.safe_dump({"gpu": [{**_h100(), **change}]}), encoding="utf-8")
+    rc, _, err = run_cli(["validate", scenario(tmp_path), "--catalog", str(folder)], monkeypatch, capsys)
+    assert_refused(rc, err, "gpus.yaml", key)
+
+
+def test_user_catalog_duplicate_id(tmp_path, monkeypatch, capsys):
+    folder = tmp_path / "cat"
+    folder.mkdir()
+    (folder / "a.yaml").write_text(yaml.safe_dump({"gpu": [_h100()]}), encoding="utf-8")
+    (folder / "b.yaml").write_text(yaml.safe_dump({"gpu": [{**_h100(), "tdp_w": 600}]}), encoding="utf-8")
+    rc, _, err = run_cli(["validate", scenario(tmp_path), "--catalog", str(folder)], monkeypatch, capsys)
+    assert_refused(rc, err, "b.yaml", "h100-sxm-80gb", "duplicate id")
+
+
+def test_user_catalog_override_of_a_builtin_id_still_works(tmp_path, monkeypatch, capsys):
+    folder = tmp_path / "cat"
+    folder.mkdir()
+    (folder / "a.yaml").write_text(yaml.safe_dump({"gpu": [{**_h100(), "tdp_w": 600}]}), encoding="utf-8")
+    rc, _, err = run_cli(["validate", scenario(tmp_path), "--catalog", str(folder)], monkeypatch, capsys)
+    assert rc == 0, err
