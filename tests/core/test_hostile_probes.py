@@ -128,3 +128,22 @@ def test_user_catalog_override_of_a_builtin_id_still_works(tmp_path, monkeypatch
     (folder / "a.yaml").write_text(yaml.safe_dump({"gpu": [{**_h100(), "tdp_w": 600}]}), encoding="utf-8")
     rc, _, err = run_cli(["validate", scenario(tmp_path), "--catalog", str(folder)], monkeypatch, capsys)
     assert rc == 0, err
+
+
+# --- plan --measured with a hand-edited check.json (before: a node listed 1000 times drained
+# 1000 nodes; `true` passed as a ratio of 1) ---
+@pytest.mark.parametrize("measured, key", [
+    ({"gemm_ratio": True}, "measured.gemm_ratio"),
+    ({"gemm_ratio": 1e308}, "measured.gemm_ratio"),
+    ({"drained_nodes": ["gpu0001"] * 1000}, "measured.drained_nodes"),
+    ({"drained_nodes": [1, 2]}, "measured.drained_nodes"),
+    ({"drained_nodes": "gpu0001"}, "measured.drained_nodes"),
+])
+def test_plan_measured_hand_edited(measured, key, tmp_path, monkeypatch, capsys):
+    import json
+
+    check = tmp_path / "check.json"
+    check.write_text(json.dumps({"measured": {"gemm_ratio": 0.95, "nvlink_ratio": None,
+                                              "fabric_ratio": None, "drained_nodes": [], **measured}}))
+    rc, _, err = run_cli(["plan", scenario(tmp_path), "--measured", str(check)], monkeypatch, capsys)
+    assert_refused(rc, err, key)
