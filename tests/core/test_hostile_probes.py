@@ -147,3 +147,27 @@ def test_plan_measured_hand_edited(measured, key, tmp_path, monkeypatch, capsys)
                                               "fabric_ratio": None, "drained_nodes": [], **measured}}))
     rc, _, err = run_cli(["plan", scenario(tmp_path), "--measured", str(check)], monkeypatch, capsys)
     assert_refused(rc, err, key)
+
+
+# --- sweep: a key given twice on the command line, an empty --objective, two study cases with
+# one name (before: the second --set silently replaced the first; '' meant the default
+# objective; two rows named alike could not be told apart) ---
+@pytest.mark.parametrize("extra, words", [
+    (["--set", "cluster.gpus=8", "--set", "cluster.gpus=16"], ["--set", "cluster.gpus", "twice"]),
+    (["--set", "cluster.gpus=8", "--range", "cluster.gpus=16:32:8"], ["--range", "cluster.gpus", "twice"]),
+    (["--objective", ""], ["--objective"]),
+])
+def test_sweep_options_ambiguous(extra, words, tmp_path, monkeypatch, capsys):
+    rc, _, err = run_cli(["sweep", scenario(tmp_path), "--out", str(tmp_path / "o"), *extra],
+                         monkeypatch, capsys)
+    assert_refused(rc, err, *words)
+    assert not (tmp_path / "o").exists()
+
+
+def test_study_duplicate_case_names(tmp_path, monkeypatch, capsys):
+    scenario(tmp_path)
+    study = tmp_path / "study.yaml"
+    study.write_text(yaml.safe_dump({"study": "t", "base": "s.yaml", "cases": [
+        {"name": "a", "set": {"cluster.gpus": 8}}, {"name": "a", "set": {"cluster.gpus": 16}}]}))
+    rc, _, err = run_cli(["sweep", str(study), "--out", str(tmp_path / "o")], monkeypatch, capsys)
+    assert_refused(rc, err, "study.yaml", "cases", "'a'")
