@@ -7,7 +7,7 @@ DEVSTAMP := $(VENV)/.installed-dev
 CONSTRAINTS ?= constraints.txt
 PIPC := $(if $(CONSTRAINTS),-c $(CONSTRAINTS),)
 
-.PHONY: run test bench lint lock clean
+.PHONY: run test bench lint lock clean screenshots
 
 $(STAMP): pyproject.toml $(CONSTRAINTS)
 	python3 -m venv $(VENV)
@@ -27,6 +27,9 @@ test: $(DEVSTAMP)
 
 bench: $(DEVSTAMP)
 	$(PY) benchmarks/run_all.py
+
+screenshots: $(STAMP)
+	$(PY) scripts/screenshots.py --out docs/img
 
 lint: $(DEVSTAMP)
 	$(PY) -m ruff check src tests benchmarks

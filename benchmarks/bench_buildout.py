@@ -67,6 +67,13 @@ def main() -> None:
     print(f"  full Monte Carlo        {t_mc * 1e3:7.1f} ms   (target < 200 ms)")
     print(f"  plan_buildout()         {t_plan * 1e3:7.1f} ms")
     print(f"  plan_buildout(+1 what-if) {t_plan_wi * 1e3:5.1f} ms")
+    import tracemalloc
+
+    tracemalloc.start()
+    plan_buildout(sc, cat, what_if=["gpu_lead_time_days=+90"])
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    print(f"  peak memory per sample  {peak / SAMPLES:7.0f} B   (target <= 2 KiB; issue 25)")
 
 
 if __name__ == "__main__":

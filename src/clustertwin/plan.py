@@ -137,6 +137,9 @@ def make_plan(scenario: Scenario, catalog: Catalog,
                         f"deadline by {late:.1f} wall-clock days (reliability.effective_days)")
     economics = run("economics", economics_stage, scenario, catalog, training, design, reliability)
     buildout = run("buildout", plan_buildout, scenario, catalog, design)
+    # the result's training block with the ETTR charged in its goodput (after the memoised
+    # stages, which take the stage's own result)
+    training = _with_ettr(training, reliability)
     decision = run("decision", _decide(), scenario, catalog, training, design, reliability, economics, buildout)
     res = {"training": training, "design": design, "reliability": reliability,
            "economics": economics, "buildout": buildout, "decision": decision}
@@ -156,6 +159,15 @@ def _sized(plan: Plan, catalog: Catalog) -> Plan:
     from clustertwin.sizing import size_routes  # the deadline solver per route (issue 21)
 
     return replace(plan, sized=size_routes(plan, catalog, make_plan))
+
+
+def _with_ettr(training: Any, reliability: Any) -> Any:
+    """training.goodput with the reliability stage's ETTR charged (reliability.goodput)."""
+    if training is None or reliability is None:
+        return training
+    from clustertwin.reliability.goodput import with_ettr
+
+    return with_ettr(training, reliability)
 
 
 def _decide() -> Callable[..., Any]:

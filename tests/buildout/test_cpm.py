@@ -105,3 +105,27 @@ def test_samplers_match_their_means():
     assert t.mean(axis=1) == pytest.approx((o + m + p) / 3, rel=5e-3)
     b = pert(o, m, p, 0, 200_000)
     assert b.mean(axis=1) == pytest.approx((o + 4 * m + p) / 6, rel=5e-3)
+
+
+def test_rows_drawn_on_demand_are_the_matrix_rows():
+    """Issue 25: the build-out Monte Carlo draws each step's durations when a pass reads them
+    (no N x S uniform matrix): bit for bit the rows of the shared-matrix computation, in any
+    step order, and the same Monte Carlo result."""
+    from clustertwin.buildout.montecarlo import TriangularRows
+
+    rng = np.random.default_rng(4)
+    numbers = [5, 2, 7, 1, 3]
+    o = rng.uniform(1, 5, 5)
+    m = o + rng.uniform(0, 5, 5)
+    p = m + rng.uniform(0, 5, 5)
+    p[2] = m[2] = o[2]  # a fixed duration
+    whole = triangular(o, m, p, uniforms(11, 8, 300)[np.asarray(numbers) - 1])
+    rows = TriangularRows(o, m, p, numbers, 11, 300)
+    for i in (3, 0, 4, 1, 2, 0):
+        assert rows[i].tobytes() == whole[i].tobytes()
+    net = compile_network({5: [], 2: [5], 7: [5], 1: [2, 7], 3: [1]}, 3)
+    order = [numbers.index(n) for n in net.numbers]
+    a, b = simulate(net, whole[order]), simulate(net, TriangularRows(o[order], m[order], p[order],
+                                                                      list(net.numbers), 11, 300))
+    assert a.finish.tobytes() == b.finish.tobytes()
+    assert a.criticality.tobytes() == b.criticality.tobytes()

@@ -51,7 +51,7 @@ def test_plan_out_writes_and_refuses_foreign_files(tmp_path):
     import re
 
     assert "Plotly.newPlot" in page and len(page) > 3_000_000  # plotly.js embedded
-    assert "Bill of materials" in page and "Capex by category" in page
+    assert "Bill of materials" in page and "Capital cost by category" in page  # titles in words (issue 26)
     assert not re.search(r"<script[^>]+src=", page) and not re.search(r"<link[^>]+href=[\"']http", page)
     json.loads((out / "plan.json").read_text())
     # we may overwrite what we wrote ourselves

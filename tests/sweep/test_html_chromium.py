@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 import shutil
-import subprocess
 
 import pytest
 
@@ -13,23 +12,20 @@ from clustertwin.sweep.api import run_sweep_table
 from clustertwin.sweep.choose import choose, parse_requirement
 from clustertwin.sweep.study import build
 from tests.conftest import EXAMPLES
+from tests.report import chromium
 from tests.sweep.conftest import GRID, SMALL
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install chromium)")
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run", "--virtual-time-budget=20000",
-         "--dump-dom"]
 
 
 def _rendered_dom(page, tmp_path) -> str:
-    path = tmp_path / "page.html"
-    path.write_text(page, encoding="utf-8")
-    profile = tmp_path / "profile"
-    proc = subprocess.run([CHROMIUM, *FLAGS, f"--user-data-dir={profile}", path.as_uri()],
-                          capture_output=True, text=True, timeout=120, check=False)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    return proc.stdout
+    """The DOM after plotly.js ran; also checks (issue 26) that the page logged nothing to the
+    console and shows no code name (snake_case, unit suffix) as a label."""
+    dom, console = chromium.dom(page, tmp_path)
+    assert console == []
+    assert chromium.code_names(dom) == []
+    return dom
 
 
 def _check_offline_and_drawn(page: str, dom: str, figures: int) -> None:

@@ -27,6 +27,34 @@ def uniforms(seed: int, n: int, samples: int) -> np.ndarray:
     return rng.random((n, samples))
 
 
+class TriangularRows:
+    """The triangular durations ``triangular(o, m, p, uniforms(seed, rows, samples)[numbers -
+    1])`` row by row, bit for bit, never held as an ``N x S`` matrix: row ``i`` (step
+    ``numbers[i]``) redraws uniform row ``numbers[i] - 1`` by advancing a copy of the stream
+    to it (a ``(rows, samples)`` draw takes one 64-bit output per double, row-major) and
+    samples it again. The Monte Carlo passes read a row twice (forward, then backward), so a
+    plan holds only the earliest finishes (8 B per step and sample) and the frontier rows.
+    Step ``k`` takes uniform row ``k - 1`` in every run over the same book (common random
+    numbers for what-ifs)."""
+
+    def __init__(self, o: np.ndarray, m: np.ndarray, p: np.ndarray, numbers: list[int],
+                 seed: int, samples: int) -> None:
+        self.o, self.m, self.p = (np.asarray(a, dtype=float) for a in (o, m, p))
+        self.numbers = list(numbers)
+        self.samples = samples
+        self.shape = (len(self.numbers), samples)
+        self._bits = np.random.PCG64(np.random.SeedSequence(seed))
+        self._start = self._bits.state
+        self._gen = np.random.Generator(self._bits)
+
+    def __getitem__(self, i: int) -> np.ndarray:
+        self._bits.state = self._start
+        self._bits.advance((self.numbers[i] - 1) * self.samples)
+        u = self._gen.random((1, self.samples))
+        sl = slice(i, i + 1)
+        return triangular(self.o[sl], self.m[sl], self.p[sl], u)[0]
+
+
 def triangular(o: np.ndarray, m: np.ndarray, p: np.ndarray, u: np.ndarray) -> np.ndarray:
     """Inverse-CDF triangular samples; rows with o == p return o."""
     o, m, p = (np.asarray(a, dtype=float)[:, None] for a in (o, m, p))
@@ -64,50 +92,62 @@ class MCResult:
     criticality: np.ndarray  # (N,) share of samples in which each step is critical
 
 
-def forward(net: Network, d: np.ndarray) -> np.ndarray:
+def forward(net: Network, d: np.ndarray | TriangularRows) -> np.ndarray:
     """Earliest finish of every step in every sample (``N x S``)."""
-    ef = np.empty_like(d)
+    ef = np.empty(d.shape)
     for i, pr in enumerate(net.preds):
         row = ef[i]
+        di = d[i]
         if not pr:
-            row[:] = d[i]
+            row[:] = di
             continue
         if len(pr) == 1:
-            np.add(ef[pr[0]], d[i], out=row)
+            np.add(ef[pr[0]], di, out=row)
             continue
         np.maximum(ef[pr[0]], ef[pr[1]], out=row)
         for k in pr[2:]:
             np.maximum(row, ef[k], out=row)
-        row += d[i]
+        row += di
     return ef
 
 
-def criticality(net: Network, d: np.ndarray, ef: np.ndarray) -> np.ndarray:
-    """Share of samples in which each step has zero total float (backward pass per sample)."""
+def criticality(net: Network, d: np.ndarray | TriangularRows, ef: np.ndarray) -> np.ndarray:
+    """Share of samples in which each step has zero total float (backward pass per sample).
+    A step's latest-start row is dropped as soon as every predecessor has read it, so only
+    the rows of the current frontier are held (not ``N x S``)."""
     n, s = d.shape
-    ls = np.empty_like(d)
+    ls: dict[int, np.ndarray] = {}
+    uses = [len(pr) for pr in net.preds]
     crit = np.empty(n)
     buf = np.empty(s)
     for i in range(n - 1, -1, -1):
         su = net.succs[i]
-        row = ls[i]
+        row = np.empty(s)
+        di = d[i]
         if not su:
-            np.subtract(ef[i], d[i], out=row)
+            np.subtract(ef[i], di, out=row)
         elif len(su) == 1:
-            np.subtract(ls[su[0]], d[i], out=row)
+            np.subtract(ls[su[0]], di, out=row)
         else:
             np.minimum(ls[su[0]], ls[su[1]], out=row)
             for k in su[2:]:
                 np.minimum(row, ls[k], out=row)
-            row -= d[i]
+            row -= di
+        for k in su:
+            uses[k] -= 1
+            if not uses[k]:
+                del ls[k]
+        if uses[i]:
+            ls[i] = row
         # float = LS - ES = LS - (EF - d)
         np.subtract(row, ef[i], out=buf)
-        buf += d[i]
+        buf += di
         crit[i] = np.count_nonzero(buf <= FLOAT_TOL_DAYS) / s
     return crit
 
 
-def simulate(net: Network, d: np.ndarray) -> MCResult:
-    """Run the forward and backward passes over sampled durations ``d`` (``N x S``)."""
+def simulate(net: Network, d: np.ndarray | TriangularRows) -> MCResult:
+    """Run the forward and backward passes over sampled durations ``d`` (``N x S``, or rows
+    drawn on demand)."""
     ef = forward(net, d)
     return MCResult(finish=ef[net.sink].copy(), criticality=criticality(net, d, ef))

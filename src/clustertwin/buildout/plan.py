@@ -14,10 +14,9 @@ from clustertwin.buildout.durations import StepInput, effective_steps
 from clustertwin.buildout.montecarlo import (
     Distribution,
     MCResult,
+    TriangularRows,
     pert,
     simulate,
-    triangular,
-    uniforms,
 )
 from clustertwin.buildout.quantities import (
     DEFAULT_RADIX,
@@ -76,7 +75,7 @@ def _rescale(q: Quantities, gpus: int) -> Quantities:
 
 def _simulate(
     steps: dict[int, StepInput],
-    u: np.ndarray | None,
+    u: int | None,
     samples: int,
     seed: int,
     distribution: Distribution,
@@ -94,9 +93,9 @@ def _simulate(
         d = pert(o, m, p, seed, samples)
     else:
         assert u is not None
-        # u rows follow step numbers so every run (any topological order) pairs the same draws
-        rows = np.asarray(net.numbers) - 1
-        d = triangular(o, m, p, u[rows])
+        # uniform rows follow step numbers so every run (any topological order) pairs the
+        # same draws; they are drawn again on demand, never held (see TriangularRows)
+        d = TriangularRows(o, m, p, list(net.numbers), seed, samples)
     mc = simulate(net, d)
     pct = np.percentile(mc.finish, [10, 50, 80, 90])
     quantiles = {
@@ -159,7 +158,7 @@ def plan_buildout(
     q = derive_quantities(scenario, catalog, design)
     if profile == "auto":
         profile = auto_profile(profiles, design, q.gpus)
-    u = uniforms(seed, len(book.steps), samples) if distribution == "triangular" else None
+    u = len(book.steps) if distribution == "triangular" else None  # rows of the shared draws
 
     own = scenario_what_if(getattr(scenario, "buildout", None))  # buildout.lead_times.*, crews
     base = _simulate(_base_steps(book, profiles, profile, q, own), u, samples, seed, distribution)
@@ -258,7 +257,7 @@ def _what_if(
     profiles: Any,
     profile: str,
     q: Quantities,
-    u: np.ndarray | None,
+    u: int | None,
     samples: int,
     seed: int,
     distribution: Distribution,

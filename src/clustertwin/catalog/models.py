@@ -339,6 +339,19 @@ class Kernels(Entry):
     gemm_efficiency_scale: float | None = Field(None, gt=0, le=1.5, description="GEMM library efficiency against the generation's (None: the framework's)")
 
 
+class GoodputProfile(Entry):
+    """Sourced defaults of the whole-run goodput parts the perf stage charges besides the
+    reliability stage's ETTR (failures, restarts, checkpoint stalls): evaluation passes,
+    data-loader stalls and the batch-size ramp-up. Scenario ``training.goodput`` overrides
+    each. Owned by the perf stage (perf.goodput)."""
+
+    eval_interval_steps: PositiveInt = Field(description="optimizer steps between evaluation passes")
+    eval_steps: int = Field(ge=0, description="forward-only batches per evaluation pass (0 = no evaluation)")
+    data_stall_fraction: float = Field(ge=0, lt=1, description="share of wall-clock time the GPUs wait on the data loader")
+    rampup_start_fraction: float = Field(gt=0, le=1, description="first global batch as a share of the full batch")
+    rampup_tokens: float = Field(ge=0, description="tokens over which the batch grows linearly to full (0 = no ramp-up)")
+
+
 KINDS: dict[str, type[Entry]] = {
     "gpu": GPU,
     "node": Node,
@@ -355,6 +368,7 @@ KINDS: dict[str, type[Entry]] = {
     "stack": Stack,
     "kernels": Kernels,
     "route": Route,
+    "goodput": GoodputProfile,
 }
 
 

@@ -67,6 +67,40 @@ def design(scenario, catalog, estimate=None, *, rules: DesignRules | None = None
         warnings.append("every leaf slot holds a node, so the fabric managers (UFM) attach "
                         "outside the counted compute-fabric ports")
 
+    storage, storage_links = _storage(scenario, catalog, estimate, node, gpus, nodes, rules,
+                                      notes, warnings)
+
+    inband_sw = _switch(catalog, str(rules["inband_switch"]), switch, warnings, "in-band")
+    oob_sw = _switch(catalog, str(rules["oob_switch"]), switch, warnings, "out-of-band")
+
+    rack_kw, cf_kw, racks, mgmt, pdus, kinds, mgmt_kw, sf_kw = _racks_and_pdus(
+        node=node, nodes=nodes, layout=layout, cf=cf, fab=fab, switch=switch, leaf_sw=leaf_sw,
+        upper_sw=upper_sw, inband_sw=inband_sw, oob_sw=oob_sw, storage=storage,
+        storage_links=storage_links, rules=rules)
+
+    cooling, power = _cooling_and_power(
+        scenario=scenario, node=node, nodes=nodes, cf=cf, leaf_sw=leaf_sw, upper_sw=upper_sw,
+        switch=switch, mgmt=mgmt, storage=storage, racks=racks, rack_kw=rack_kw, cf_kw=cf_kw,
+        sf_kw=sf_kw, mgmt_kw=mgmt_kw, pdus=pdus, kinds=kinds, rules=rules)
+    if cooling.high_density:
+        warnings.append(f"{rack_kw:.1f} kW air-cooled racks need a high-density site "
+                        "(contained aisles or rear-door heat exchangers)")
+    floor = plan_floor(racks, rules)
+    notes = list(cf.notes) + notes
+    power, existing = _existing_facility(power, rules, notes)
+    lines = _bom(catalog, node, fab, switch, inband_sw, oob_sw, cf, mgmt, storage, power,
+                 cooling, racks, floor, nodes, leaf_sw=leaf_sw, upper_sw=upper_sw,
+                 existing=existing)
+    return ClusterDesign(node_id=node.id, gpu_id=cl.gpu, layout=layout, fabric=cf,
+                         networks=mgmt, storage=storage, power=power, cooling=cooling,
+                         rack_counts=racks, floor=floor, bom=lines, warnings=tuple(warnings),
+                         notes=tuple(notes),
+                         facility="existing-facility" if existing else "new-build")
+
+
+def _storage(scenario, catalog, estimate, node, gpus, nodes, rules, notes, warnings):
+    """The storage tiers for the job's checkpoints and data, and the storage-fabric links they
+    need (``notes`` and ``warnings`` gain what the user should know)."""
     storage = plan_storage(checkpoint_tb=job_checkpoint_gb(scenario, estimate) / 1000.0,
                            tokens=_tokens(scenario), gpus=gpus, node=node, nodes=nodes,
                            systems=catalog.all("storage"), rules=rules)
@@ -78,10 +112,13 @@ def design(scenario, catalog, estimate=None, *, rules: DesignRules | None = None
         warnings.append("no parallel-file-system entry in the catalog: storage bandwidth is 0")
     storage_links = math.ceil(max(storage.write_gbps, storage.read_gbps) * 8
                               / rules.num("storage_port_gbps"))
+    return storage, storage_links
 
-    inband_sw = _switch(catalog, str(rules["inband_switch"]), switch, warnings, "in-band")
-    oob_sw = _switch(catalog, str(rules["oob_switch"]), switch, warnings, "out-of-band")
 
+def _racks_and_pdus(*, node, nodes, layout, cf, fab, switch, leaf_sw, upper_sw, inband_sw, oob_sw,
+                    storage, storage_links, rules):
+    """Rack kW, compute-fabric kW, rack counts by kind, the management networks, PDUs (total
+    and by kind) and the management and storage-fabric kW."""
     # rack kW and PDUs; management racks and OOB size depend on each other: iterate to a fixpoint
     rack_kw = layout.nodes_per_rack * node.max_power_kw
     tor_kw = cf.planes * cf.leaves_per_su * leaf_sw.power_kw_max if cf.tor else 0.0
@@ -110,7 +147,13 @@ def design(scenario, catalog, estimate=None, *, rules: DesignRules | None = None
     kinds["management"] = pdus - fixed_pdus
     racks = Racks(compute=compute_racks, network=network_racks, management=mgmt_racks,
                   storage=storage_racks)
+    return rack_kw, cf_kw, racks, mgmt, pdus, kinds, mgmt_kw, sf_kw
 
+
+def _cooling_and_power(*, scenario, node, nodes, cf, leaf_sw, upper_sw, switch, mgmt, storage,
+                       racks, rack_kw, cf_kw, sf_kw, mgmt_kw, pdus, kinds, rules):
+    """The cooling plant (mode, PUE) and the power chain that feeds it."""
+    compute_racks = racks.compute
     typical = node.typical_power_kw or TYPICAL_FRACTION * node.max_power_kw
     it_guess = (nodes * node.max_power_kw + cf_kw + sf_kw + mgmt_kw + storage.power_kw)
     liquid = node.cooling == "liquid" or rack_kw > rules.num("containment_max_rack_kw")
@@ -128,20 +171,7 @@ def design(scenario, catalog, estimate=None, *, rules: DesignRules | None = None
                        management_kw=mgmt_kw, storage_kw=storage.power_kw, pue=pue,
                        rack_kw=rack_kw, pdus=pdus, rules=rules,
                        pdus_by_kind=tuple(kinds.items()))
-    if cooling.high_density:
-        warnings.append(f"{rack_kw:.1f} kW air-cooled racks need a high-density site "
-                        "(contained aisles or rear-door heat exchangers)")
-    floor = plan_floor(racks, rules)
-    notes = list(cf.notes) + notes
-    power, existing = _existing_facility(power, rules, notes)
-    lines = _bom(catalog, node, fab, switch, inband_sw, oob_sw, cf, mgmt, storage, power,
-                 cooling, racks, floor, nodes, leaf_sw=leaf_sw, upper_sw=upper_sw,
-                 existing=existing)
-    return ClusterDesign(node_id=node.id, gpu_id=cl.gpu, layout=layout, fabric=cf,
-                         networks=mgmt, storage=storage, power=power, cooling=cooling,
-                         rack_counts=racks, floor=floor, bom=lines, warnings=tuple(warnings),
-                         notes=tuple(notes),
-                         facility="existing-facility" if existing else "new-build")
+    return cooling, power
 
 
 def _management(*, node, nodes, cf, fab, switch, inband_sw, oob_sw, storage_links, fixed_pdus,

@@ -72,7 +72,7 @@ class ClusterDesign:
 
     # --- views ----------------------------------------------------------------------------
     def to_contract(self) -> dict[str, Any]:
-        f, p, c, s, n = self.fabric, self.power, self.cooling, self.storage, self.networks
+        p, c, s = self.power, self.cooling, self.storage
         return {
             "nodes": self.nodes,
             "job_nodes": self.job_nodes,
@@ -87,41 +87,8 @@ class ClusterDesign:
                               "management": self.rack_counts.management,
                               "storage": self.rack_counts.storage},
             "scalable_units": self.scalable_units,
-            "fabric": {
-                "technology": f.technology, "switch": f.switch_id, "topology": f.topology,
-                "radix": f.radix, "endpoint_gbps": f.endpoint_gbps, "planes": f.planes,
-                "rails": f.rails, "su_nodes": f.su_nodes, "rail_groups": f.rail_groups,
-                "oversubscription": f.oversubscription,
-                "tiers": f.tiers, "leaf": f.leaf, "spine": f.spine, "core": f.core,
-                "switches": f.switches, "cables": f.cables,
-                "node_leaf_links": f.node_leaf_links, "leaf_spine_links": f.leaf_spine_links,
-                "spine_core_links": f.spine_core_links, "manager_links": f.manager_links,
-                "copper_cables": f.copper_cables, "fiber_cables": f.fiber_cables,
-                "switch_transceivers": f.switch_modules, "node_transceivers": f.node_modules,
-                "manager_transceivers": f.manager_modules,
-                "transceivers": f.transceivers,
-                "leaf_switch": f.switch_id, "spine_switch": f.upper_switch_id,
-                "dual_tor": f.dual_tor, "pods": f.pods,
-                "pod_gpus": (f.pod.pod_nodes * self.layout.gpus_per_node
-                             if f.pod is not None else None),
-                "pod_oversubscription": (f.pod.pod_oversubscription
-                                         if f.pod is not None and f.pod.spine_up else None),
-                "cross_pod_ratio": f.cross_pod_ratio,
-                "tier_counts": f.tier_table(),
-            },
-            "networks": {
-                "storage_fabric": {"switch": n.storage.switch_id, "leaf": n.storage.leaf,
-                                   "spine": n.storage.spine, "core": n.storage.core,
-                                   "storage_leaves": n.storage.storage_leaves,
-                                   "converged_inband": n.storage.converged,
-                                   "cables": n.storage.cables},
-                "inband": {"switch": n.inband_switch_id, "switches": n.inband_switches,
-                           "links": n.inband_links},
-                "oob": {"switch": n.oob_switch_id, "switches": n.oob_switches,
-                        "devices": n.oob_devices},
-                "ufm_appliances": n.ufm_appliances,
-                "management_servers": n.management_servers,
-            },
+            "fabric": self._fabric_contract(),
+            "networks": self._networks_contract(),
             "power": {
                 "it_kw": p.it_kw, "it_typical_kw": p.it_typical_kw,
                 "facility_kw": p.facility_kw, "rack_kw": p.rack_kw, "pue": p.pue,
@@ -155,6 +122,47 @@ class ClusterDesign:
             "warnings": list(self.warnings),
             "notes": list(self.notes),
             "facility": self.facility,
+        }
+
+    def _fabric_contract(self) -> dict[str, Any]:
+        f = self.fabric
+        return {
+            "technology": f.technology, "switch": f.switch_id, "topology": f.topology,
+            "radix": f.radix, "endpoint_gbps": f.endpoint_gbps, "planes": f.planes,
+            "rails": f.rails, "su_nodes": f.su_nodes, "rail_groups": f.rail_groups,
+            "oversubscription": f.oversubscription,
+            "tiers": f.tiers, "leaf": f.leaf, "spine": f.spine, "core": f.core,
+            "switches": f.switches, "cables": f.cables,
+            "node_leaf_links": f.node_leaf_links, "leaf_spine_links": f.leaf_spine_links,
+            "spine_core_links": f.spine_core_links, "manager_links": f.manager_links,
+            "copper_cables": f.copper_cables, "fiber_cables": f.fiber_cables,
+            "switch_transceivers": f.switch_modules, "node_transceivers": f.node_modules,
+            "manager_transceivers": f.manager_modules,
+            "transceivers": f.transceivers,
+            "leaf_switch": f.switch_id, "spine_switch": f.upper_switch_id,
+            "dual_tor": f.dual_tor, "pods": f.pods,
+            "pod_gpus": (f.pod.pod_nodes * self.layout.gpus_per_node
+                         if f.pod is not None else None),
+            "pod_oversubscription": (f.pod.pod_oversubscription
+                                     if f.pod is not None and f.pod.spine_up else None),
+            "cross_pod_ratio": f.cross_pod_ratio,
+            "tier_counts": f.tier_table(),
+        }
+
+    def _networks_contract(self) -> dict[str, Any]:
+        n = self.networks
+        return {
+            "storage_fabric": {"switch": n.storage.switch_id, "leaf": n.storage.leaf,
+                               "spine": n.storage.spine, "core": n.storage.core,
+                               "storage_leaves": n.storage.storage_leaves,
+                               "converged_inband": n.storage.converged,
+                               "cables": n.storage.cables},
+            "inband": {"switch": n.inband_switch_id, "switches": n.inband_switches,
+                       "links": n.inband_links},
+            "oob": {"switch": n.oob_switch_id, "switches": n.oob_switches,
+                    "devices": n.oob_devices},
+            "ufm_appliances": n.ufm_appliances,
+            "management_servers": n.management_servers,
         }
 
     def summary_rows(self) -> list[tuple[str, str]]:

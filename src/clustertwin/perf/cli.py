@@ -196,6 +196,33 @@ def _print_estimate(name: str, out: dict[str, Any]) -> None:
         con.print(f"not built: {reason} ({n})")
 
 
+def _calibration_rows(results: list[Any], searched: list[Any]) -> list[dict[str, Any]]:
+    """One JSON row per calibration result (``search``: the free search's comparison, if run)."""
+    from clustertwin.perf import calreport
+
+    return [
+        {
+            "id": r.row.id,
+            "source": r.row.source,
+            "compared": r.row.kind,
+            "unit": r.row.measured_unit,
+            "predicted": r.predicted,
+            "published": r.published,
+            "error": r.error,
+            "loose": r.row.loose,
+            "step_time_s": r.step_time_s,
+            "plan": r.plan,
+            "fits": r.fits,
+            "fits_within_memory_tolerance_only": r.tight,
+            "memory_gib": r.memory_gib,
+            "stack": r.row.stack,
+            "class": calreport.row_class(r),
+            **({"search": s} if s is not None else {}),
+        }
+        for r, s in zip(results, searched, strict=True)
+    ]
+
+
 def _crossval(as_json: bool, catalog: list[Path], csv_path: Path | None) -> None:
     """``calibration --cv``: every row's error and leave-one-source-out error, the summary and
     the days band of every stack (clustertwin.perf.crossval)."""
@@ -212,12 +239,14 @@ def _crossval(as_json: bool, catalog: list[Path], csv_path: Path | None) -> None
         rows = cal.load_rows(csv_path) if csv_path is not None else calreport.published_rows()
         if not rows:
             raise UsageError([Problem("calibration", "--csv", "no calibration rows found; give --csv FILE")])
-        res = crossval.cross_validate(cat, rows)
+        from clustertwin.reliability.goodput import row_goodput
+
+        res = crossval.cross_validate(cat, rows, goodput=lambda r: row_goodput(cat, r))
     except UserError as exc:
         _fail(exc)
         return
     out = {"rows": [crossval.row_dict(r) for r in res], "summary": crossval.summary(res),
-           "bands": crossval.stack_bands(cat, res)}
+           "whole_run": crossval.whole_run_summary(res), "bands": crossval.stack_bands(cat, res)}
     if as_json:
         emit_json(out)
         return
@@ -232,8 +261,9 @@ def _print_crossval(out: dict[str, Any]) -> None:
     for col in ("row", "stack", "error", "LOSO error", "band (source left out)", "in band"):
         t.add_column(col)
     for r in out["rows"]:
+        wall = f" (/goodput {r['wall_clock_error']:+.1%})" if r.get("wall_clock_error") is not None else ""
         t.add_row(r["id"] + (" (whole run)" if r["whole_run"] else ""), r["stack"],
-                  f"{r['error']:+.1%}", f"{r['loso_error']:+.1%}",
+                  f"{r['error']:+.1%}{wall}", f"{r['loso_error']:+.1%}",
                   f"{r['band_low']:+.1%} .. {r['band_high']:+.1%}", "yes" if r["in_band"] else "no")
     con = Console()
     con.print(t)
@@ -241,6 +271,11 @@ def _print_crossval(out: dict[str, Any]) -> None:
     con.print(f"{s['rows']} steady-state rows from {s['sources']} sources: LOSO median |error| "
               f"{s['median_abs_err']:.1%}, mean signed {s['mean_signed_err']:+.1%}, "
               f"{s['within_band']:.0%} inside their band (in-sample median {s['in_sample_median_abs_err']:.1%})")
+    w = out.get("whole_run") or {}
+    if w:
+        con.print(f"{w['rows']} whole-run rows: against steady state median |error| "
+                  f"{w['steady_median_abs_err']:.1%} (mean {w['steady_mean_signed_err']:+.1%}); against "
+                  f"steady state / goodput {w['goodput_median_abs_err']:.1%} (mean {w['goodput_mean_signed_err']:+.1%})")
     for sid, b in out["bands"].items():
         con.print(f"days band {sid}: {b['low']:+.1%} .. {b['high']:+.1%} ({b['rows']} rows)")
 
@@ -308,27 +343,7 @@ def register(app: typer.Typer) -> None:
         summ = cal.summary(results)
         classes = calreport.by_class(results)
         searched = [calreport.free_vs_published(cat, r) if free else None for r in results]
-        rows = [
-            {
-                "id": r.row.id,
-                "source": r.row.source,
-                "compared": r.row.kind,
-                "unit": r.row.measured_unit,
-                "predicted": r.predicted,
-                "published": r.published,
-                "error": r.error,
-                "loose": r.row.loose,
-                "step_time_s": r.step_time_s,
-                "plan": r.plan,
-                "fits": r.fits,
-                "fits_within_memory_tolerance_only": r.tight,
-                "memory_gib": r.memory_gib,
-                "stack": r.row.stack,
-                "class": calreport.row_class(r),
-                **({"search": s} if s is not None else {}),
-            }
-            for r, s in zip(results, searched, strict=True)
-        ]
+        rows = _calibration_rows(results, searched)
         for line in skipped:
             typer.echo(f"skipped: {line}", err=True)
         if as_json:

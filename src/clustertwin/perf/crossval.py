@@ -21,7 +21,9 @@ source. The bands are written into the catalog (``stacks.yaml`` ``days_band``) f
 
 from __future__ import annotations
 
+import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -67,6 +69,14 @@ class CvRow:
     residual: float
     loso: float = 0.0
     band: tuple[float, float] = (0.0, 0.0)  #: band without this row's source (log time)
+    #: whole-run rows: goodput factors the wall-clock prediction charges (see cross_validate)
+    goodput: dict[str, float] | None = None
+
+    @property
+    def wall_residual(self) -> float:
+        """The residual against the wall-clock prediction (steady-state time / goodput)."""
+        g = math.prod(self.goodput.values()) if self.goodput else 1.0
+        return self.residual + math.log(g)
 
 
 def _scale(rows: list[CvRow], r: CvRow) -> float:
@@ -100,15 +110,19 @@ def steady_state(row: Any) -> bool:
     return row.kind not in WHOLE_RUN_KINDS
 
 
-def cross_validate(catalog: Any, cal_rows: list[Any]) -> list[CvRow]:
+def cross_validate(catalog: Any, cal_rows: list[Any],
+                   goodput: Callable[[CalResult], dict[str, float]] | None = None) -> list[CvRow]:
     """Every row priced, its LOSO residual and its band computed without its source (bands
-    and scales from steady-state rows only, see :func:`steady_state`)."""
+    and scales from steady-state rows only, see :func:`steady_state`). ``goodput(result)``
+    gives a whole-run row's goodput factors (reliability.goodput.row_goodput: evaluation, data
+    loader, ramp-up, ETTR), against which its wall-clock prediction is compared as well."""
     base = []
     for row in cal_rows:
         res = run_row(catalog, row)[0]
         sid = stack_name(catalog, row.stack)
         gen = catalog.gpu(gpu_name(catalog, row.gpu)).generation
-        base.append(CvRow(res, source_key(row.source), sid, gen, time_residual(res)))
+        g = goodput(res) if goodput is not None and not steady_state(row) else None
+        base.append(CvRow(res, source_key(row.source), sid, gen, time_residual(res), goodput=g))
     steady = [r for r in base if steady_state(r.result.row)]
     rows = [CvRow(**{**r.__dict__, "loso": r.residual - _scale(steady, r)}) for r in base]
     fit = [r for r in rows if steady_state(r.result.row)]
@@ -145,6 +159,23 @@ def summary(rows: list[CvRow]) -> dict[str, float]:
     }
 
 
+def whole_run_summary(rows: list[CvRow]) -> dict[str, float]:
+    """Published whole-run figures against the steady-state prediction and against the
+    wall-clock prediction (steady state / goodput): median |error| and mean signed error
+    (fractions, + = predicted faster). Empty without whole-run rows priced with goodput."""
+    rows = [r for r in rows if not steady_state(r.result.row) and r.goodput is not None]
+    if not rows:
+        return {}
+    steady, wall = np.expm1([r.residual for r in rows]), np.expm1([r.wall_residual for r in rows])
+    return {
+        "rows": len(rows),
+        "steady_median_abs_err": float(np.median(np.abs(steady))),
+        "steady_mean_signed_err": float(np.mean(steady)),
+        "goodput_median_abs_err": float(np.median(np.abs(wall))),
+        "goodput_mean_signed_err": float(np.mean(wall)),
+    }
+
+
 def row_dict(r: CvRow) -> dict[str, Any]:
     res = r.result
     return {
@@ -162,4 +193,7 @@ def row_dict(r: CvRow) -> dict[str, Any]:
         "band_high": float(np.expm1(r.band[1])),
         "in_band": bool(r.band[0] <= r.residual <= r.band[1]),
         "whole_run": not steady_state(res.row),
+        "goodput": math.prod(r.goodput.values()) if r.goodput else None,
+        "goodput_parts": dict(r.goodput) if r.goodput else None,
+        "wall_clock_error": float(np.expm1(r.wall_residual)) if r.goodput else None,
     }

@@ -48,6 +48,12 @@ def _days(x: float) -> str:
     return f"{x:.1f}" if x >= 1 else f"{x:.3g}"
 
 
+def _goodput_text(est: TrainingEstimate) -> str:
+    parts = ", ".join(f"{k.replace('_', ' ')} {v:.3f}" for k, v in est.goodput_parts.items() if v is not None)
+    ettr = "" if est.goodput_parts.get("failures_checkpoints") is not None else "; failures not charged"
+    return f"{_days(est.wall_clock_days)} at goodput {est.goodput:.3f} ({parts}{ettr})"
+
+
 class TrainingEstimate(BaseModel):
     """Result of the perf stage (contract block ``training``)."""
 
@@ -93,6 +99,14 @@ class TrainingEstimate(BaseModel):
     #: (catalog stacks.yaml days_band_*; clustertwin calibration --cv); 0 = not computed
     days_low: float = 0.0
     days_high: float = 0.0
+    #: whole-run goodput: steady-state time (``days``) over wall-clock time (perf.goodput; with
+    #: the reliability stage, its ETTR multiplied in by reliability.goodput); 1 = not computed
+    goodput: float = 1.0
+    #: its factors: evaluation, data_loader, batch_rampup and failures_checkpoints (the
+    #: reliability stage's ETTR: failures, restarts, lost work, checkpoint stalls; None = not run)
+    goodput_parts: dict[str, float | None] = Field(default_factory=dict)
+    #: days / goodput: wall-clock days with every goodput part charged (0 = not computed)
+    wall_clock_days: float = 0.0
 
     @model_validator(mode="after")
     def _fill_counts(self) -> TrainingEstimate:
@@ -133,6 +147,7 @@ class TrainingEstimate(BaseModel):
             ("days to train (no failures)", _days(self.days) + (
                 f" (band {_days(self.days_low)}-{_days(self.days_high)} from the {self.stack} stack's "
                 "calibration residuals)" if self.days_high > self.days_low else "")),
+            ("wall-clock days (goodput)", _goodput_text(self)),
             ("software stack", self.stack),
             ("plans evaluated", f"{self.plans_evaluated:,} ({self.plans_feasible:,} fit)"),
         ]
@@ -179,7 +194,8 @@ def system_of(scenario: Scenario, catalog: Catalog) -> System:
 
 
 def _result(
-    scenario: Scenario, job: Job, sys: System, res: SearchResult, installed: int, notes: list[str]
+    scenario: Scenario, job: Job, sys: System, res: SearchResult, installed: int, notes: list[str],
+    catalog: Catalog,
 ) -> TrainingEstimate:
     ranked = res.ranked()
     i = int(ranked[0])
@@ -227,7 +243,22 @@ def _result(
         precision=job.precision,
         peak_tflops_per_gpu=peak / 1e12,
         stack=job.stack.id,
+        **_goodput(scenario, catalog, r, breakdown, res.plan(i), batch, days),
     )
+
+
+def _goodput(scenario: Scenario, catalog: Catalog, r: dict[str, Any], breakdown: dict[str, float],
+             plan: dict[str, Any], batch: int, days: float) -> dict[str, Any]:
+    """Goodput before failures (perf.goodput); the reliability stage multiplies its ETTR in."""
+    from clustertwin.perf import goodput as gp
+
+    per_replica = batch / max(1, int(plan.get("dp", 1))) / max(1, int(plan.get("micro_batch", 1)))
+    factors = gp.parts(gp.settings_of(scenario, catalog), mfu=r["mfu"], hfu=r["hfu"],
+                       breakdown=breakdown, step_s=r["step_time_s"], tokens=scenario.training.tokens,
+                       micro_batches=per_replica)
+    g = gp.product(factors)
+    return {"goodput": g, "goodput_parts": {**factors, "failures_checkpoints": None},
+            "wall_clock_days": days / g}
 
 
 def sub_node_unit(unit: int, fixed: int | None, installed: int) -> int:
@@ -303,7 +334,7 @@ def estimate_with_search(
     job, sys, res = run_search(scenario, catalog, installed)
     if res.ranked().size == 0:
         raise infeasible(job, sys, res, installed, scenario.source)
-    est = _result(scenario, job, sys, res, installed, list(notes))
+    est = _result(scenario, job, sys, res, installed, list(notes), catalog)
     return est.model_copy(update={"notes": list(notes) + _notes(scenario, job, est)}), res
 
 

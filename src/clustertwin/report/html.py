@@ -1,31 +1,72 @@
-"""Self-contained HTML report: plotly.js is embedded once, so the page opens with no network."""
+"""Self-contained HTML report: plotly.js is embedded once, so the page opens with no network.
+
+plan.html reads answer first: the headline (report/headline.py), then the warnings, a table of
+contents, the stage sections with their figures (report/figures*.py), and the drawings. Every
+figure on every page (plan, compare, sweep, acceptance) gets the one house style
+(report/style.py). Strings reach the page only through jinja2 autoescaping or ``clustertwin.quoting.html_text``.
+"""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from jinja2 import Environment, PackageLoader
+from markupsafe import Markup
 
 from clustertwin.quoting import html_text
+from clustertwin.report.labels import humanize
 from clustertwin.report.text import TITLES
+
+#: a key a note or value tells the reader to set or look up: a dotted scenario/plan key
+#: (``training.batch_rounding``) or a catalog/cost-book item (``staff_fte_min``)
+_KEY_RE = re.compile(r"\b(?:scenario|model|training|cluster|reliability|economics|buildout|design|decision)"
+                     r"(?:\.[a-z0-9_]+)+\b|\b[a-z0-9]+(?:_[a-z0-9]+)+\b")
+
+
+def keys_as_code(text: str) -> str:
+    """``text`` escaped for HTML, the keys in it set as ``<code>``: something the reader types or
+    looks up, not a label (row labels, headings and figure text stay words, and are checked)."""
+    return _KEY_RE.sub(lambda m: f"<code>{m.group(0)}</code>", html_text(text))
 
 
 def _rows_table(rows: list[tuple[str, str]]) -> str:
-    body = "".join(f"<tr><th>{html_text(k)}</th><td>{html_text(v)}</td></tr>" for k, v in rows)
+    body = "".join(f"<tr><th>{html_text(k)}</th><td>{keys_as_code(v)}</td></tr>" for k, v in rows)
     return f"<table class='kv'>{body}</table>"
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "section"
+
+
+def _figure_div(fig: Any) -> str:
+    from clustertwin.report import style
+
+    style.apply(fig)
+    return fig.to_html(full_html=False, include_plotlyjs=False,
+                       config={"displaylogo": False, "responsive": True})
+
+
+def drawings_section(drawings: dict[str, str] | None) -> list[dict[str, str]]:
+    """The drawings slot: ``{title: svg markup}`` (made by ``clustertwin.drawings``, which escapes
+    what it draws) -> items for the template; nothing when no drawings are given."""
+    if not drawings:
+        return []
+    return [{"title": t, "id": "drawing-" + _slug(t), "svg": svg} for t, svg in drawings.items() if svg]
 
 
 def _through_quoting(value: Any) -> Any:
     """Every text a template prints goes through clustertwin.quoting.html_text (controls and
     lone surrogates included); what the code marked safe (our own markup) passes as it is."""
-    from markupsafe import Markup
-
     return value if isinstance(value, Markup) or not isinstance(value, str) else Markup(html_text(value))
 
 
 def render_page(title: str, sections: list[dict[str, Any]], subtitle: str = "",
-                warnings: list[str] | None = None) -> str:
-    """Render sections ``{"title", "rows": [(k, v)], "figures": [(title, fig)], "html": str}``."""
+                warnings: list[str] | None = None, headline: dict[str, Any] | None = None,
+                drawings: dict[str, str] | None = None) -> str:
+    """Render sections ``{"title", "rows": [(k, v)], "figures": [(title, fig)], "html": str}``;
+    with ``headline`` (report/headline.py) the answer comes first, then the warnings and a table
+    of contents; ``drawings`` fill the drawings section."""
     from plotly.offline import get_plotlyjs
 
     # escape everything by default: select_autoescape(["html"]) left ``report.html.j2`` (the name
@@ -34,31 +75,73 @@ def render_page(title: str, sections: list[dict[str, Any]], subtitle: str = "",
                       finalize=_through_quoting)
     rendered = []
     for sec in sections:
-        figs = []
-        for ftitle, fig in sec.get("figures", []):
-            figs.append({"title": ftitle,
-                         "div": fig.to_html(full_html=False, include_plotlyjs=False,
-                                            config={"displaylogo": False, "responsive": True})})
-        rendered.append({"title": sec["title"], "table": _rows_table(sec.get("rows", [])),
+        figs = [{"title": ftitle, "div": _figure_div(fig)} for ftitle, fig in sec.get("figures", [])]
+        rendered.append({"title": sec["title"], "id": "sec-" + _slug(sec["title"]),
+                         "table": _rows_table(sec.get("rows", [])),
                          "extra": sec.get("html", ""), "figures": figs})
     return env.get_template("report.html.j2").render(
-        title=title, subtitle=subtitle, sections=rendered, warnings=warnings or [],
-        plotlyjs=get_plotlyjs())
+        title=title, subtitle=subtitle, sections=rendered,
+        warnings=[Markup(keys_as_code(w)) for w in warnings or []],
+        headline=headline, drawings=drawings_section(drawings), plotlyjs=get_plotlyjs())
 
 
-def render(plan: Any) -> str:
+def _capacity(plan: Any) -> tuple[float | None, str]:
+    try:
+        from clustertwin.catalog import load_catalog
+
+        gpu = load_catalog().gpu(plan.scenario.cluster.gpu)
+        # plotly reads tags in trace names: a catalog name is escaped to show as written
+        return float(gpu.hbm_gib), html_text(gpu.name.split(" (")[0])
+    except (KeyError, LookupError, ValueError, AttributeError):
+        return None, "GPU"
+
+
+def section_figures(plan: Any, name: str, res: Any) -> list[tuple[str, Any]]:
+    """The figures of one stage's section: the report's own where it has them, else the stage's."""
+    from clustertwin.report import figures, figures_flow
+
+    if name == "training" and hasattr(res, "time_breakdown_s"):
+        cap, gpu = _capacity(plan)
+        return [("step time", figures.step_time_figure(res)),
+                ("memory", figures.memory_figure(res, cap, gpu))]
+    if name == "reliability" and hasattr(res, "timeline"):
+        return [("interruptions", figures.interruptions_figure(res)),
+                ("ETTR", figures.ettr_figure(res))]
+    if name == "design" and hasattr(res, "power") and hasattr(res, "fabric"):
+        return [("power flow", figures_flow.power_flow_figure(res)),
+                ("fabric", figures_flow.fabric_figure(res))]
+    if name == "economics" and hasattr(res, "capex_by_category_usd"):
+        return figures_flow.economics_figures(res)
+    if name == "decision" and hasattr(res, "options") and hasattr(res, "best"):
+        return [("cash by route", figures_flow.cash_figure(res))]
+    return res.figures() if hasattr(res, "figures") else []
+
+
+def default_drawings(plan: Any) -> dict[str, str]:
+    """The drawings plan.html shows: the floor plan `clustertwin export inventory` writes.
+    (The coordinator adds the clustertwin.drawings ones here as they land.)"""
+    if plan.design is None:
+        return {}
+    from clustertwin.export.svg import design_floor_plan
+
+    return {"Floor plan": design_floor_plan(plan.design, plan.scenario.name)}
+
+
+def render(plan: Any, drawings: dict[str, str] | None = None) -> str:
+    """plan.html: ``drawings`` ({title: svg}) default to :func:`default_drawings`."""
+    from clustertwin.report.headline import headline
+
     s = plan.scenario
     sections = []
     for name, res in plan.blocks():
         extra = res.html_extra() if hasattr(res, "html_extra") else ""
-        if name == "design":  # the floor plan, as `clustertwin export inventory` writes it
-            from clustertwin.export.svg import design_floor_plan
-
-            extra += "<h3>Floor plan</h3>" + design_floor_plan(res, s.name)
-        sections.append({"title": TITLES.get(name, name), "rows": res.summary_rows(),
-                         "figures": res.figures(), "html": extra})
+        rows = res.summary_rows() if hasattr(res, "summary_rows") else []
+        sections.append({"title": TITLES.get(name, humanize(name)), "rows": rows,
+                         "figures": section_figures(plan, name, res), "html": extra})
     job = (f"{s.model.name} · {s.training.tokens:.3g} tokens · "
            if getattr(s, "model", None) is not None and getattr(s, "training", None) is not None
            else "design only · ")
     subtitle = f"{job}{s.cluster.gpu} in {s.cluster.node}"
-    return render_page(f"clustertwin plan: {s.name}", sections, subtitle, list(plan.warnings))
+    return render_page(f"clustertwin plan: {s.name}", sections, subtitle, list(plan.warnings),
+                       headline=headline(plan.to_dict()),
+                       drawings=default_drawings(plan) if drawings is None else drawings)

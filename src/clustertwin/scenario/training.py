@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
@@ -32,6 +32,21 @@ class Parallelism(_Section):
         return {k: v for k, v in self.model_dump().items() if v != "auto"}
 
 
+class GoodputInputs(_Section):
+    """Whole-run goodput parts besides failures (perf.goodput); ``auto`` = the catalog profile's."""
+
+    profile: str = Field("default", description="catalog id of kind 'goodput' (default, none)")
+    eval_interval_steps: PosInt | Auto = Field("auto", description="optimizer steps between evaluation passes")
+    eval_steps: Annotated[int, Field(ge=0, le=10**9)] | Auto = Field(
+        "auto", description="forward-only batches per evaluation pass (0 = none)")
+    data_stall_fraction: Annotated[float, Field(ge=0, lt=1)] | Auto = Field(
+        "auto", description="share of wall-clock time waiting on the data loader")
+    rampup_start_fraction: Annotated[float, Field(gt=0, le=1)] | Auto = Field(
+        "auto", description="first global batch as a share of the full batch")
+    rampup_tokens: Annotated[float, Field(ge=0, le=1e18)] | Auto = Field(
+        "auto", description="tokens over which the batch grows linearly to full (0 = none)")
+
+
 class Training(_Section):
     tokens: float = Field(gt=0, le=1e18, description="tokens to train on")
     seq_len: PosInt = Field(description="sequence length, tokens")
@@ -42,6 +57,8 @@ class Training(_Section):
     parallelism: Parallelism = Field(default_factory=Parallelism, description="'auto' or a mapping of pinned keys")
     gpus: GpuCount | Auto = Field("auto", description="GPUs the run uses, at most cluster.gpus; auto = the fastest "
                                 "plan on at most the installed GPUs, in whole nodes")
+    goodput: GoodputInputs = Field(default_factory=GoodputInputs, description="whole-run goodput "
+                                   "parts besides failures: evaluation, data-loader stalls, batch ramp-up")
     batch_rounding: Literal["nearest", "exact"] = Field(
         "nearest", description="nearest = the global batch may move (at most perf.jobsize.BATCH_TOLERANCE) to a "
         "size the plan divides; exact = only plans that divide the batch as given")

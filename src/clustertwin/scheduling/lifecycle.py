@@ -69,7 +69,7 @@ class Lifecycle(RunState):
         if self.static_keys is not None:
             key = self.static_keys[j]
         else:
-            key = float(self.order.keys(self.ctx, np.array([j]), self.now)[0])
+            key = self.order.key_one(self.ctx, j, self.now)
         bisect.insort(self.queue, (key, self.submit[j], j))
 
     def _cancel(self, j: int) -> None:

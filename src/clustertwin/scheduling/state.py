@@ -38,18 +38,21 @@ class ClusterState:
         self.up_milli = self.capacity_milli
         self.free_milli = self.capacity_milli  # free capacity on up nodes
         self.idle_node_gpus = int(self.node_gpus.sum())  # GPUs on nodes with nothing running
+        self.free_whole = int(self.full.sum())  # = full.sum(), kept up to date (read per event)
         self.max_node_gpus = int(self.node_gpus.max()) if n else 0
 
     # ------------------------------------------------------------------ bookkeeping
     def _node_before(self, node: int) -> None:
+        self.free_whole -= int(self.full[node])
         if self.full[node] == self.node_gpus[node] and self.up[node]:
             self.idle_node_gpus -= int(self.node_gpus[node])
 
     def _node_after(self, node: int) -> None:
         g = int(self.node_gpus[node])
-        row = self.gfree[node, :g]
-        self.full[node] = int((row == WHOLE).sum())
-        if self.full[node] == g and self.up[node]:
+        whole = self.gfree[node, :g].tolist().count(WHOLE)  # a few GPUs: faster than NumPy
+        self.full[node] = whole
+        self.free_whole += whole
+        if whole == g and self.up[node]:
             self.idle_node_gpus += g
 
     def take(self, alloc: Alloc) -> None:
@@ -83,7 +86,7 @@ class ClusterState:
         self.free_milli -= int(self.gfree[node, :g].clip(min=0).sum())
         self.up_milli -= g * WHOLE
         self.gfree[node, :g] = -1
-        self.full[node] = 0
+        self.full[node] = 0  # _node_before took its whole GPUs off free_whole
         self.up[node] = False
 
     def repair(self, node: int) -> None:
@@ -93,6 +96,7 @@ class ClusterState:
         self.up[node] = True
         self.gfree[node, :g] = WHOLE
         self.full[node] = g
+        self.free_whole += g
         self.free_milli += g * WHOLE
         self.up_milli += g * WHOLE
         self.idle_node_gpus += g
@@ -103,7 +107,7 @@ class ClusterState:
         node cannot use them (0 = every free GPU is on an idle node)."""
         if self.pooled:
             return 0.0
-        free_whole = int(self.full.sum())
+        free_whole = self.free_whole
         return 0.0 if free_whole <= 0 else 1.0 - self.idle_node_gpus / free_whole
 
 

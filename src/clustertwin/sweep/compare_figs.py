@@ -5,9 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from clustertwin.quoting import html_text
+from clustertwin.report.labels import SERIES, humanize
+from clustertwin.report.style import PALETTE
 from clustertwin.sweep.report import value
 
-COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f")
+#: one colour per scenario: the house palette (report/style.py, Okabe-Ito)
+COLORS = PALETTE
 
 #: panels of the headline figure: (title, [(bar label, plan key, scale)])
 PANELS = (
@@ -37,9 +41,9 @@ def grouped_bars(plans: list[Any]) -> list[tuple[str, Any]]:
         for n, (_, bars) in enumerate(PANELS):
             r, c = divmod(n, 3)
             fig.add_trace(go.Bar(x=[b[0] for b in bars], y=[_scaled(p.doc, b[1], b[2]) for b in bars],
-                                 name=p.name, legendgroup=p.name, showlegend=n == 0,
+                                 name=html_text(p.name), legendgroup=str(k), showlegend=n == 0,
                                  marker_color=color), row=r + 1, col=c + 1)
-    fig.update_layout(barmode="group", height=620, margin={"t": 80}, title_text="Headline figures per scenario")
+    fig.update_layout(barmode="group", height=620, title_text="Headline figures per scenario")
     return [("Headline figures per scenario", fig)]
 
 
@@ -55,12 +59,12 @@ def _stack(plans: list[Any], block: str, title: str, scale: float, unit: str,
     if not parts:
         return None
     fig = go.Figure()
-    names = [p.name for p in plans]
+    names = [html_text(p.name) for p in plans]  # plotly reads tags in text: shown as written
     for part in parts:
         ys = [_scaled(p.doc, f"{block}.{part}", scale) for p in plans]
-        label = part.removesuffix("_s").replace("_", " ")
+        label = SERIES[part][0] if part in SERIES else humanize(part)
         fig.add_trace(go.Bar(x=names, y=ys, name=label))
-    fig.update_layout(barmode="stack", yaxis_title=unit, height=420, margin={"t": 50}, title_text=title)
+    fig.update_layout(barmode="stack", yaxis_title=unit, height=420, title_text=title)
     return title, fig
 
 

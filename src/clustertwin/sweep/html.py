@@ -7,8 +7,10 @@ import math
 from typing import Any
 
 from clustertwin.quoting import html_text
+from clustertwin.report.labels import label, label_unit
+from clustertwin.report.style import ACCENT, OTHER, PALETTE
 from clustertwin.sweep.choose import DAYS, Choice
-from clustertwin.sweep.report import LEGEND, METRICS, columns, fmt, html_table, ranking_rows
+from clustertwin.sweep.report import METRICS, columns, fmt, html_table, ranking_rows
 
 MAX_KEY_FIGURES = 8
 
@@ -23,32 +25,31 @@ def pareto_figure(cols: dict[str, list[Any]], choice: Choice) -> Any:
     """Every planned scenario in (wall-clock days, cost); the front joined, the best starred."""
     import plotly.graph_objects as go
 
-    cost, label = cols.get(choice.cost_column, []), cols["point"]
+    cost, names = cols.get(choice.cost_column, []), cols["point"]
     days = cols.get(DAYS, [])
     fig = go.Figure()
     feasible = set(choice.feasible)
-    groups = (("meets requirements", [i for i in range(len(label)) if i in feasible], "#1f77b4"),
-              ("fails a requirement", [i for i in range(len(label)) if i not in feasible
-                                       and cols["error"][i] is None], "#bbbbbb"))
+    groups = (("meets requirements", [i for i in range(len(names)) if i in feasible], PALETTE[0]),
+              ("fails a requirement", [i for i in range(len(names)) if i not in feasible
+                                       and cols["error"][i] is None], OTHER))
     for name, idx, color in groups:
         idx = [i for i in idx if _num(cost[i]) is not None and _num(days[i]) is not None]
         if idx:
             fig.add_trace(go.Scatter(x=[days[i] for i in idx], y=[cost[i] for i in idx], mode="markers",
-                                     name=name, text=[label[i] for i in idx], marker={"color": color, "size": 9},
+                                     name=name, text=[names[i] for i in idx], marker={"color": color, "size": 9},
                                      hovertemplate="%{text}<br>%{x:.1f} days<br>$%{y:,.0f}<extra></extra>"))
     if choice.pareto:
         fr = list(choice.pareto)
         fig.add_trace(go.Scatter(x=[days[i] for i in fr], y=[cost[i] for i in fr], mode="lines+markers",
-                                 name="Pareto front", text=[label[i] for i in fr],
-                                 line={"color": "#d62728"}, marker={"size": 11},
+                                 name="Pareto front", text=[names[i] for i in fr],
+                                 line={"color": ACCENT}, marker={"size": 11},
                                  hovertemplate="%{text}<br>%{x:.1f} days<br>$%{y:,.0f}<extra></extra>"))
     if choice.best is not None:
         b = choice.best
-        fig.add_trace(go.Scatter(x=[days[b]], y=[cost[b]], mode="markers", name=f"best: {label[b]}",
-                                 marker={"symbol": "star", "size": 20, "color": "#2ca02c"}))
-    fig.update_layout(xaxis_title="wall-clock days (reliability.effective_days)",
-                      yaxis_title=choice.cost_column, height=480, margin={"t": 50},
-                      title_text="Pareto front: cost of the run against wall-clock days")
+        fig.add_trace(go.Scatter(x=[days[b]], y=[cost[b]], mode="markers", name=f"best: {names[b]}",
+                                 marker={"symbol": "star", "size": 20, "color": PALETTE[2]}))
+    fig.update_layout(xaxis_title=label_unit(DAYS), yaxis_title=label_unit(choice.cost_column),
+                      height=480, title_text="Pareto front: cost of the run against wall-clock days")
     return fig
 
 
@@ -62,7 +63,7 @@ def key_figure(cols: dict[str, list[Any]], key: str, choice: Choice) -> Any | No
         return None
     ncols = 2
     nrows = math.ceil(len(metrics) / ncols)
-    fig = make_subplots(rows=nrows, cols=ncols, subplot_titles=[m[1] for m in metrics],
+    fig = make_subplots(rows=nrows, cols=ncols, subplot_titles=[label_unit(m[0]) for m in metrics],
                         vertical_spacing=0.5 / max(nrows, 1) if nrows > 1 else 0.1)
     ok = [i for i in range(len(cols["point"])) if cols["error"][i] is None]
     xs = [cols[key][i] if isinstance(cols[key][i], int | float) else str(cols[key][i]) for i in ok]
@@ -71,11 +72,24 @@ def key_figure(cols: dict[str, list[Any]], key: str, choice: Choice) -> Any | No
         r, c = divmod(k, ncols)
         fig.add_trace(go.Scatter(x=xs, y=[cols[col][i] for i in ok], mode="markers", name=title,
                                  text=[cols["point"][i] for i in ok], showlegend=False,
-                                 marker={"color": ["#1f77b4" if i in feasible else "#bbbbbb" for i in ok]},
+                                 marker={"color": [PALETTE[0] if i in feasible else OTHER for i in ok]},
                                  hovertemplate="%{text}<br>%{y:,.4g}<extra></extra>"),
                       row=r + 1, col=c + 1)
-    fig.update_layout(height=260 * nrows, margin={"t": 40}, title_text=f"metrics against {key}")
+    fig.update_layout(height=260 * nrows, title_text=f"Metrics against {label_unit(key)}")
     return fig
+
+
+def readable_points(cols: dict[str, list[Any]], swept: list[str]) -> list[str]:
+    """Each scenario named by its swept values in words ("GPUs installed 128, Cloud price per
+    GPU-hour 2"), not by code names; the table's own ``point`` where a swept column is absent."""
+    if not swept or any(k not in cols for k in swept):
+        return [str(p) for p in cols["point"]]
+    return [", ".join(f"{label(k)} {fmt(cols[k][i])}" for k in swept) for i in range(len(cols["point"]))]
+
+
+def html_legend() -> str:
+    """What the ranking's short headers mean, in words (the terminal keeps :data:`LEGEND`)."""
+    return "; ".join(f"{head} = {label(col)}" for col, head, _ in METRICS)
 
 
 def render_sweep(sw: Any, table: Any, choice: Choice) -> str:
@@ -85,20 +99,22 @@ def render_sweep(sw: Any, table: Any, choice: Choice) -> str:
 
     cols = columns(table)
     swept = swept_of(table)
+    cols["point"] = readable_points(cols, swept)
     header, rows = ranking_rows(table, choice, swept, limit=50, with_keys=False, cols=cols)
     best = cols["point"][choice.best] if choice.best is not None else "none meets the requirements"
     if choice.best is None and choice.best_by_job:  # one best per model: never ranked across models
         best = "; ".join(f"{j}: {cols['point'][i]}" for j, i in zip(choice.jobs, choice.best_by_job, strict=True))
     summary = [("scenarios", f"{table.num_rows:,}"),
                ("failed to plan", f"{sum(e is not None for e in cols['error']):,}"),
-               ("objective", f"{choice.objective} ({choice.column}), lower is better"),
-               ("requirements", " and ".join(r.text for r in choice.requirements) or "none"),
+               ("objective", f"{label(choice.column)}, lower is better"),
+               ("requirements", " and ".join(f"{label(r.column)} {r.op} {r.value:g}"
+                                             for r in choice.requirements) or "none"),
                ("meet the requirements", f"{len(choice.feasible):,}"),
                ("best", str(best)),
                ("Pareto set", ", ".join(str(cols["point"][i]) for i in choice.pareto) or "empty")]
     sections = [{"title": "Choice", "rows": summary, "figures": [("Pareto front", pareto_figure(cols, choice))]},
                 {"title": "Ranking (best first; scenarios meeting the requirements)",
-                 "html": html_table(header, rows) + f"<p class='sub'>{html_text(LEGEND)}</p>"}]
+                 "html": html_table(header, rows) + f"<p class='sub'>{html_text(html_legend())}</p>"}]
     figs = [(k, f) for k in swept[:MAX_KEY_FIGURES] if (f := key_figure(cols, k, choice)) is not None]
     if figs:
         sections.append({"title": "Metrics against each swept key", "figures": figs})

@@ -48,6 +48,27 @@ class Multifactor(Order):
         u = usage / tot if tot > 0 else np.zeros_like(usage)
         return np.power(2.0, -u / ctx.shares)
 
+    def key_one(self, ctx: Any, job: int, now: float) -> float:
+        """:meth:`keys` of one job in Python floats, bit for bit the same number: the same
+        operations in the same order on the same doubles. The fair-share factors are computed
+        once per usage state (``ctx.team_usage`` is replaced whenever usage changes) and the
+        per-job columns once per run."""
+        cache = ctx.__dict__.get("_multifactor")
+        if cache is None or cache[0] is not self:
+            w = ctx.w
+            qmax = max(int(w.qos.max()), 1) if len(w) else 1
+            cache = (self, w.submit_s.tolist(), w.team.tolist(), w.gpus_milli.tolist(),
+                     w.qos.tolist(), qmax, max(ctx.capacity_milli, 1), [None, None])
+            ctx._multifactor = cache
+        _, sub, team, milli, qos, qmax, cap, fs_memo = cache
+        if fs_memo[0] is not ctx.team_usage:
+            fs_memo[0], fs_memo[1] = ctx.team_usage, self.fair_share_factor(ctx).tolist()
+        age = min(max((now - sub[job]) / self.max_age_s, 0.0), 1.0)
+        size = min(milli[job] / cap, 1.0)
+        prio = (self.age * age + self.fairshare * fs_memo[1][team[job]] + self.size * size
+                + self.qos * (qos[job] / qmax))
+        return -prio
+
     def keys(self, ctx: Any, jobs: np.ndarray, now: float) -> np.ndarray:
         w = ctx.w
         age = np.clip((now - w.submit_s[jobs]) / self.max_age_s, 0.0, 1.0)
