@@ -171,3 +171,65 @@ def test_study_duplicate_case_names(tmp_path, monkeypatch, capsys):
         {"name": "a", "set": {"cluster.gpus": 8}}, {"name": "a", "set": {"cluster.gpus": 16}}]}))
     rc, _, err = run_cli(["sweep", str(study), "--out", str(tmp_path / "o")], monkeypatch, capsys)
     assert_refused(rc, err, "study.yaml", "cases", "'a'")
+
+
+# --- calibration --csv with a hand-made table (before: tracebacks for binary files, tp=0,
+# one-source --cv, NaN; "nan%" summaries; exit 0 with an empty table) ---
+def _calibration_table(tmp_path, **cells) -> str:
+    import csv
+    import io
+
+    from clustertwin.perf.calibration import find_csv
+
+    with open(find_csv(), newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    rows[0].update(cells)
+    out = io.StringIO()
+    w = csv.DictWriter(out, fieldnames=list(rows[0]))
+    w.writeheader()
+    w.writerows(rows[:1])
+    path = tmp_path / "cal.csv"
+    path.write_text(out.getvalue(), encoding="utf-8")
+    return str(path)
+
+
+@pytest.mark.parametrize("cells, key", [
+    ({"measured_value": "nan"}, "measured_value"),
+    ({"measured_value": "inf"}, "measured_value"),
+    ({"measured_value": "-5"}, "measured_value"),
+    ({"measured_value": "1e308"}, "measured_value"),
+    ({"gpus": "0"}, "gpus"),
+    ({"gpus": "99999999999999"}, "gpus"),
+    ({"tp": "0"}, "tp"),
+    ({"tp": "nan"}, "tp"),
+    ({"layers": "0"}, "layers"),
+    ({"hidden": "999999999999"}, "hidden"),
+    ({"seq_len": "1e308"}, "seq_len"),
+    ({"id": "a\nb"}, "id"),
+    ({"gpu": "h100\n$(id)"}, "gpu"),
+    ({"layers": ""}, "layers"),
+])
+@pytest.mark.parametrize("cv", [False, True])
+def test_calibration_csv_bad_cell(cells, key, cv, tmp_path, monkeypatch, capsys):
+    path = _calibration_table(tmp_path, **cells)
+    rc, _, err = run_cli(["calibration", "--csv", path, *(["--cv"] if cv else [])], monkeypatch, capsys)
+    assert_refused(rc, err, "cal.csv", key)
+
+
+@pytest.mark.parametrize("content", [b"", b"id,source\n", bytes(range(256)), "caf\xe9".encode("latin-1")])
+@pytest.mark.parametrize("cv", [False, True])
+def test_calibration_csv_not_a_table(content, cv, tmp_path, monkeypatch, capsys):
+    path = tmp_path / "cal.csv"
+    path.write_bytes(content)
+    rc, _, err = run_cli(["calibration", "--csv", str(path), *(["--cv"] if cv else [])], monkeypatch, capsys)
+    assert_refused(rc, err, "cal.csv")
+
+
+def test_calibration_cv_needs_two_sources(tmp_path, monkeypatch, capsys):
+    rc, _, err = run_cli(["calibration", "--cv", "--csv", _calibration_table(tmp_path)], monkeypatch, capsys)
+    assert_refused(rc, err, "2 sources")
+
+
+def test_calibration_csv_one_good_row_still_compares(tmp_path, monkeypatch, capsys):
+    rc, out, err = run_cli(["calibration", "--json", "--csv", _calibration_table(tmp_path)], monkeypatch, capsys)
+    assert rc == 0, err
