@@ -22,9 +22,8 @@ def _need_pyarrow() -> None:
 
 
 def _grid_options(sets: list[str], ranges: list[str]) -> dict[str, list]:
-    from clustertwin.sweep.grid import parse_range, parse_set
-
     from clustertwin.errors import Problem, UsageError
+    from clustertwin.sweep.grid import parse_range, parse_set
 
     grid: dict[str, list] = {}
     problems = []
