@@ -233,3 +233,23 @@ def test_calibration_cv_needs_two_sources(tmp_path, monkeypatch, capsys):
 def test_calibration_csv_one_good_row_still_compares(tmp_path, monkeypatch, capsys):
     rc, out, err = run_cli(["calibration", "--json", "--csv", _calibration_table(tmp_path)], monkeypatch, capsys)
     assert rc == 0, err
+
+
+# --- a scenario name with a form feed or a bidi override into SVG drawings and plan.html
+# (before: form feed made floor-plan.svg and rack-elevations.svg ill-formed XML; U+202E was
+# written as is, so the name displayed reversed) ---
+@pytest.mark.parametrize("name", ["a\x0cb", "admin\u202etxt.exe", "a\u2066b\u2069", "x\x0c\u202e<script>"])
+def test_hostile_name_in_svg_and_html(name, tmp_path, monkeypatch, capsys):
+    import xml.etree.ElementTree as ET
+
+    doc = {**SMALL, "name": name}
+    path = tmp_path / "s.yaml"
+    path.write_text(yaml.safe_dump(doc), encoding="utf-8")
+    rc, _, err = run_cli(["export", "all", str(path), "--out", str(tmp_path / "x")], monkeypatch, capsys)
+    assert rc == 0, err
+    svgs = sorted((tmp_path / "x").glob("*.svg"))
+    assert svgs
+    for svg in svgs:
+        ET.parse(svg)  # well-formed
+        text = svg.read_text(encoding="utf-8")
+        assert "\u202e" not in text and "\u2066" not in text and "\x0c" not in text
