@@ -253,3 +253,13 @@ def test_hostile_name_in_svg_and_html(name, tmp_path, monkeypatch, capsys):
         ET.parse(svg)  # well-formed
         text = svg.read_text(encoding="utf-8")
         assert "\u202e" not in text and "\u2066" not in text and "\x0c" not in text
+
+
+# --- measure --device (before: 'cuda:99999999999999999999' and 'cuda' on a CPU-only PyTorch
+# were tracebacks from inside torch) ---
+@pytest.mark.parametrize("device", ["cuda:99999999999999999999", "cudax", "cuda:-1", "cuda:999", "cuda\n"])
+def test_measure_device_not_there(device, tmp_path, monkeypatch, capsys):
+    pytest.importorskip("torch", reason="measure needs PyTorch")
+    rc, _, err = run_cli(["measure", scenario(tmp_path), "--tiny", "--steps", "1", "--device", device],
+                         monkeypatch, capsys)
+    assert_refused(rc, err, "--device")
