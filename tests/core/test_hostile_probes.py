@@ -263,3 +263,21 @@ def test_measure_device_not_there(device, tmp_path, monkeypatch, capsys):
     rc, _, err = run_cli(["measure", scenario(tmp_path), "--tiny", "--steps", "1", "--device", device],
                          monkeypatch, capsys)
     assert_refused(rc, err, "--device")
+
+
+# --- decision.* keys that contradict each other (before: all accepted; the plan then answered
+# a question that cannot be asked: a P90 before its P50, a target before the start) ---
+@pytest.mark.parametrize("sections, key", [
+    ({"decision": {"target_date": "2028-06-30", "lease": {"ready_days": 300, "ready_days_p90": 10}}},
+     "decision.lease"),
+    ({"buildout": {"start_date": "2027-01-05"}, "decision": {"target_date": "2020-01-01"}},
+     "decision.target_date"),
+    ({"decision": {"target_date": "2027-01-05"}}, "decision.target_date"),
+    ({"decision": {"residual_frac_per_year": [0.2, 0.9]}}, "decision.residual_frac_per_year"),
+    ({"decision": {"size_to_target": True}}, "decision"),
+])
+def test_decision_contradictions(sections, key, tmp_path, monkeypatch, capsys):
+    path = tmp_path / "s.yaml"
+    path.write_text(yaml.safe_dump({**SMALL, **sections}), encoding="utf-8")
+    rc, _, err = run_cli(["validate", str(path)], monkeypatch, capsys)
+    assert_refused(rc, err, key)
