@@ -121,6 +121,9 @@ def make_plan(scenario: Scenario, catalog: Catalog,
             on_stage("training")
         training = _root(scenario, lambda: training_stage(scenario, catalog))
     design = run("design", design_stage, scenario, catalog, training)
+    training, design = _spares_inside(scenario, catalog, training, design,
+                                      lambda sc, t: run("design", design_stage, sc, catalog, t),
+                                      warnings)
     reliability = run("reliability", reliability_stage, scenario, catalog, training, design)
     scale = 1.0
     for _ in range(DEADLINE_ROUNDS):
@@ -130,6 +133,9 @@ def make_plan(scenario: Scenario, catalog: Catalog,
         scale *= scenario.cluster.deadline_days / (scenario.cluster.deadline_days + late) * DEADLINE_MARGIN
         training = _root(scenario, lambda: training_stage(scenario, catalog, ettr_scale=scale))  # noqa: B023
         design = run("design", design_stage, scenario, catalog, training)
+        training, design = _spares_inside(
+            scenario, catalog, training, design,
+            lambda sc, t: run("design", design_stage, sc, catalog, t), warnings)
         reliability = run("reliability", reliability_stage, scenario, catalog, training, design)
     late = _deadline_excess(scenario, reliability)
     if late > 0:
@@ -174,6 +180,34 @@ def _decide() -> Callable[..., Any]:
     from clustertwin.decision import decide
 
     return decide
+
+
+def _spares_inside(scenario: Scenario, catalog: Catalog, training: Any, design: Any,
+                   redesign: Callable[[Scenario, Any], Any],
+                   warnings: list[str]) -> tuple[Any, Any]:
+    """Hot spares that took installed nodes' slots (``cluster.spare_placement: inside`` with
+    full units) leave the job ``design.job_gpus_limit`` GPUs: the training job is estimated
+    again on them and the design redone around it (once; the units then have the room). A job
+    that cannot run on them (a pinned parallelism plan) keeps its GPUs and a warning says so."""
+    limit = getattr(design, "job_gpus_limit", None)
+    if training is None or not limit or training.gpus <= limit:
+        return training, design
+    from clustertwin.perf import estimate
+
+    why = (f"the hot spares take {training.installed_gpus - limit:,} of the installed GPUs' "
+           "slots inside the scalable units (cluster.spare_placement: inside): the job is "
+           f"estimated on the other {limit:,}")
+    try:
+        shrunk = estimate(scenario, catalog, installed=limit, notes=[why])
+    except UserError as exc:
+        first = exc.problems[0].message if getattr(exc, "problems", None) else str(exc)
+        warnings.append(f"design: the job cannot run on the {limit:,} GPUs the hot spares leave "
+                        f"inside the units ({first}), so it keeps all {training.gpus:,} and the "
+                        "spare nodes serve only while the job runs elsewhere; set "
+                        "cluster.spare_placement: outside (spares on switches of their own) or "
+                        "unpin the parallelism")
+        return training, design
+    return shrunk, redesign(scenario, shrunk)
 
 
 def _root(scenario: Scenario, call: Callable[[], Any]) -> Any:

@@ -40,7 +40,11 @@ def test_plan_json_has_contract_keys(plan_json):
         for k in keys:
             assert k in plan_json[block], f"{block}.{k}"
     p = plan_json["training"]["parallelism"]
-    assert plan_json["training"]["gpus"] == 16384 and isinstance(p, dict)
+    # 16,384 GPUs installed; the hot spares take some of their slots inside the 64 scalable
+    # units (cluster.spare_placement: inside, issue 22) and the job runs on the others
+    assert plan_json["design"]["gpus"] == 16384 and plan_json["design"]["spare_nodes"] > 0
+    assert plan_json["training"]["gpus"] <= 16384 - 8 * plan_json["design"]["spare_nodes"]
+    assert isinstance(p, dict)
 
 
 def test_plan_out_writes_and_refuses_foreign_files(tmp_path):

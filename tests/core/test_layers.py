@@ -100,27 +100,13 @@ def _long_functions(root: Path) -> list[str]:
     return out
 
 
-#: functions still over 80 lines whose owner splits them in their own issue (22: pods, fabric;
-#: parse_what_if and check_pinned were split by issues 21 and 20). The mark is strict: it fails
-#: once they are split, so it must then be removed.
-OWNED_ELSEWHERE = ["design/fabric.py:plan_compute_fabric", "design/pods.py:plan_pod_fabric"]
-
-
 @pytest.fixture(scope="module")
 def long_functions() -> list[str]:
     return _long_functions(SRC / "clustertwin")
 
 
-@pytest.mark.xfail(strict=True, reason="still over 80 lines, split by their owners: "
-                   + ", ".join(OWNED_ELSEWHERE))
 def test_no_function_over_80_lines(long_functions) -> None:
     assert long_functions == []
-
-
-def test_only_the_owned_functions_are_over_80_lines(long_functions) -> None:
-    """Everything but the functions another issue is splitting is already short."""
-    found = [f.rsplit(" (", 1)[0] for f in long_functions]
-    assert set(found) <= set(OWNED_ELSEWHERE), found
 
 
 def test_length_check_can_fail(tmp_path: Path) -> None:

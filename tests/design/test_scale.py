@@ -68,7 +68,8 @@ def test_eight_spares_do_not_double_the_core(catalog):
     carries (17 pods x 32 links per position over 64-port cores: 9 per position, 288), not to
     the next divisor of 32 (16 per position, 512 - the old count)."""
     base = design(scenario(catalog, 16_384), catalog, None)
-    spared = design(scenario(catalog, 16_384, spare_nodes=8), catalog, None)
+    spared = design(scenario(catalog, 16_384, spare_nodes=8, spare_placement="outside"), catalog,
+                    None)
     assert base.fabric.core == 256
     assert spared.scalable_units == 65 and spared.fabric.core == 288
     _capacity_holds(spared.fabric)

@@ -26,8 +26,10 @@ from .helpers import _BASE, catalog, count_check, example
 
 runner = CliRunner()
 EXPECT = {"inventory": {"inventory.csv", "inventory.json", "floor-plan.svg",
-                        "rack-elevations.svg"},
-          "cabling": {"cabling.csv"},
+                        "rack-elevations.svg", "topology.svg"},
+          "bom": {"bom.csv", "bom.xlsx"},
+          "drawings": {"floor-plan.svg", "rack-elevations.svg", "topology.svg"},
+          "cabling": {"cabling.csv", "cable-summary.csv"},
           "slurm": {"slurm.conf", "gres.conf", "topology.conf", "topology.yaml"},
           "kueue": {"kueue.yaml", "node-labels.yaml", "label-nodes.sh"},
           "prometheus": {"clustertwin.rules.yml", "clustertwin.promtool-tests.yml",
@@ -99,7 +101,7 @@ def test_tables_and_svg_agree_with_the_inventory():
     assert doc["counts"]["node"] == 18 * d.nodes and len(doc["racks"]) == d.racks
     floor = ET.fromstring(files["floor-plan.svg"])
     cells = [e for e in floor.iter("{http://www.w3.org/2000/svg}rect")
-             if e.find("{http://www.w3.org/2000/svg}title") is not None]
+             if e.get("class") == "rack"]
     assert len(cells) == d.racks
     elev = files["rack-elevations.svg"]
     ET.fromstring(elev)

@@ -1,11 +1,13 @@
 """Bill of materials: one line per item with quantity, unit price and source.
 
-Prices come from the catalog (``price_usd`` with ``price_source``/``price_as_of``). A line
-without a catalog price has ``unit_usd = total_usd = None`` and ``priced = False``; its
-``source`` says why. Power, cooling and facility plant (UPS, generators, PDUs, CRAH, CDU,
-racks, floor) are listed with quantities but left unpriced on purpose: economics prices the
-facility per MW of critical load from its cost book, which already includes that plant, so
-pricing it here would count it twice.
+Prices come from the catalog (``price_usd`` with ``price_source``/``price_as_of``), or for parts
+the catalog has no entry for (UFM appliance, head nodes, rack PDUs, CDUs, rack enclosures) from
+a design rule's estimate (:func:`rule_price`, which says how it was estimated). A line without
+a price has ``unit_usd = total_usd = None`` and ``priced = False``; its ``source`` says why.
+Facility plant (UPS, generators, CRAHs, floor) is listed with quantities but left unpriced on
+purpose: economics prices the facility per MW of critical load from its cost book, which
+already includes that plant, and :mod:`clustertwin.economics.bom` splits that figure into
+vendor lines.
 """
 
 from __future__ import annotations
@@ -50,6 +52,15 @@ def line(category: str, item: str, quantity: float, entry=None, *, catalog_id: s
         note = (f"unpriced: no price in catalog entry {cid!r}" if cid
                 else "unpriced: no catalog entry")
     return BomLine(category, item, cid, quantity, None, None, note)
+
+
+def rule_price(rules, key: str):
+    """A price from design rule ``key`` as a catalog-like entry (``price_usd``, source, date)."""
+    from types import SimpleNamespace
+
+    item = rules.items[key]
+    return SimpleNamespace(id=None, price_usd=rules.num(key), price_source=item.source,
+                           price_as_of=str(getattr(item, "as_of", "") or ""))
 
 
 def totals(lines: tuple[BomLine, ...]) -> dict[str, float]:

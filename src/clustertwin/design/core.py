@@ -15,6 +15,7 @@ from clustertwin.design.networks import plan_management
 from clustertwin.design.power import TYPICAL_FRACTION, pdus_for, plan_power
 from clustertwin.design.result import ClusterDesign
 from clustertwin.design.rules import DesignRules, load_rules
+from clustertwin.design.spare_slots import place_spares
 from clustertwin.design.spares import resolve_spare_nodes
 from clustertwin.design.storage import plan_storage
 from clustertwin.errors import Problem, ScenarioError
@@ -47,18 +48,15 @@ def design(scenario, catalog, estimate=None, *, rules: DesignRules | None = None
                                      "give cluster.gpus or an estimate")])
     warnings: list[str] = []
     notes: list[str] = []
-    job_nodes = math.ceil(gpus / node.gpus)
-    spares = resolve_spare_nodes(scenario, catalog, gpus)
-    nodes = job_nodes + spares
-
     cap, _ = rack_capacity(node, rules, src)
     leaf_sw, spine_sw, pod_nodes = _fabric_options(catalog, cl.fabric, fab, switch, node, src)
-    cf = plan_compute_fabric(node=node, fabric=fab, switch=leaf_sw, nodes=nodes,
-                             oversubscription=cl.fabric.oversubscription,
-                             topology=cl.fabric.topology, nodes_per_rack=cap, rules=rules,
-                             source=src, pod_nodes=pod_nodes,
-                             pod_oversubscription=cl.fabric.pod_oversubscription,
-                             spine_switch=spine_sw, dual_tor=cl.fabric.dual_tor)
+    cf, spares, job_nodes, spare_notes = _fabric_and_spares(
+        scenario, catalog, gpus, node, fab, leaf_sw, spine_sw, pod_nodes, cap, rules)
+    nodes = job_nodes + spares
+    # spares that took installed nodes' slots leave the job fewer GPUs than it was sized on
+    limit = job_nodes * node.gpus
+    job_gpus_limit = limit if estimate is not None and estimate.gpus > limit else None
+    notes += spare_notes
     # the switch model of the spine / aggregation tiers (the leaf model in a plain tree)
     upper_sw = spine_sw if cf.pod is not None else leaf_sw
     idle = max(0, job_nodes - math.ceil(estimate.gpus / node.gpus)) if estimate is not None else 0
@@ -85,17 +83,18 @@ def design(scenario, catalog, estimate=None, *, rules: DesignRules | None = None
     if cooling.high_density:
         warnings.append(f"{rack_kw:.1f} kW air-cooled racks need a high-density site "
                         "(contained aisles or rear-door heat exchangers)")
-    floor = plan_floor(racks, rules)
+    floor = plan_floor(racks, rules, it_kw=power.it_kw)
     notes = list(cf.notes) + notes
     power, existing = _existing_facility(power, rules, notes)
     lines = _bom(catalog, node, fab, switch, inband_sw, oob_sw, cf, mgmt, storage, power,
                  cooling, racks, floor, nodes, leaf_sw=leaf_sw, upper_sw=upper_sw,
-                 existing=existing)
+                 existing=existing, rules=rules)
     return ClusterDesign(node_id=node.id, gpu_id=cl.gpu, layout=layout, fabric=cf,
                          networks=mgmt, storage=storage, power=power, cooling=cooling,
                          rack_counts=racks, floor=floor, bom=lines, warnings=tuple(warnings),
                          notes=tuple(notes),
-                         facility="existing-facility" if existing else "new-build")
+                         facility="existing-facility" if existing else "new-build",
+                         job_gpus_limit=job_gpus_limit)
 
 
 def _storage(scenario, catalog, estimate, node, gpus, nodes, rules, notes, warnings):
@@ -172,6 +171,26 @@ def _cooling_and_power(*, scenario, node, nodes, cf, leaf_sw, upper_sw, switch, 
                        rack_kw=rack_kw, pdus=pdus, rules=rules,
                        pdus_by_kind=tuple(kinds.items()))
     return cooling, power
+
+
+def _fabric_and_spares(scenario, catalog, gpus: int, node, fab, leaf_sw, spine_sw, pod_nodes,
+                       cap: int, rules):
+    """(compute fabric, hot spares, job nodes, notes): the fabric for the installed nodes and
+    the advised spares placed per ``cluster.spare_placement`` (:mod:`.spare_slots`)."""
+    cl, src = scenario.cluster, scenario.source
+
+    def fabric_for(n: int):
+        return plan_compute_fabric(node=node, fabric=fab, switch=leaf_sw, nodes=n,
+                                   oversubscription=cl.fabric.oversubscription,
+                                   topology=cl.fabric.topology, nodes_per_rack=cap, rules=rules,
+                                   source=src, pod_nodes=pod_nodes,
+                                   pod_oversubscription=cl.fabric.pod_oversubscription,
+                                   spine_switch=spine_sw, dual_tor=cl.fabric.dual_tor)
+
+    return place_spares(fabric_for, math.ceil(gpus / node.gpus),
+                        resolve_spare_nodes(scenario, catalog, gpus), cl.spare_placement,
+                        int(fab.reserved_ports_per_su), leaf_sw, upper=spine_sw,
+                        displace=cl.gpus is not None)
 
 
 def _management(*, node, nodes, cf, fab, switch, inband_sw, oob_sw, storage_links, fixed_pdus,
@@ -274,7 +293,7 @@ def _entry(catalog, kind: str, entry_id: str):
 
 
 def _bom(catalog, node, fab, switch, inband_sw, oob_sw, cf, mgmt, storage, power, cooling,
-         racks, floor, nodes, *, leaf_sw, upper_sw,
+         racks, floor, nodes, *, leaf_sw, upper_sw, rules,
          existing: bool = False) -> tuple[B.BomLine, ...]:
     L = B.line
     out = [L("compute", f"{node.name} (NICs included)", nodes, node)]
@@ -315,9 +334,10 @@ def _bom(catalog, node, fab, switch, inband_sw, oob_sw, cf, mgmt, storage, power
     out.append(L("network", f"out-of-band management switch {oob_sw.name}", mgmt.oob_switches,
                  oob_sw))
     if mgmt.ufm_appliances:
-        out.append(L("network", "fabric manager (UFM) appliance", mgmt.ufm_appliances, None,
-                     catalog_id=None))
-    out.append(L("other", "management / head-node server", mgmt.management_servers, None))
+        out.append(L("network", "fabric manager (UFM) appliance", mgmt.ufm_appliances,
+                     B.rule_price(rules, "ufm_appliance_usd"), catalog_id=None))
+    out.append(L("other", "management / head-node server", mgmt.management_servers,
+                 B.rule_price(rules, "management_server_usd"), catalog_id=None))
     for t in storage.tiers:
         if t.system_id is not None:
             out.append(L("storage", f"{t.tier} building block", t.blocks,
@@ -330,11 +350,13 @@ def _bom(catalog, node, fab, switch, inband_sw, oob_sw, cf, mgmt, storage, power
             L("power", f"diesel generator {power.generator_kw:,.0f} kW (N+spare)",
               power.generators, note=note)]
     out.append(L("power", "rack PDU (415 V 3-phase 60 A class) and branch circuit", power.pdus,
-                 note=note))
+                 B.rule_price(rules, "rack_pdu_usd"), catalog_id=None))
     if not existing:
         out.append(L("cooling", "CRAH / air handler (N+1)", cooling.crah_units, note=note))
     if cooling.cdu_units:
-        out.append(L("cooling", "coolant distribution unit (N+1)", cooling.cdu_units, note=note))
-    out += [L("facility", "rack enclosure", racks.total, note=note),
+        out.append(L("cooling", "coolant distribution unit (N+1)", cooling.cdu_units,
+                     B.rule_price(rules, "cdu_usd"), catalog_id=None))
+    out += [L("facility", "rack enclosure", racks.total, B.rule_price(rules, "rack_enclosure_usd"),
+              catalog_id=None),
             L("facility", "white-space floor area (m2)", round(floor.area_m2, 1), note=note)]
     return tuple(out)

@@ -67,20 +67,7 @@ def plan_compute_fabric(*, node, fabric, switch, nodes: int, oversubscription: f
     """
     nic, link = float(node.compute_nic_gbps), float(fabric.link_gbps)
     endpoint = min(nic, link)
-    planes = 1
-    if dual_tor:
-        if abs(nic - 2 * link) > 1e-6:
-            raise ScenarioError([Problem(source, "cluster.fabric.dual_tor",
-                f"dual-ToR puts each NIC's two ports on two ToRs, but a {node.id} NIC runs at "
-                f"{nic:g} Gb/s and {fabric.id} links at {link:g} Gb/s (not 2 x {link:g}); "
-                f"pick a fabric at {nic / 2:g} Gb/s or set dual_tor: false")])
-        planes = 2
-    elif nic > link and nic >= rules.num("multiplane_min_nic_gbps"):
-        planes = int(round(nic / link))
-        if abs(planes * link - nic) > 1e-6:
-            raise ScenarioError([Problem(source, "cluster.fabric.technology",
-                f"{node.id} NICs run at {nic:g} Gb/s, not a whole number of {fabric.id} "
-                f"{link:g} Gb/s planes; pick a fabric whose link speed divides {nic:g}")])
+    planes = _planes(node, fabric, nic, link, dual_tor, rules, source)
     k = int(switch.ports * switch.port_gbps // endpoint)
     d, _ = leaf_split(k, oversubscription) if oversubscription >= 1 else (0, 0)
     if oversubscription < 1:
@@ -88,33 +75,22 @@ def plan_compute_fabric(*, node, fabric, switch, nodes: int, oversubscription: f
     if nodes == 1 and pod_nodes is None and not dual_tor:
         return _single_node(node, fabric, switch, topology, k, endpoint)
     rails = int(node.compute_nics)
-    pair = False
     g_rail = int(rules.num("rack_scale_ports_per_tray")) if node.rack_scale else 1
     if rails % g_rail:
         g_rail = 1
     groups, max_tiers, notes = 1, MAX_TIERS, ()
-    if pod_nodes is None and (spine_switch is None or spine_switch.id == switch.id) and d:
+    pod_build = pod_nodes is not None or (spine_switch is not None and spine_switch.id != switch.id)
+    if not pod_build and d:
         groups, max_tiers, notes = _scale_out(nodes, rails, g_rail, k, d, topology,
                                               nodes_per_rack, planes, oversubscription)
         planes, rails = planes * groups, rails // groups
-    if topology == "rail-optimized-fat-tree":
-        g = g_rail
-        half = rails // 2
-        # leaf pair: the whole cluster fits one SU whose two leaves take half the rails each
-        if (not node.rack_scale and planes == 1 and rails >= 2 and rails % 2 == 0
-                and 0 < half <= d and nodes <= d // half):
-            g, pair = half, True
-        su_nodes = d // g
-    else:
-        g = min(rails, d)
-        # ToR per rack: a leaf holds at most one rack's nodes (copper in-rack)
-        su_nodes = max(1, min(d // g, int(nodes_per_rack))) if g else 0
+    g, su_nodes, pair = _su_shape(node, topology, rails, planes, d, g_rail, nodes, nodes_per_rack)
     if su_nodes < 1:
         raise InfeasibleError([Problem(source, "cluster.fabric.technology",
             f"a {k}-port leaf at {oversubscription:g}:1 has {d} downlinks, fewer than the "
             f"{g} ports a {node.id} puts on one leaf; raise cluster.fabric.oversubscription "
             "(more downlinks per leaf) or pick a switch with more ports")])
-    if pod_nodes is not None or (spine_switch is not None and spine_switch.id != switch.id):
+    if pod_build:
         return _pod_build(
             node=node, fabric=fabric, leaf_switch=switch, spine_switch=spine_switch or switch,
             nodes=nodes, planes=planes, endpoint=endpoint, rails=rails, d=d,
@@ -122,45 +98,92 @@ def plan_compute_fabric(*, node, fabric, switch, nodes: int, oversubscription: f
             nodes_per_rack=nodes_per_rack, pod_nodes=pod_nodes,
             pod_oversubscription=pod_oversubscription, dual_tor=dual_tor, rules=rules,
             source=source)
+    cf = _plain_tree(node, fabric, switch, nodes, rails, planes, g, su_nodes, pair, k, d,
+                     g_rail, groups, max_tiers, notes, topology, nodes_per_rack,
+                     oversubscription, endpoint, rules, source)
+    return _with_modules(cf, node, nodes, planes, rails, pair, k, switch)
+
+
+def _planes(node, fabric, nic: float, link: float, dual_tor: bool, rules, source: str) -> int:
+    """Planes from the NIC: two for dual-ToR, NIC / link for a multi-plane NIC, else one."""
+    if dual_tor:
+        if abs(nic - 2 * link) > 1e-6:
+            raise ScenarioError([Problem(source, "cluster.fabric.dual_tor",
+                f"dual-ToR puts each NIC's two ports on two ToRs, but a {node.id} NIC runs at "
+                f"{nic:g} Gb/s and {fabric.id} links at {link:g} Gb/s (not 2 x {link:g}); "
+                f"pick a fabric at {nic / 2:g} Gb/s or set dual_tor: false")])
+        return 2
+    if nic > link and nic >= rules.num("multiplane_min_nic_gbps"):
+        planes = int(round(nic / link))
+        if abs(planes * link - nic) > 1e-6:
+            raise ScenarioError([Problem(source, "cluster.fabric.technology",
+                f"{node.id} NICs run at {nic:g} Gb/s, not a whole number of {fabric.id} "
+                f"{link:g} Gb/s planes; pick a fabric whose link speed divides {nic:g}")])
+        return planes
+    return 1
+
+
+def _su_shape(node, topology: str, rails: int, planes: int, d: int, g_rail: int, nodes: int,
+              nodes_per_rack: int) -> tuple[int, int, bool]:
+    """(ports per node per leaf, nodes per SU, leaf pair?) of the topology."""
+    if topology == "rail-optimized-fat-tree":
+        half = rails // 2
+        # leaf pair: the whole cluster fits one SU whose two leaves take half the rails each
+        if (not node.rack_scale and planes == 1 and rails >= 2 and rails % 2 == 0
+                and 0 < half <= d and nodes <= d // half):
+            return half, d // half, True
+        return g_rail, d // g_rail, False
+    g = min(rails, d)
+    # ToR per rack: a leaf holds at most one rack's nodes (copper in-rack)
+    return g, (max(1, min(d // g, int(nodes_per_rack))) if g else 0), False
+
+
+def _plain_tree(node, fabric, switch, nodes, rails, planes, g, su_nodes, pair, k, d, g_rail,
+                groups, max_tiers, notes, topology, nodes_per_rack, oversubscription, endpoint,
+                rules, source) -> ComputeFabric:
+    """The plain (non-pod) tree's counts, before transceivers."""
     l_su = math.ceil(rails / g)
     sus = max(1, math.ceil(nodes / su_nodes))
     reserved = int(fabric.reserved_ports_per_su)
-    free = sus * su_nodes - nodes
-    attached = reserved > 0 and free >= reserved
+    attached = reserved > 0 and sus * su_nodes - nodes >= reserved
     mgr_links = int(reserved * rules.num("fabric_manager_links_per_slot")) if attached else 0
-    ports = nodes * rails + mgr_links
     if pair:
         plane = _leaf_pair(nodes * g, mgr_links, k, oversubscription)
     else:
-        plane = size_fabric(ports, k, oversubscription, leaves=sus * l_su, source=source,
-                            max_tiers=max_tiers)
-    optical_nodes = topology == "rail-optimized-fat-tree" or su_nodes > nodes_per_rack
-    ppc = max(1, k // int(switch.cages))
+        plane = size_fabric(nodes * rails + mgr_links, k, oversubscription, leaves=sus * l_su,
+                            source=source, max_tiers=max_tiers)
     node_ppc = (rails * planes) // int(node.compute_cages) if node.compute_cages else 1
     per_node = (int(node.compute_cages) if planes == 1 and node_ppc > 1 and g % node_ppc == 0
                 and rails % node_ppc == 0 else 0)
-    cf = ComputeFabric(
+    return ComputeFabric(
         technology=fabric.id, switch_id=switch.id, topology=topology, radix=k,
         endpoint_gbps=endpoint, planes=planes, rails=rails, ports_per_node_per_leaf=g,
         su_nodes=su_nodes, leaves_per_su=l_su, scalable_units=sus, nodes=nodes,
         reserved_slots=reserved if attached else 0, manager_links=mgr_links,
-        managers_attached=attached, plane=plane, node_links_optical=optical_nodes,
-        switch_modules=0, node_modules=0, manager_modules=0, ports_per_cage=ppc,
-        leaf_pair=pair, node_cables_per_node=per_node, rail_su_nodes=d // g_rail,
-        rail_groups=groups, notes=notes)
+        managers_attached=attached, plane=plane,
+        node_links_optical=topology == "rail-optimized-fat-tree" or su_nodes > nodes_per_rack,
+        switch_modules=0, node_modules=0, manager_modules=0,
+        ports_per_cage=max(1, k // int(switch.cages)), leaf_pair=pair,
+        node_cables_per_node=per_node, rail_su_nodes=d // g_rail, rail_groups=groups,
+        notes=notes)
+
+
+def _with_modules(cf: ComputeFabric, node, nodes, planes, rails, pair, k, switch):
+    """Transceivers of a plain tree: one module per used cage at every tier."""
+    plane, ppc = cf.plane, cf.ports_per_cage
     down = cf.leaf_ports_used() - plane.leaf_up
     leaf_mod = 0 if pair else _modules(plane.leaf_up, ppc) * plane.leaf  # ISLs are copper
-    if optical_nodes:
+    if cf.node_links_optical:
         leaf_mod += _modules(down, ppc)
     else:  # managers are the only optical leaf downlinks then
-        leaf_mod += math.ceil(mgr_links / ppc)
+        leaf_mod += math.ceil(cf.manager_links / ppc)
     spine_mod = sum(n * _modules(used, ppc) for n, used in plane.spine_groups)
     core_mod = sum(n * _modules(used, ppc) for n, used in plane.core_groups)
     per_plane = leaf_mod + spine_mod + core_mod
-    node_mod = nodes * int(node.compute_cages) if optical_nodes else 0
+    node_mod = nodes * int(node.compute_cages) if cf.node_links_optical else 0
     return _replace(cf, switch_modules=per_plane * planes, node_modules=node_mod,
                     tier_modules=(leaf_mod * planes, spine_mod * planes, core_mod * planes),
-                     manager_modules=mgr_links)
+                    manager_modules=cf.manager_links)
 
 
 def _pod_build(*, rails: int, planes: int, d: int, g_rail: int, topology: str, **kw):

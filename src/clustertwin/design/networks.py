@@ -110,7 +110,8 @@ def plan_management(*, node, nodes: int, scalable_units: int, compute_switches: 
     inband_links = nodes * int(node.storage_nics)
     inband = max(2, math.ceil(inband_links / rules.num("inband_node_ports_per_switch")))
     pods = math.ceil(scalable_units / rules.num("management_server_sus"))
-    servers = int(rules.num("management_servers_per_pod")) * pods
+    # one node runs its own scheduler and provisioning: a head-node set starts at two nodes
+    servers = int(rules.num("management_servers_per_pod")) * pods if nodes > 1 else 0
     ufm = manager_links if manager_links else 0
     devices = (nodes * oob_devices_per_node(node, rules) + compute_switches + sf.switches
                + inband + servers + ufm + ufm // 2 + pdus)

@@ -59,46 +59,10 @@ def _spine_down_max(cap_gbps: float, s1: float, s2: float, p: float) -> int:
     return ds
 
 
-def plan_pod_fabric(*, node, fabric, leaf_switch, spine_switch, nodes: int, planes: int,
-                    endpoint: float, rails: int, g: int, g_rail: int, oversubscription: float,
-                    topology: str, nodes_per_rack: int, pod_nodes: int | None,
-                    pod_oversubscription: float, dual_tor: bool, rules, source: str):
-    """A pod build of the compute fabric (see the module docstring); returns ComputeFabric."""
-    e, r, p = float(endpoint), float(oversubscription), float(pod_oversubscription)
-    if spine_switch.technology != fabric.technology:
-        raise ScenarioError([Problem(source, "cluster.fabric.spine_switch",
-            f"{spine_switch.id} is an {spine_switch.technology} switch but the {fabric.id} "
-            f"fabric is {fabric.technology}; pick an {fabric.technology} switch")])
-    cap_l = float(leaf_switch.ports * leaf_switch.port_gbps)
-    cap_s = float(spine_switch.ports * spine_switch.port_gbps)
-    # leaf-spine links run at the spine's port speed when one leaf cage carries it (a 51.2T
-    # ToR with 200G host ports has 400G uplinks, HPN), else at the slower of the two
-    cage_l = cap_l / int(leaf_switch.cages)
-    s1 = float(spine_switch.port_gbps if cage_l >= spine_switch.port_gbps - 1e-9
-               else min(leaf_switch.port_gbps, spine_switch.port_gbps))
-    s2 = float(spine_switch.port_gbps)
-    k = int(cap_l // e)
-    rail_topo = topology == "rail-optimized-fat-tree"
-
-    def up_links(down_ports: int) -> int:
-        return _ceil_tol(down_ports * e / r / s1)
-
-    # nodes per segment: the most a leaf takes at ratio r (one rack for ToRs)
-    seg_cap = int(cap_l // (g * e))
-    if not rail_topo:
-        seg_cap = min(seg_cap, int(nodes_per_rack))
-    while seg_cap > 0 and seg_cap * g * e + up_links(seg_cap * g) * s1 > cap_l + 1e-6:
-        seg_cap -= 1
-    if seg_cap < 1:
-        raise InfeasibleError([Problem(source, "cluster.fabric.oversubscription",
-            f"a {leaf_switch.id} leaf at {r:g}:1 cannot take the {g} ports a {node.id} puts "
-            "on one leaf plus their uplinks; raise the ratio or pick a larger leaf_switch")])
-    l_su = math.ceil(rails / g)
-
-    k_s1 = int(cap_s // s1)                      # spine ports at the leaf-link speed
-    reserve = pod_nodes is not None
-    ds = _spine_down_max(cap_s, s1, s2, p)
-    if reserve:
+def _segments(nodes: int, pod_nodes: int | None, seg_cap: int, l_su: int, ds: int, k_s1: int,
+              node, spine_switch, p: float, source: str) -> tuple[int, int, int, int, int]:
+    """(nodes per segment, segments, segments per pod, pods, leaf links per spine)."""
+    if pod_nodes is not None:
         n_seg = math.ceil(pod_nodes / seg_cap)
         su_nodes = math.ceil(pod_nodes / n_seg)
         if n_seg * l_su > ds:
@@ -122,10 +86,13 @@ def plan_pod_fabric(*, node, fabric, leaf_switch, spine_switch, nodes: int, plan
                     f"a {spine_switch.id} spine takes {ds} leaf links at 1:1, fewer than the "
                     f"{l_su} leaves of one segment; pick a larger spine_switch")])
             pods = math.ceil(segs / n_seg)
+    return su_nodes, segs, n_seg, pods, ds
 
-    u = up_links(su_nodes * g)
-    n_leaf = segs * l_su
 
+def _pod_layer(leaf_switch, spine_switch, u, n_leaf, n_seg, l_su, segs, pods, ds, su_nodes,
+               s1, s2, p, e, rails, cap_s, reserve, source):
+    """The pods' spines and the aggregation layer: (PodLayer, spines per pod, links down per
+    full-pod / last-pod spine, links up per full-pod / last-pod spine, aggregation ports)."""
     def spine_up(down_links: int) -> int:
         return _ceil_tol(down_links * s1 / p / s2) if (reserve or pods > 1) else 0
 
@@ -155,6 +122,62 @@ def plan_pod_fabric(*, node, fabric, leaf_switch, spine_switch, nodes: int, plan
         spine_gbps=s2, spines_per_pod=n_s, spine_down_max=ds, spine_down=d_full,
         spine_up=us_full, last_spine_down=d_last, last_spine_up=us_last,
         aggregation_per_group=c, aggregation_ports=agg_ports, endpoint_gbps=e, rails=rails)
+    return pod, n_s, d_full, d_last, us_full, us_last, agg_ports
+
+
+def _link_speeds(leaf_switch, spine_switch) -> tuple[float, float, float, float, float]:
+    """(leaf Gb/s, spine Gb/s, leaf cage Gb/s, leaf-spine link Gb/s s1, spine port Gb/s s2).
+    Leaf-spine links run at the spine's port speed when one leaf cage carries it (a 51.2T ToR
+    with 200G host ports has 400G uplinks, HPN), else at the slower of the two."""
+    cap_l = float(leaf_switch.ports * leaf_switch.port_gbps)
+    cap_s = float(spine_switch.ports * spine_switch.port_gbps)
+    cage_l = cap_l / int(leaf_switch.cages)
+    s1 = float(spine_switch.port_gbps if cage_l >= spine_switch.port_gbps - 1e-9
+               else min(leaf_switch.port_gbps, spine_switch.port_gbps))
+    return cap_l, cap_s, cage_l, s1, float(spine_switch.port_gbps)
+
+
+def plan_pod_fabric(*, node, fabric, leaf_switch, spine_switch, nodes: int, planes: int,
+                    endpoint: float, rails: int, g: int, g_rail: int, oversubscription: float,
+                    topology: str, nodes_per_rack: int, pod_nodes: int | None,
+                    pod_oversubscription: float, dual_tor: bool, rules, source: str):
+    """A pod build of the compute fabric (see the module docstring); returns ComputeFabric."""
+    e, r, p = float(endpoint), float(oversubscription), float(pod_oversubscription)
+    if spine_switch.technology != fabric.technology:
+        raise ScenarioError([Problem(source, "cluster.fabric.spine_switch",
+            f"{spine_switch.id} is an {spine_switch.technology} switch but the {fabric.id} "
+            f"fabric is {fabric.technology}; pick an {fabric.technology} switch")])
+    cap_l, cap_s, cage_l, s1, s2 = _link_speeds(leaf_switch, spine_switch)
+    k = int(cap_l // e)
+    rail_topo = topology == "rail-optimized-fat-tree"
+
+    def up_links(down_ports: int) -> int:
+        return _ceil_tol(down_ports * e / r / s1)
+
+    # nodes per segment: the most a leaf takes at ratio r (one rack for ToRs)
+    seg_cap = int(cap_l // (g * e))
+    if not rail_topo:
+        seg_cap = min(seg_cap, int(nodes_per_rack))
+    while seg_cap > 0 and seg_cap * g * e + up_links(seg_cap * g) * s1 > cap_l + 1e-6:
+        seg_cap -= 1
+    if seg_cap < 1:
+        raise InfeasibleError([Problem(source, "cluster.fabric.oversubscription",
+            f"a {leaf_switch.id} leaf at {r:g}:1 cannot take the {g} ports a {node.id} puts "
+            "on one leaf plus their uplinks; raise the ratio or pick a larger leaf_switch")])
+    l_su = math.ceil(rails / g)
+
+    k_s1 = int(cap_s // s1)                      # spine ports at the leaf-link speed
+    reserve = pod_nodes is not None
+    su_nodes, segs, n_seg, pods, ds = _segments(
+        nodes, pod_nodes, seg_cap, l_su, _spine_down_max(cap_s, s1, s2, p), k_s1, node,
+        spine_switch, p, source)
+
+    u = up_links(su_nodes * g)
+    n_leaf = segs * l_su
+
+    pod, n_s, d_full, d_last, us_full, us_last, agg_ports = _pod_layer(
+        leaf_switch, spine_switch, u, n_leaf, n_seg, l_su, segs, pods, ds, su_nodes, s1, s2,
+        p, e, rails, cap_s, reserve, source)
 
     # fabric managers take a free node slot of the last segment, as in the plain build
     reserved = int(fabric.reserved_ports_per_su)
@@ -185,7 +208,15 @@ def plan_pod_fabric(*, node, fabric, leaf_switch, spine_switch, nodes: int, plan
         leaf_pair=False, node_cables_per_node=per_node, rail_su_nodes=(k - up_eq) // g_rail,
         pod=pod, spine_switch_id=spine_switch.id, dual_tor=dual_tor)
 
-    # transceivers: one module per used cage, ports of one speed per cage
+    return _pod_modules(cf, pod, node, cap_s, cage_l, spine_switch, e, s1, s2, up_eq, u,
+                        n_leaf, n_s, pods, d_full, us_full, d_last, us_last, agg_ports,
+                        mgr_links, optical_nodes, nodes, planes)
+
+
+def _pod_modules(cf, pod, node, cap_s, cage_l, spine_switch, e, s1, s2, up_eq, u, n_leaf, n_s,
+                 pods, d_full, us_full, d_last, us_last, agg_ports, mgr_links, optical_nodes,
+                 nodes, planes):
+    """Transceivers of a pod build: one module per used cage, ports of one speed per cage."""
     cage_s = cap_s / int(spine_switch.cages)
     ppc_le, ppc_l1 = max(1, int(cage_l // e)), max(1, int(cage_l // s1))
     ppc_s1, ppc_s2 = max(1, int(cage_s // s1)), max(1, int(cage_s // s2))

@@ -35,6 +35,9 @@ class ClusterDesign:
     warnings: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()  #: design choices made for the user (scale-out, facility)
     facility: str = "new-build"  #: "existing-facility" when it fits one (build-out, economics)
+    #: set when hot spares took installed nodes' slots (spare_placement: inside, units full):
+    #: the most GPUs the training job can use; the plan re-estimates the job on them
+    job_gpus_limit: int | None = None
 
     # --- the contract's headline figures -------------------------------------------------
     @property
@@ -116,7 +119,8 @@ class ClusterDesign:
                            "read_gbps": t.read_gbps} for t in s.tiers],
             },
             "floor": {"racks": self.floor.racks, "rows": self.floor.rows,
-                      "in_row_m2": self.floor.in_row_m2, "area_m2": self.floor.area_m2},
+                      "in_row_m2": self.floor.in_row_m2, "area_m2": self.floor.area_m2,
+                      "halls": self.floor.halls, "rows_per_hall": self.floor.rows_per_hall},
             "bom": [ln.to_dict() for ln in self.bom],
             "bom_priced_usd": self.bom_priced_usd,
             "warnings": list(self.warnings),

@@ -22,10 +22,17 @@ media         copper | optical, from the design (``node_links_optical``, leaf-pa
 cable         catalog cable id from the design: the compute fabric's ``copper_cable`` /
               ``fiber_cable`` (the storage fabric uses the same, as the BOM counts it),
               ``cat6-rj45`` for OOB, empty for in-band (the design names no in-band cable)
-reach         in-rack | in-row | cross-row, from the two ends' racks in the inventory
+reach         in-rack | in-row | cross-row | inter-hall, from the two ends' racks (and halls)
 cable_id      links sharing one physical cable share the id (twin-port node cages, leaf-pair
-              DACs); distinct ids per fabric equal the design's cable counts
-gbps          link speed
+              DACs); distinct ids per fabric equal the design's cable counts; ids are unique
+              across the site (fabrics are numbered one after the other)
+gbps          link speed (in-band: the slower of the node's NIC and the in-band switch port)
+length_m      routed length in metres (:mod:`clustertwin.export.cable_runs`: tray route,
+              vertical runs, slack and service loops, from the devices' hall/row/rack/slot)
+medium        the cheapest medium that reaches (``design/data/cable_media.yaml``): copper
+              where the design cables in copper, optical elsewhere
+part_number   the medium's orderable part(s)
+max_length_m  the medium's reach; every ``length_m`` is at most this
 ============  =================================================================================
 
 Counts equal the design's: node-leaf + manager links = ``fabric.node_leaf_links``,
@@ -50,7 +57,9 @@ from typing import NamedTuple
 
 import numpy as np
 
+from clustertwin.export.cabling_networks import _inband_links, _oob_links, _storage_links
 from clustertwin.export.inventory import Inventory, _pod_of_leaf, spine_pods
+from clustertwin.export.link_groups import _Group, _i, _rank
 
 
 class Link(NamedTuple):
@@ -66,42 +75,13 @@ class Link(NamedTuple):
     reach: str
     cable_id: int
     gbps: float
+    length_m: float
+    medium: str
+    part_number: str
+    max_length_m: float
 
 
 FIELDS = Link._fields
-
-
-class _Group(NamedTuple):
-    """Links of one kind as arrays: device indices into Inventory.devices and port numbers."""
-
-    kind: str
-    fabric: str
-    a: np.ndarray
-    a_port: np.ndarray
-    a_prefix: str
-    b: np.ndarray
-    b_port: np.ndarray
-    plane: np.ndarray | int
-    media: str
-    cable: np.ndarray | None    #: per-link cable number within the group (None = one each)
-    gbps: float
-
-
-def _rank(dev: np.ndarray) -> np.ndarray:
-    """For each entry, how many earlier entries name the same device (0-based port offset)."""
-    if dev.size == 0:
-        return dev.copy()
-    order = np.argsort(dev, kind="stable")
-    sd = dev[order]
-    start = np.r_[0, np.flatnonzero(sd[1:] != sd[:-1]) + 1]
-    counts = np.diff(np.r_[start, sd.size])
-    out = np.empty_like(dev)
-    out[order] = np.arange(sd.size) - np.repeat(start, counts)
-    return out
-
-
-def _i(x) -> np.ndarray:
-    return np.asarray(x, dtype=np.int64)
 
 
 def _node_links(inv: Inventory, cf) -> list[_Group]:
@@ -242,101 +222,6 @@ def _fourth_tier(cf, core0: int, gbps: float) -> list[_Group]:
     return out
 
 
-def _spread(count: int, bins: int) -> np.ndarray:
-    """Bin of each of ``count`` items spread evenly, in order, over ``bins`` bins."""
-    return (np.arange(count, dtype=np.int64) * bins) // max(1, count)
-
-
-def _node_port_devices(inv: Inventory, nics: int) -> tuple[np.ndarray, np.ndarray]:
-    """(node device, NIC number) of every storage/in-band port, in node order."""
-    systems = inv.count("node") // max(1, inv.trays_per_system)
-    t = inv.trays_per_system
-    sys_i = np.repeat(np.arange(systems), nics)
-    nic = np.tile(np.arange(nics), systems)
-    tray = (nic * t) // max(1, nics)
-    per = max(1, nics // t)
-    return inv.span("node")[0] + sys_i * t + tray, nic % per + 1
-
-
-def _storage_links(inv: Inventory, design) -> list[_Group]:
-    sf = design.networks.storage
-    gbps = inv.storage_nic_gbps
-    sys0, n_sys = inv.span("storage")[0], inv.count("storage")
-    out = []
-    if sf.converged or sf.leaf == 0:
-        sw0, n_sw = inv.span("inband")[0], inv.count("inband")
-        if sf.storage_links and n_sys and n_sw:
-            j = np.arange(sf.storage_links)
-            out.append(_Group("storage-system", "storage", sys0 + j % n_sys, j // n_sys + 1,
-                              "p ", sw0 + _spread(sf.storage_links, n_sw), None, 0, "optical",
-                              None, gbps))
-        return out
-    leaf0 = inv.span("storage-leaf")[0]
-    node_leaves = sf.leaf - sf.storage_leaves
-    a, nic = _node_port_devices(inv, inv.storage_nics)
-    a = a[: sf.node_links]
-    nl = leaf0 + _spread(a.size, max(1, node_leaves))
-    out.append(_Group("storage-node", "storage", a, nic[: a.size], "stor ", nl, None, 0,
-                      "optical", None, gbps))
-    if sf.storage_links and n_sys:
-        j = np.arange(sf.storage_links)
-        s_leaves = sf.storage_leaves or 1
-        first = node_leaves if sf.storage_leaves else 0
-        out.append(_Group("storage-system", "storage", sys0 + j % n_sys, j // n_sys + 1, "p ",
-                          leaf0 + first + _spread(sf.storage_links, s_leaves), None, 0,
-                          "optical", None, gbps))
-    if sf.spine:
-        used = np.bincount(np.concatenate([g.b - leaf0 for g in out]), minlength=sf.leaf)
-        up = np.zeros(sf.leaf, dtype=np.int64)
-        per_node_leaf = (sf.leaf_spine_links - sf.storage_links) // max(1, node_leaves)
-        up[:node_leaves] = per_node_leaf
-        up[node_leaves:] = used[node_leaves:]
-        up[-1] += sf.leaf_spine_links - int(up.sum())     # rounding lands on the last leaf
-        lf = np.repeat(np.arange(sf.leaf), up)
-        i = np.arange(lf.size)
-        sp = inv.span("storage-spine")[0] + i % sf.spine
-        out.append(_Group("storage-leaf-spine", "storage", leaf0 + lf,
-                          used[lf] + _rank(leaf0 + lf) + 1, "", sp, None, 0, "optical", None,
-                          gbps))
-        if sf.core and sf.spine_core_links:
-            per = sf.spine_core_links // sf.spine
-            s = np.repeat(np.arange(sf.spine), per)
-            k = np.arange(s.size)
-            sp_dev = inv.span("storage-spine")[0] + s
-            down = np.bincount(i % sf.spine, minlength=sf.spine)
-            out.append(_Group("storage-spine-core", "storage", sp_dev,
-                              down[s] + _rank(sp_dev) + 1,
-                              "", inv.span("storage-core")[0] + k % sf.core, None, 0,
-                              "optical", None, gbps))
-    return out
-
-
-def _inband_links(inv: Inventory, design) -> list[_Group]:
-    net = design.networks
-    n_sw = inv.count("inband")
-    if not net.inband_links or not n_sw:
-        return []
-    a, nic = _node_port_devices(inv, inv.storage_nics)
-    a, nic = a[: net.inband_links], nic[: net.inband_links]
-    b = inv.span("inband")[0] + _spread(a.size, n_sw)
-    return [_Group("inband", "inband", a, nic, "inb ", b, None, 0, "optical", None,
-                   inv.storage_nic_gbps)]
-
-
-def _oob_links(inv: Inventory, design) -> list[_Group]:
-    roles = ("node", "nvswitch", "leaf", "spine", "core", "storage-leaf", "storage-spine",
-             "storage-core", "inband", "management", "ufm", "pdu")
-    devs = [np.arange(*inv.span(r)) for r in roles]
-    ufm0, n_ufm = inv.span("ufm")[0], inv.count("ufm")
-    devs.append(ufm0 + 2 * np.arange(n_ufm // 2))      # second port of each UFM HA pair
-    a = np.concatenate(devs)
-    n_sw = inv.count("oob")
-    if not a.size or not n_sw:
-        return []
-    return [_Group("oob", "oob", a, _rank(a) + 1, "bmc ", inv.span("oob")[0]
-                   + _spread(a.size, n_sw), None, 0, "copper", None, 1.0)]
-
-
 def cabling_groups(inv: Inventory, design) -> list[_Group]:
     cf = design.fabric
     return (_node_links(inv, cf) + _upper_links(inv, cf) + _storage_links(inv, design)
@@ -356,12 +241,27 @@ def _cable(inv: Inventory, g: _Group) -> str:
 def cabling_columns(inv: Inventory, design) -> dict[str, np.ndarray]:
     """The cabling map as columns named like :class:`Link`'s fields (object arrays for
     strings)."""
+    from clustertwin.design.rules import load_rules
+    from clustertwin.export.cable_runs import media_columns, runs
+
+    cols, a, b, copper = _base_columns(inv, design)
+    length, pick = runs(inv, load_rules(), a, b, cols["gbps"], copper)
+    cols["length_m"] = length
+    cols.update(media_columns(pick))
+    cols["cable"] = np.where(cols["cable"] == "", cols["medium"], cols["cable"])
+    return {f: cols[f] for f in FIELDS}
+
+
+def _base_columns(inv: Inventory, design):
+    """Columns before lengths and media, with the end devices' indices and copper flags."""
     groups = cabling_groups(inv, design)
     names = np.array([d.name for d in inv.devices], dtype=object)
     rack = inv.rack_index
     racks_row = np.array([r.row for r in inv.racks] + [0], dtype=np.int64)
-    cols: dict[str, list] = {f: [] for f in FIELDS}
-    next_cable = {"compute": 0, "storage": 0, "inband": 0, "oob": 0}
+    racks_hall = np.array([r.hall for r in inv.racks] + [0], dtype=np.int64)
+    cols: dict[str, list] = {f: [] for f in FIELDS[:12]}
+    ends: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    next_cable = 0
     # upper ends without fixed ports are numbered together: two groups may share a switch
     free = [g.b for g in groups if g.b_port is None]
     ranks = np.split(_rank(np.concatenate(free)) + 1 if free else np.array([], np.int64),
@@ -374,12 +274,15 @@ def cabling_columns(inv: Inventory, design) -> dict[str, np.ndarray]:
             continue
         ra, rb = rack[g.a], rack[g.b]
         same_row = (racks_row[ra] == racks_row[rb]) & (ra >= 0) & (rb >= 0)
+        other_hall = (racks_hall[ra] != racks_hall[rb]) & (ra >= 0) & (rb >= 0)
         reach = np.where((ra == rb) & (ra >= 0), "in-rack",
-                         np.where(same_row, "in-row", "cross-row")).astype(object)
+                         np.where(same_row, "in-row",
+                                  np.where(other_hall, "inter-hall", "cross-row"))).astype(object)
         cable = np.full(n, _cable(inv, g), dtype=object)
         local = g.cable if g.cable is not None else np.arange(n)
-        cid = next_cable[g.fabric] + local
-        next_cable[g.fabric] = int(cid.max()) + 1
+        cid = next_cable + local
+        next_cable = int(cid.max()) + 1
+        ends.append((_i(g.a), _i(g.b), np.full(n, g.media == "copper")))
         a_port = np.char.add(g.a_prefix.replace(" ", ""), np.asarray(g.a_port).astype(str)) \
             if g.a_prefix else np.asarray(g.a_port).astype(str)
         cols["a_device"].append(names[g.a])
@@ -394,7 +297,11 @@ def cabling_columns(inv: Inventory, design) -> dict[str, np.ndarray]:
         cols["reach"].append(reach)
         cols["cable_id"].append(_i(cid))
         cols["gbps"].append(np.full(n, float(g.gbps)))
-    return {k: (np.concatenate(v) if v else np.array([], dtype=object)) for k, v in cols.items()}
+    out = {k: (np.concatenate(v) if v else np.array([], dtype=object)) for k, v in cols.items()}
+    if not ends:
+        e = np.array([], dtype=np.int64)
+        return out, e, e, np.array([], dtype=bool)
+    return out, *(np.concatenate([x[k] for x in ends]) for k in range(3))
 
 
 def build_cabling(inventory: Inventory, design) -> list[Link]:

@@ -1,6 +1,6 @@
 """``clustertwin export KIND SCENARIO --out DIR``: the files the real cluster's tools read.
 
-KIND: inventory, cabling, slurm, kueue, prometheus, grafana, ansible, or all.
+KIND: inventory, cabling, slurm, kueue, prometheus, grafana, ansible, bom, drawings, or all.
 """
 
 from __future__ import annotations
@@ -12,13 +12,14 @@ import typer
 
 from clustertwin.cli_common import CatalogOpt, ScenarioArg
 
-KINDS = ("inventory", "cabling", "slurm", "kueue", "prometheus", "grafana", "ansible", "all")
+KINDS = ("inventory", "cabling", "slurm", "kueue", "prometheus", "grafana", "ansible", "bom",
+         "drawings", "all")
 
 
 def build_files(kind: str, ctx, *, policy: str = "multifactor+backfill",
                 host_label: str = "Hostname") -> tuple[dict[str, str], list[str]]:
     """(file name -> text, warnings) for one kind (or all) of export. Pure: writes nothing."""
-    from clustertwin.export import svg, tables
+    from clustertwin.export import tables
 
     files: dict[str, str] = {}
     warnings: list[str] = []
@@ -30,14 +31,33 @@ def build_files(kind: str, ctx, *, policy: str = "multifactor+backfill",
         hfu, why = expected_hfu(ctx)
         if why:
             warnings.append(why)
+    cache: dict = {}
+
+    def links():  # the cabling map, built once for the CSVs and the drawings
+        if "cols" not in cache:
+            from clustertwin.export.cabling import cabling_columns
+
+            cache["cols"] = cabling_columns(ctx.inventory, ctx.design)
+        return cache["cols"]
+
     for k in kinds:
         if k == "inventory":
+            from clustertwin.drawings import drawing_files
+
             files |= {"inventory.csv": tables.inventory_csv(ctx),
-                      "inventory.json": tables.inventory_json(ctx),
-                      "floor-plan.svg": svg.floor_plan_svg(ctx),
-                      "rack-elevations.svg": svg.rack_elevations_svg(ctx)}
+                      "inventory.json": tables.inventory_json(ctx)} | drawing_files(ctx, links)
         elif k == "cabling":
-            files["cabling.csv"] = tables.cabling_csv(ctx)
+            files |= tables.cabling_files(ctx, links())
+        elif k == "bom":
+            from clustertwin.export.bom_files import bom_files
+
+            bom, why = bom_files(ctx)
+            files |= bom
+            warnings += why
+        elif k == "drawings":
+            from clustertwin.drawings import drawing_files
+
+            files |= drawing_files(ctx, links)
         elif k == "slurm":
             from clustertwin.export.slurm import slurm_files
 
@@ -80,7 +100,8 @@ def register(app: typer.Typer) -> None:
     @handle_user_errors
     def export_cmd(
         kind: Annotated[str, typer.Argument(help="inventory | cabling | slurm | kueue | "
-                                            "prometheus | grafana | ansible | all")],
+                                            "prometheus | grafana | ansible | bom | drawings | "
+                                            "all")],
         scenario: ScenarioArg = None,
         out: Annotated[Path, typer.Option("--out", help="folder to write the files into")] = Path("export"),
         naming: Annotated[Optional[list[str]], typer.Option(  # noqa: UP045
@@ -96,8 +117,10 @@ def register(app: typer.Typer) -> None:
                                             "clustertwin did not write")] = False,
         catalog: CatalogOpt = None,
     ) -> None:
-        """Write the design as files for the real cluster: inventory, cabling map, Slurm,
-        Kueue, Prometheus, Grafana and Ansible."""
+        """Write the design as files for the real cluster: inventory, cabling map (lengths,
+        media, part numbers), Slurm, Kueue, Prometheus, Grafana, Ansible, the vendor bill of
+        materials (bom.csv, bom.xlsx) and drawings to scale (floor-plan.svg,
+        rack-elevations.svg, topology.svg)."""
         import time
 
         from clustertwin.cli_common import load_inputs

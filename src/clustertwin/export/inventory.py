@@ -31,14 +31,22 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from clustertwin.export.naming import Naming
+from clustertwin.export.placement import (
+    leaf_rack_count,
+    leaf_spots,
+    oob_near_devices,
+    spines_with_pods,
+)
 
 
 @dataclass(frozen=True)
 class Rack:
     name: str
     kind: str          #: compute | network | management | storage
-    row: int           #: 1-based
+    row: int           #: 1-based, numbered across the site
     position: int      #: 1-based, along the row
+    hall: int = 1      #: 1-based data hall (design.floor.hall_of_row)
+    tier: str = ""     #: network racks: "leaf" (beside their units) or "spine" (network block)
 
 
 @dataclass(frozen=True)
@@ -76,6 +84,8 @@ class Inventory:
     fiber_cable: str                            #: catalog cable id of optical fabric links
     copper_cable: str                           #: catalog cable id of copper (DAC) links
     rack_index: np.ndarray = field(repr=False)  #: rack index of every device (-1 = none)
+    node_ru: float = 0.0                        #: rack units of one schedulable node (tray)
+    inband_gbps: float = 0.0                    #: in-band switch port speed (catalog)
 
     def span(self, role: str) -> tuple[int, int]:
         for r, a, b in self.spans:
@@ -107,30 +117,48 @@ def trays_per_system(node, rules) -> int:
     return max(1, int(node.compute_nics) // per) if per else 1
 
 
-def rack_kinds(design) -> list[str]:
-    """Rack kinds in floor order: each scalable unit's compute racks followed by its share of
-    the network racks (so its leaves sit at the end of its racks, in-row), then the management
-    and storage racks."""
+def rack_kinds(design, leaf_racks: int | None = None) -> list[str]:
+    """Rack kinds in floor order (issue 22 placement rules).
+
+    With ``leaf_racks`` (network racks that hold the leaves, from the leaf switch's height):
+    the compute racks of the scalable units in order, each group of units followed by the leaf
+    rack that serves it (a leaf stands in the row of its nodes, at the end of its group; in a
+    plain tree of 3+ tiers a pod's spines stand there too); the remaining spine / core racks
+    form one network block in the middle of the site (half the units on each side: the
+    shortest worst-case run to it); then management and storage racks.
+    Without it every unit's compute racks are followed by its share of all network racks."""
     rc, lay = design.rack_counts, design.layout
     per_su = max(1, math.ceil(design.fabric.su_nodes / max(1, lay.nodes_per_rack)))
     sus = max(1, math.ceil(rc.compute / per_su))
+    lr = rc.network if leaf_racks is None else max(0, min(int(leaf_racks), rc.network))
+    spine_block = rc.network - lr
     kinds: list[str] = []
     done_c = done_n = 0
     for k in range(sus):
+        if k == sus // 2 and spine_block:
+            kinds += ["network-spine"] * spine_block
+            spine_block = 0
         n = min(per_su, rc.compute - done_c)
-        target = round((k + 1) * rc.network / sus)
+        target = round((k + 1) * lr / sus)
         kinds += ["compute"] * n + ["network"] * (target - done_n)
         done_c, done_n = done_c + n, target
-    kinds += ["compute"] * (rc.compute - done_c) + ["network"] * (rc.network - done_n)
+    kinds += (["compute"] * (rc.compute - done_c) + ["network"] * (lr - done_n)
+              + ["network-spine"] * spine_block)
     return kinds + ["management"] * rc.management + ["storage"] * rc.storage
 
 
-def _racks(design, rules, naming: Naming) -> list[Rack]:
+def _racks(design, rules, naming: Naming, leaf_racks: int | None = None) -> list[Rack]:
     per_row = max(1, int(rules.num("racks_per_row")))
     out = []
-    for i, kind in enumerate(rack_kinds(design)):
+    fl = design.floor
+    split = leaf_racks is not None
+    for i, kind in enumerate(rack_kinds(design, leaf_racks)):
         row, pos = divmod(i, per_row)
-        out.append(Rack(f"{naming.rack}{row + 1:02d}-{pos + 1:02d}", kind, row + 1, pos + 1))
+        hall = int(fl.hall_of_row(row + 1)) if getattr(fl, "halls", 1) > 1 else 1
+        tier = ("spine" if kind == "network-spine" else "leaf") if split and \
+            kind.startswith("network") else ""
+        out.append(Rack(f"{naming.rack}{row + 1:02d}-{pos + 1:02d}", kind.split("-")[0],
+                        row + 1, pos + 1, hall, tier))
     return out
 
 
@@ -169,8 +197,10 @@ class _Placer:
         self.racks = racks
         self.next_slot: dict[str, int] = {}
 
-    def place(self, kinds: tuple[str, ...], count: int) -> list[tuple[Rack | None, int]]:
-        pool = [r for r in self.racks if r.kind in kinds] or \
+    def place(self, kinds: tuple[str, ...], count: int,
+              tier: str = "") -> list[tuple[Rack | None, int]]:
+        pool = [r for r in self.racks if r.kind in kinds and (not tier or r.tier == tier)] or \
+            [r for r in self.racks if r.kind in kinds] or \
             [r for r in self.racks if r.kind == "management"] or self.racks
         out: list[tuple[Rack | None, int]] = []
         for i in range(count):
@@ -235,7 +265,7 @@ def _fabric_switches(design, naming, placer, racks) -> list[tuple[str, list[Devi
             rack = compute[min(len(compute) - 1, su * cf.su_nodes // design.layout.nodes_per_rack)]
             spots.append((rack, 0))
     else:
-        spots = placer.place(("network",), p.leaf * q)
+        spots = leaf_spots(cf, placer, leaf_local)
     leaves = [Device(names[i], "leaf", cf.switch_id, r.name if r else "", s, r.row if r else 0,
                      int(leaf_local[i]) // cf.leaves_per_su + 1, int(leaf_pod[i]) + 1,
                      i // p.leaf + 1) for i, (r, s) in enumerate(spots)]
@@ -245,7 +275,13 @@ def _fabric_switches(design, naming, placer, racks) -> list[tuple[str, list[Devi
         pod_of_spine[start:] = k
     for role, count, pods in (("spine", p.spine, pod_of_spine), ("core", p.core, None)):
         names = naming.numbered(f"{naming.compute}-{role}", count * q)
-        spots = placer.place(("network",), count * q)
+        if role == "spine" and spines_with_pods(cf):
+            # a spine stands in the leaf rack of its pod's middle leaf
+            middle = np.array([np.median(np.flatnonzero(leaf_pod[:p.leaf] == k)) for k in
+                               range(int(leaf_pod[:p.leaf].max()) + 1)]).astype(np.int64)
+            spots = leaf_spots(cf, placer, np.tile(middle[pods], q))
+        else:
+            spots = placer.place(("network",), count * q, tier="spine")
         out.append((role, [Device(names[i], role, cf.upper_switch_id, r.name if r else "", s,
                                   r.row if r else 0, 0,
                                   int(pods[i % count]) + 1 if pods is not None else 0,
@@ -277,8 +313,10 @@ def _support(design, naming, placer, racks) -> list[tuple[str, list[Device]]]:
             ("oob", f"{naming.oob}-sw", net.oob_switches, net.oob_switch_id),
             ("ufm", naming.ufm, net.ufm_appliances, ""),
             ("management", naming.management, net.management_servers, "")):
+        # OOB switches spread over every rack (the management ToR in its reserved U)
+        kinds = ("compute", "network", "management", "storage") if role == "oob" else mgmt_k
         out.append((role, _simple(role, naming.numbered(prefix, count, 2), model,
-                                  placer.place(mgmt_k, count))))
+                                  placer.place(kinds, count))))
     systems = []
     for t in design.storage.tiers:
         if t.system_id is None or t.blocks <= 0:
@@ -319,7 +357,7 @@ def build_inventory(scenario, catalog, design, naming: Naming = Naming()) -> Inv
     rules = load_rules()
     node = catalog.node(design.node_id)
     fabric = catalog.fabric(design.fabric.technology)
-    racks = _racks(design, rules, naming)
+    racks = _racks(design, rules, naming, leaf_rack_count(design, catalog, rules))
     placer = _Placer(racks)
     nodes, nvsw, trays = _nodes(design, node, rules, naming, racks)
     groups = [("node", nodes), ("nvswitch", nvsw)]
@@ -333,10 +371,27 @@ def build_inventory(scenario, catalog, design, naming: Naming = Naming()) -> Inv
         devices.extend(devs)
     index = {r.name: i for i, r in enumerate(racks)}
     rack_index = np.array([index.get(d.rack, -1) for d in devices], dtype=np.int64)
+    oob_near_devices(devices, spans, racks, rack_index, placer)
     return Inventory(name=scenario.name, racks=tuple(racks), devices=tuple(devices),
                      spans=tuple(spans), gpus_per_node=max(1, int(node.gpus) // trays),
                      trays_per_system=trays, node_model=node.id, gpu_model=design.gpu_id,
                      storage_nics=int(node.storage_nics),
                      storage_nic_gbps=float(node.storage_nic_gbps or 0.0),
                      fiber_cable=fabric.fiber_cable, copper_cable=fabric.copper_cable,
-                     rack_index=rack_index)
+                     rack_index=rack_index, node_ru=_node_ru(node, rules, trays),
+                     inband_gbps=_port_gbps(catalog, design.networks.inband_switch_id))
+
+
+def _node_ru(node, rules, trays: int) -> float:
+    """Rack units of one schedulable node: the catalog's, or a rack-scale system's usable U
+    shared by its compute trays and switch trays."""
+    if node.rack_units and not node.rack_scale:
+        return float(node.rack_units)
+    usable = rules.num("rack_ru") - rules.num("rack_reserved_ru")
+    return usable / max(1, trays + trays // 2)
+
+
+def _port_gbps(catalog, switch_id: str) -> float:
+    if not switch_id or not catalog.has("switch", switch_id):
+        return 0.0
+    return float(getattr(catalog.get("switch", switch_id), "port_gbps", 0.0) or 0.0)

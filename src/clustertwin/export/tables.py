@@ -37,9 +37,40 @@ def inventory_json(ctx: ExportContext) -> str:
     return json.dumps(doc, separators=(",", ":")) + "\n"
 
 
-def cabling_csv(ctx: ExportContext) -> str:
+def cabling_files(ctx: ExportContext, cols=None) -> dict[str, str]:
+    """``cabling.csv`` and ``cable-summary.csv`` from one cabling map."""
+    if cols is None:
+        cols = cabling_columns(ctx.inventory, ctx.design)
+    return {"cabling.csv": cabling_csv(ctx, cols), "cable-summary.csv": cable_summary_csv(cols)}
+
+
+def cable_summary_csv(cols) -> str:
+    """Cables by fabric, kind and medium (the quote's cable lines): distinct cables, links,
+    total and longest routed length in metres, the medium's part number and reach."""
+    import numpy as np
+
+    key = np.char.add(np.char.add(cols["fabric"].astype(str), "|"),
+                      np.char.add(np.char.add(cols["kind"].astype(str), "|"),
+                                  cols["medium"].astype(str)))
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["fabric", "kind", "medium", "part_number", "cables", "links", "total_length_m",
+                "max_length_m", "medium_reach_m"])
+    for k in np.unique(key):
+        sel = key == k
+        fabric, kind, medium = k.split("|")
+        w.writerow([fabric, kind, medium, cols["part_number"][sel][0],
+                    len(np.unique(cols["cable_id"][sel])), int(sel.sum()),
+                    f"{float(cols['length_m'][sel].sum()):.1f}",
+                    f"{float(cols['length_m'][sel].max()):.1f}",
+                    f"{float(cols['max_length_m'][sel][0]):g}"])
+    return buf.getvalue()
+
+
+def cabling_csv(ctx: ExportContext, cols=None) -> str:
     """One row per link, columns as :class:`clustertwin.export.cabling.Link`."""
-    cols = cabling_columns(ctx.inventory, ctx.design)
+    if cols is None:
+        cols = cabling_columns(ctx.inventory, ctx.design)
     # names and ports are hostname-like (no commas or quotes), so rows are joined directly,
     # several times faster than csv.writer on 10^5-10^6 rows
     text = [cols[f].astype(str) if cols[f].dtype != object else cols[f] for f in FIELDS]

@@ -58,6 +58,12 @@ class Cluster(_Section):
     spare_nodes: Annotated[int, Field(le=MAX_GPUS)] | Auto = Field("auto", description="hot spares beyond the job's nodes; auto = enough that "
                                     "at most 0.1% of repair-needing failures wait for a spare")
 
+    spare_placement: Literal["inside", "outside"] = Field(
+        "inside", description="inside = hot spares take free slots of the scalable units the job "
+        "already fills (a spare never opens a unit; spares that find no free slot are not "
+        "installed, and the design says so); outside = spares get slots of their own, opening "
+        "units and switches when needed (the design prices and names the switches they add)")
+
     @field_validator("spare_nodes")
     @classmethod
     def _spares(cls, v: Any) -> Any:
