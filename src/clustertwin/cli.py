@@ -194,6 +194,7 @@ _STAGE_CLIS = (
     "clustertwin.acceptance.cli",
     "clustertwin.sweep.cli",
     "clustertwin.export.cli",
+    "clustertwin.serve.cli",
     "clustertwin.measure.cli",
 )
 for _mod in _STAGE_CLIS:

@@ -1,0 +1,165 @@
+"""The Starlette application: the JSON API, the pages and the static files, all local.
+
+``create_app`` builds it around one warm :class:`~clustertwin.serve.engine.Engine`. Every
+response is JSON or server-rendered HTML (jinja2, autoescaped); every error is JSON with a 4xx/5xx
+status and never a traceback.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+from clustertwin.errors import UserError
+from clustertwin.serve.guard import HttpError, check_host, check_origin, read_body
+
+log = logging.getLogger(__name__)
+
+
+def error_body(status: int, problems: list[Any]) -> dict[str, Any]:
+    from clustertwin.serve.engine import problem_dicts
+
+    lines = [f"{p.path}: {p.message}" if p.path else p.message for p in problems]
+    return {"error": "; ".join(lines)[:2000] or f"HTTP {status}", "status": status,
+            "problems": problem_dicts(problems)}
+
+
+def json_response(obj: Any, status: int = 200) -> Any:
+    from starlette.responses import Response
+
+    from clustertwin.quoting import json_text
+
+    return Response(json_text(obj, indent=None), status_code=status, media_type="application/json")
+
+
+async def request_doc(request: Any) -> dict[str, Any]:
+    """The scenario a request carries: a JSON object, or YAML text when the Content-Type says
+    ``yaml`` (as a scenario file is written)."""
+    from clustertwin.serve.engine import doc_from_json, doc_from_yaml
+
+    body = await read_body(request)
+    if "yaml" in request.headers.get("content-type", "").lower():
+        try:
+            text = body.decode("utf-8")
+        except UnicodeDecodeError:
+            raise HttpError(400, "the body is not UTF-8 text") from None
+        return _parsed(doc_from_yaml, text)
+    return _parsed(doc_from_json, body)
+
+
+async def api_plan(request: Any) -> Any:
+    """POST /api/plan: a scenario as a JSON object (or YAML) -> the ``plan --json`` document."""
+    st = request.app.state
+    doc = await request_doc(request)
+    answer = await st.runner.run(st.engine.plan, doc)
+    return json_response(answer.doc)
+
+
+async def api_validate(request: Any) -> Any:
+    """POST /api/validate: ``{"ok": bool, "problems": [{"path", "message"}]}`` (one per field)."""
+    from clustertwin.serve.engine import problem_dicts
+
+    st = request.app.state
+    doc = await request_doc(request)
+    problems = await st.runner.run(st.engine.problems, doc)
+    return json_response({"ok": not problems, "problems": problem_dicts(problems)})
+
+
+async def api_catalog(request: Any) -> Any:
+    """GET /api/catalog: ``{kind: [ids]}``."""
+    return json_response(request.app.state.engine.catalog_ids())
+
+
+def _parsed(fn: Any, *args: Any) -> Any:
+    """Parse a request document; a malformed one is a 400 with its problems."""
+    try:
+        return fn(*args)
+    except UserError as exc:
+        raise HttpError(400, exc.problems) from None
+
+
+class GuardMiddleware:
+    """Pure ASGI middleware: Host check on every request, Origin check on every POST."""
+
+    def __init__(self, app: Any, host: str) -> None:
+        self.app = app
+        self.host = host
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            from starlette.datastructures import Headers
+
+            headers = Headers(scope=scope)
+            try:
+                check_host(headers, self.host)
+                if scope["method"] not in ("GET", "HEAD", "OPTIONS"):
+                    check_origin(headers)
+            except HttpError as exc:
+                await json_response(error_body(exc.status, exc.problems), exc.status)(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+async def _http_error(request: Any, exc: HttpError) -> Any:
+    return json_response(error_body(exc.status, exc.problems), exc.status)
+
+
+async def _starlette_error(request: Any, exc: Any) -> Any:
+    from clustertwin.errors import Problem
+
+    return json_response(error_body(exc.status_code, [Problem("request", "", str(exc.detail))]), exc.status_code)
+
+
+async def _bug(request: Any, exc: Exception) -> Any:
+    from clustertwin.errors import Problem
+
+    log.exception("internal error on %s", request.url.path)
+    return json_response(error_body(500, [Problem("server", "", "internal error; see the server log")]), 500)
+
+
+def create_app(scenarios: list[Path] | None = None, catalog_dirs: tuple[str, ...] = (),
+               host: str = "127.0.0.1", timeout_s: float | None = None, warm: bool = False) -> Any:
+    """The ASGI app. ``scenarios``: files offered as saved scenarios beside the examples.
+    ``warm``: plan the scenario the editor opens with in a background thread right away, so the
+    first page shows its answer without waiting for the stages' first run."""
+    from starlette.applications import Starlette
+    from starlette.exceptions import HTTPException
+    from starlette.middleware import Middleware
+    from starlette.routing import Route
+
+    from clustertwin.serve.engine import Engine
+    from clustertwin.serve.guard import PLAN_TIMEOUT_S, Runner
+    from clustertwin.serve.library import Library
+    from clustertwin.serve.pages import routes as page_routes
+    from clustertwin.serve.sweep_pages import routes as sweep_routes
+    from clustertwin.serve.sweeps import SweepBoard
+
+    routes = [
+        Route("/api/plan", api_plan, methods=["POST"]),
+        Route("/api/validate", api_validate, methods=["POST"]),
+        Route("/api/catalog", api_catalog, methods=["GET"]),
+        *page_routes(), *sweep_routes(),
+    ]
+    app = Starlette(routes=routes, middleware=[Middleware(GuardMiddleware, host=host)],
+                    exception_handlers={HttpError: _http_error, HTTPException: _starlette_error,
+                                        Exception: _bug})
+    app.state.engine = Engine(tuple(catalog_dirs))
+    app.state.runner = Runner(timeout_s or PLAN_TIMEOUT_S)
+    app.state.library = Library(scenarios or [])
+    app.state.sweeps = SweepBoard(tuple(catalog_dirs))
+    if warm:
+        import threading
+
+        threading.Thread(target=_warm_up, args=(app.state,), daemon=True, name="warm-up").start()
+    return app
+
+
+def _warm_up(state: Any) -> None:
+    from clustertwin.serve.engine import doc_from_yaml
+
+    first = state.library.first()
+    try:
+        state.engine.plan(doc_from_yaml(first.text, first.name), "yaml")
+    except UserError:
+        pass  # the page shows the problems when it asks

@@ -1,0 +1,85 @@
+"""A real ``clustertwin serve`` app on a free loopback port, in this process (uvicorn in a thread)."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+
+def need_server() -> None:
+    """Skip, saying why, when the ``serve`` extra (starlette, uvicorn) is not installed."""
+    try:
+        import starlette  # noqa: F401
+        import uvicorn  # noqa: F401
+    except ImportError as exc:
+        pytest.skip(f"{exc.name or 'starlette/uvicorn'} is not installed (pip install 'clustertwin[serve]')")
+
+
+@pytest.fixture
+def serve_extra() -> None:
+    need_server()
+
+
+@dataclass
+class Reply:
+    status: int
+    body: bytes
+    headers: Any
+
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+
+@dataclass
+class Server:
+    base: str
+    app: Any
+
+    def request(self, path: str, body: bytes | str | None = None, headers: dict[str, str] | None = None,
+                method: str | None = None) -> Reply:
+        data = body.encode() if isinstance(body, str) else body
+        req = urllib.request.Request(self.base + path, data=data, headers=headers or {},
+                                     method=method or ("POST" if data is not None else "GET"))
+        try:
+            with urllib.request.urlopen(req, timeout=120) as r:
+                return Reply(r.status, r.read(), r.headers)
+        except urllib.error.HTTPError as e:
+            return Reply(e.code, e.read(), e.headers)
+
+    def post_json(self, path: str, obj: Any, **kw: Any) -> Reply:
+        return self.request(path, json.dumps(obj), {"Content-Type": "application/json"}, **kw)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def server() -> Server:
+    need_server()
+    import uvicorn
+
+    from clustertwin.serve.app import create_app
+
+    port = free_port()
+    app = create_app()
+    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not srv.started:
+        assert time.monotonic() < deadline, "uvicorn did not start in 30 s"
+        time.sleep(0.02)
+    yield Server(f"http://127.0.0.1:{port}", app)
+    srv.should_exit = True
+    thread.join(timeout=10)

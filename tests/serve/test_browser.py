@@ -1,0 +1,129 @@
+"""The pages in a real Chromium (the system package, driven by Playwright through its path):
+no console errors, no request to another host, the answer updates in place, a sweep finishes.
+Skipped with the reason when Playwright or Chromium is absent."""
+
+from __future__ import annotations
+
+import shutil
+from urllib.parse import urlsplit
+
+import pytest
+
+sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright)")
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install chromium)")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser, server):
+    """A fresh page that records console errors, page errors and every host it asks."""
+    ctx = browser.new_context()
+    pg = ctx.new_page()
+    pg.errors, pg.hosts = [], set()
+    pg.on("console", lambda m: pg.errors.append(m.text) if m.type == "error" else None)
+    pg.on("pageerror", lambda e: pg.errors.append(str(e)))
+    pg.on("request", lambda r: pg.hosts.add(urlsplit(r.url).hostname) if r.url.startswith("http") else None)
+    pg.set_default_timeout(120_000)
+    yield pg
+    ctx.close()
+
+
+def _figure(pg, key: str) -> str:
+    return pg.locator(f'[data-key="{key}"]').first.inner_text()
+
+
+def test_editor_loads_clean_and_local(page, server):
+    page.goto(server.base + "/")
+    page.wait_for_selector('[data-key="training.days"]')
+    page.wait_for_load_state("networkidle")
+    assert page.errors == []
+    assert page.hosts == {"127.0.0.1"}
+    assert page.locator("#sec-design svg").count() >= 2  # the floor plan and the rack elevations
+    assert page.locator("#sec-training .plotly-graph-div").count() >= 1
+
+
+def test_every_field_is_labelled_by_its_key(page, server):
+    from clustertwin.serve.form import fields
+
+    page.goto(server.base + "/")
+    for f in fields():
+        assert page.get_by_label(f.key, exact=True).count() == 1, f.key
+    assert page.get_by_label("cluster.gpus", exact=True).input_value() == "16384"
+
+
+def test_changing_gpus_updates_training_days_in_place(page, server):
+    page.goto(server.base + "/")
+    page.wait_for_selector('[data-key="training.days"]')
+    before = _figure(page, "training.days")
+    page.evaluate("window.__noReload = 1")
+    gpus = page.get_by_label("cluster.gpus", exact=True)
+    gpus.fill("8192")
+    gpus.dispatch_event("change")
+    page.wait_for_function("b => document.querySelector('[data-key=\"training.days\"]').innerText !== b", arg=before)
+    after = _figure(page, "training.days")
+    assert after != before
+    assert float(after.split()[0]) > float(before.split()[0]) * 1.5  # half the GPUs: about twice the days
+    assert page.evaluate("window.__noReload") == 1  # same document: no full reload
+    assert "gpus: 8192" in page.locator("#yaml").input_value()  # the YAML pane follows the field
+    assert page.errors == []
+
+
+def test_editing_the_yaml_refills_the_fields_and_the_answer(page, server):
+    page.goto(server.base + "/")
+    page.wait_for_selector('[data-key="training.days"]')
+    before = _figure(page, "training.days")
+    page.evaluate("window.__noReload = 1")
+    pane = page.locator("#yaml")
+    pane.fill(pane.input_value().replace("gpus: 16384", "gpus: 4096"))
+    pane.dispatch_event("change")
+    page.wait_for_function("b => document.querySelector('[data-key=\"training.days\"]').innerText !== b", arg=before)
+    assert page.get_by_label("cluster.gpus", exact=True).input_value() == "4096"
+    assert page.evaluate("window.__noReload") == 1 and page.errors == []
+
+
+def test_bad_field_value_is_shown_at_the_field(page, server):
+    page.goto(server.base + "/")
+    page.wait_for_selector('[data-key="training.days"]')
+    gpus = page.get_by_label("cluster.gpus", exact=True)
+    gpus.fill("-5")
+    gpus.dispatch_event("change")
+    err = page.locator("#err-f-cluster-gpus")
+    err.wait_for(state="visible")
+    page.wait_for_function("() => document.querySelector('#err-f-cluster-gpus').innerText.length > 0")
+    assert "greater than 0" in err.inner_text()
+
+
+def test_sweep_of_four_finishes_with_a_table_of_four_rows(page, server):
+    page.goto(server.base + "/sweep")
+    page.get_by_label("axis 1 key").fill("cluster.gpus")
+    page.get_by_label("axis 1 values").fill("8192,16384")
+    page.get_by_label("axis 2 key").fill("economics.electricity_usd_per_kwh")
+    page.get_by_label("axis 2 values").fill("0.05,0.1")
+    page.locator("#sweep-run").click()
+    page.wait_for_selector("progress#sweep-bar")  # the progress indicator
+    page.wait_for_selector("#sweep-table", timeout=300_000)
+    assert page.locator("#sweep-table tbody tr").count() == 4
+    assert page.locator("#sweep-table tbody tr.failed").count() == 0
+    assert page.locator("#sweep-pareto .plotly-graph-div").count() == 1
+    header = page.locator("#sweep-table th", has_text="cluster.gpus")
+    column = "[...document.querySelectorAll('#sweep-table tbody tr')].map(r => r.cells[1].innerText)"
+    header.click()
+    assert page.evaluate(column) == ["8192", "8192", "16384", "16384"]
+    header.click()  # again: descending
+    assert page.evaluate(column) == ["16384", "16384", "8192", "8192"]
+    assert page.errors == [] and page.hosts == {"127.0.0.1"}
+
+
+def test_compare_highlights_differences(page, server):
+    page.goto(server.base + "/compare?pick=built-in-default&pick=gpt3-175b-1024-a100")
+    row = page.locator('#compare-table tr[data-key="training.days"]')
+    assert row.count() == 1 and "diff" in row.get_attribute("class")
+    assert page.errors == []
