@@ -281,3 +281,10 @@ def test_decision_contradictions(sections, key, tmp_path, monkeypatch, capsys):
     path.write_text(yaml.safe_dump({**SMALL, **sections}), encoding="utf-8")
     rc, _, err = run_cli(["validate", str(path)], monkeypatch, capsys)
     assert_refused(rc, err, key)
+
+
+# --- serve --host '' (before: bound every interface, as an unset $HOST would) ---
+@pytest.mark.parametrize("host", ["", "   "])
+def test_serve_blank_host_refused(host, monkeypatch, capsys):
+    rc, _, err = run_cli(["serve", "--host", host, "--port", "1"], monkeypatch, capsys)
+    assert_refused(rc, err, "--host")
