@@ -62,6 +62,7 @@ def test_check_writes_report_with_log_figures(small_file, measured_dir, tmp_path
     assert {s["serial"] for s in doc["stragglers"]} and doc["stragglers"][0]["node"] == "gpu0005"
     html = (tmp_path / "c" / "check.html").read_text()
     assert "drain these 1 node(s): gpu0005" in html and "<script" in html
+    assert "bus bandwidth vs message size" in html and len(doc["busbw_curves"]) == len(doc["nccl"])
 
     r = runner.invoke(app, ["plan", str(small_file), "--measured", str(tmp_path / "c" / "check.json"),
                             "--json", "--out", str(tmp_path / "p")])
@@ -106,3 +107,56 @@ def test_check_needs_a_file(small_file):
 def test_missing_file(small_file, tmp_path):
     r = runner.invoke(app, ["check", str(small_file), "--burnin", str(tmp_path / "nope.csv")])
     assert r.exit_code == 2 and "file not found" in r.output
+
+
+def test_files_are_read_by_content_and_coverage_is_reported(small_file, measured_dir, tmp_path):
+    """Issue 23: an older-layout nccl-tests log named results.txt is recognised (all_reduce on
+    16 ranks, from the table) and graded; a DCGM run and an ibnetdiscover output given under
+    the wrong options are read as what they are; check.json has a coverage block."""
+    import shutil
+
+    from .conftest import DATA
+
+    shutil.copy(DATA / "nccl_all_reduce_old_layout.txt", tmp_path / "results.txt")
+    dcgm = sorted(measured_dir.glob("dcgm-*.json"))[0]
+    args = ["check", str(small_file), "--nccl", str(tmp_path / "results.txt"),
+            "--nccl", str(dcgm), "--burnin", str(measured_dir / "ib.out"),
+            "--burnin", str(measured_dir / "burnin.csv"), "--json"]
+    r = runner.invoke(app, args)
+    assert r.exit_code == 0, r.output
+    doc = json.loads(r.stdout)
+    kinds = {i["source"].rsplit("/", 1)[-1]: (i["given_as"], i["recognised_as"])
+             for i in doc["imports"]}
+    assert kinds["results.txt"] == ("--nccl", "nccl")
+    assert kinds[dcgm.name] == ("--nccl", "dcgm") and kinds["ib.out"] == ("--burnin", "ibnet")
+    (run,) = doc["nccl"]
+    assert (run["op"], run["nranks"]) == ("all_reduce", 16) and run["grade"] != "untested"
+    (curve,) = doc["busbw_curves"]        # measured beside the twin at each message size
+    assert curve["size_bytes"] == sorted(curve["size_bytes"]) and len(curve["size_bytes"]) == 4
+    assert curve["busbw_gbps"][-1] == pytest.approx(run["busbw_at_largest_gbps"])
+    assert curve["expected_gbps"][-1] == pytest.approx(run["expected_gbps"], rel=1e-3)
+    assert curve["expected_gbps"][0] < curve["expected_gbps"][-1]   # latency-bound small sizes
+    cov = doc["coverage"]
+    assert cov["nodes"]["designed"] == 64 and cov["gpus"]["designed"] == 512
+    assert cov["nodes"]["by_test"]["dcgm"] == 1 and cov["nodes"]["by_test"]["burnin"] == 64
+    assert cov["gpus"]["covered"] == 512 and cov["scalable_units"]["covered"] == 2
+    assert "hbm_bandwidth" in cov["tests_without_result"]
+    assert "gemm_bf16" not in cov["tests_without_result"]
+    assert cov["links"]["designed"] > 0 and cov["rails"]["designed"] == 8
+    assert cov["rails"]["covered"] == 8
+    # DGX H100's compute adapters as the OS names them (catalog, DGX H100 User Guide Table 6)
+    assert list(cov["rails"]["by_adapter"]) == sorted(
+        ["mlx5_0", "mlx5_3", "mlx5_4", "mlx5_5", "mlx5_6", "mlx5_9", "mlx5_10", "mlx5_11"])
+
+
+def test_an_unrecognised_collective_is_not_reported_as_all_passed(small_file, tmp_path):
+    from .conftest import DATA
+
+    text = (DATA / "nccl_all_reduce_old_layout.txt").read_text()
+    # a table with no reduction column: all_gather and alltoall look the same, so not graded
+    text = text.replace("     sum ", "    none ")
+    (tmp_path / "results.txt").write_text(text)
+    r = runner.invoke(app, ["check", str(small_file), "--nccl", str(tmp_path / "results.txt")])
+    assert r.exit_code == 0, r.output
+    assert "could not grade 1 nccl-tests result" in r.output
+    assert "every graded node and link passed" not in r.output

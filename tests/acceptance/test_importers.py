@@ -18,7 +18,8 @@ NCCL_FIXTURES = [
     ("nccl_a3mega_2x8_h100_all_reduce.txt", "all_reduce", 16, 2, 31, 338.82, 70.742),
     ("nccl_liplus_8xa100_sendrecv_na.txt", "sendrecv", 0, 0, 4, 195.56, None),
     ("nccl_all_reduce_2node.json", "all_reduce", 16, 2, 4, 338.82, 321.357),
-    ("nccl_all_reduce_old_layout.txt", "all_reduce", 0, 0, 4, 369.41, 232.702),
+    # no rank lines: 16 ranks solved from busbw / algbw = 2(n-1)/n (issue 23)
+    ("nccl_all_reduce_old_layout.txt", "all_reduce", 16, 0, 4, 369.41, 232.702),
 ]
 
 
@@ -169,3 +170,27 @@ def test_nccl_algo_from_the_echoed_command(plan, model):
     assert grade_nccl(run, model, 8)["grade"] == "pass"  # against the ring figure, not NVLS
     nvls_run, _ = nccl.parse_text(nccl_log("gpu0001", 8, ring), "default.txt")
     assert grade_nccl(nvls_run, model, 8)["grade"] == "fail"  # 360 of the 476 NVLS expects
+
+
+@pytest.mark.parametrize(("name", "kind"), [
+    ("nccl_a3mega_2x8_h100_all_reduce.txt", "nccl"), ("nccl_liplus_8xa100_sendrecv_na.txt", "nccl"),
+    ("nccl_all_reduce_2node.json", "nccl"), ("nccl_all_reduce_old_layout.txt", "nccl"),
+    ("dcgm-gpu0007.json", "dcgm"), ("dcgm-spark01.json", "dcgm"),
+    ("ibnet_topograph_leaf_excerpt.out", "ibnet"), ("burnin_small.csv", "burnin")])
+def test_content_names_the_tool(name, kind, tmp_path):
+    """Each fixture is recognised from its content alone, under any file name."""
+    from clustertwin.acceptance.importers.detect import sniff
+
+    assert sniff((DATA / name).read_text()) == kind
+    assert sniff("hello\nworld\n") is None and sniff('{"x": 1}') is None
+
+
+def test_reduce_scatter_and_ranks_come_from_the_table():
+    """busbw = algbw x (n-1)/n with a reduction: reduce_scatter on n = 8 ranks."""
+    text = ("#  size count type redop root time algbw busbw #wrong time algbw busbw #wrong\n"
+            " 1048576 32768 float sum -1 50.0 20.00 17.50 0 50.0 20.00 17.50 0\n"
+            " 8388608 262144 float sum -1 90.0 93.20 81.55 0 90.0 93.20 81.55 0\n")
+    run, rep = nccl.parse_text(text, "results.txt")
+    assert (run.op, run.nranks) == ("reduce_scatter", 8) and "recognised" in rep.note
+    rooted = text.replace(" sum -1 ", " sum 0 ")
+    assert nccl.parse_text(rooted, "results.txt")[0].op == "unknown"

@@ -43,7 +43,7 @@ def loopback_site(tmp: Path) -> SlurmSite:
     return SlurmSite(controller="localhost(127.0.0.1)", auth="auth/none", slurm_user="root",
                      state_dir=str(tmp / "state"), spool_dir=str(tmp / "spool" / "%n"),
                      log_dir=str(tmp / "log"), pid_dir=str(tmp), ctld_port=16817,
-                     slurmd_port=16818, node_addr="127.0.0.1", accounting="",
+                     slurmd_port=16818, node_addr="127.0.0.1", accounting="", cgroups=False,
                      extra=("CredType=cred/none", "SlurmdParameters=config_overrides"))
 
 

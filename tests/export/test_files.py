@@ -22,21 +22,29 @@ from clustertwin.cli import app
 from clustertwin.export.cli import KINDS, build_files
 from clustertwin.export.stage import make_context
 
-from .helpers import _BASE, catalog, count_check, example
+from .helpers import _BASE, ROOT, catalog, count_check, example
+
+DATA = ROOT / "tests" / "export" / "data"
 
 runner = CliRunner()
 EXPECT = {"inventory": {"inventory.csv", "inventory.json", "floor-plan.svg",
-                        "rack-elevations.svg", "topology.svg"},
+                        "rack-elevations.svg", "topology.svg", "ip-plan.csv", "addresses.csv"},
           "bom": {"bom.csv", "bom.xlsx"},
           "drawings": {"floor-plan.svg", "rack-elevations.svg", "topology.svg"},
           "cabling": {"cabling.csv", "cable-summary.csv"},
-          "slurm": {"slurm.conf", "gres.conf", "topology.conf", "topology.yaml"},
+          "slurm": {"slurm.conf", "gres.conf", "topology.conf", "topology.yaml", "cgroup.conf",
+                    "slurmdbd.conf", "prolog.sh", "epilog.sh"},
           "kueue": {"kueue.yaml", "node-labels.yaml", "label-nodes.sh"},
-          "prometheus": {"clustertwin.rules.yml", "clustertwin.promtool-tests.yml",
+          "prometheus": {"prometheus.yml", "clustertwin.rules.yml", "clustertwin.promtool-tests.yml",
                          "dcgm-exporter-counters.csv"},
           "grafana": {"grafana-cluster.json", "grafana-rack.json", "grafana-node.json",
                       "grafana-fabric.json"},
-          "ansible": {"ansible-inventory.yml"}}
+          "ansible": {"ansible-inventory.yml", "site.yml"},
+          "dhcp": {"dnsmasq.conf"},
+          "netbox": {f"netbox-{x}.csv" for x in ("sites", "locations", "manufacturers",
+                                                 "device-roles", "device-types", "racks",
+                                                 "devices", "interfaces", "cables")}
+          | {"netbox-device-types.yaml"}}
 
 
 def _two_node_file(tmp_path):
@@ -47,26 +55,14 @@ def _two_node_file(tmp_path):
     return path
 
 
-def _has_grafana() -> bool:
-    try:
-        import grafana_foundation_sdk  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
 @pytest.mark.parametrize("kind", KINDS)
 def test_export_command_writes_each_kind(kind, tmp_path):
-    if kind == "grafana" and not _has_grafana():
-        pytest.skip("grafana-foundation-sdk not installed (optional extra 'grafana')")
     scen = _two_node_file(tmp_path)
     out = tmp_path / "out"
     res = runner.invoke(app, ["export", kind, str(scen), "--out", str(out)])
     assert res.exit_code == 0, res.output
     written = {p.name for p in out.iterdir() if not p.name.startswith(".")}
     want = set().union(*EXPECT.values()) if kind == "all" else EXPECT[kind]
-    if kind == "all" and not _has_grafana():
-        want -= EXPECT["grafana"]
     assert want <= written
     if kind in ("all", "prometheus"):   # the contract's "a rules file named *rules*.yml"
         assert [p.name for p in out.glob("*rules*.yml")] == ["clustertwin.rules.yml"]
@@ -131,10 +127,72 @@ def test_real_ansible_inventory_reads_the_groups(tmp_path):
                                                                  if x.rack and x.role not in
                                                                  ("pdu", "cdu")})
     assert len([g for g in got if g.startswith("nvl_")]) == d.nodes
-    assert got["_meta"]["hostvars"]["gpu0001"]["nvlink_domain"] == 1
+    hv = got["_meta"]["hostvars"]
+    assert hv["gpu0001"]["nvlink_domain"] == 1
+    # every host has an address of its own; nodes in-band, switches by management port
+    hosts = [v["ansible_host"] for v in hv.values()]
+    assert all(hosts) and len(set(hosts)) == len(hosts)
+    assert set(got["slurm_controllers"]["hosts"]) <= set(got["management_servers"]["hosts"])
 
 
-@pytest.mark.skipif(not _has_grafana(), reason="grafana-foundation-sdk not installed")
+@pytest.mark.skipif(shutil.which("ansible-playbook") is None,
+                    reason="ansible-playbook not installed (apt-get install ansible-core)")
+def test_real_ansible_playbook_accepts_site_yml(tmp_path):
+    from .helpers import design_of, scenario
+
+    scen = scenario(16)     # the playbook does not depend on size; ansible reads hosts slowly
+    files, _ = build_files("all", make_context(scen, catalog(), design_of(scen)))
+    for name, text in files.items():   # bom.xlsx is bytes
+        path = tmp_path / name
+        path.write_bytes(text) if isinstance(text, bytes) else path.write_text(text)
+    env = {"HOME": str(tmp_path), "PATH": "/usr/bin:/bin", "ANSIBLE_LOCAL_TEMP": str(tmp_path)}
+    run = subprocess.run(["ansible-playbook", "-i", "ansible-inventory.yml", "site.yml",
+                          "--syntax-check"], cwd=tmp_path, capture_output=True, text=True,
+                         timeout=300, check=False, env=env)
+    assert run.returncode == 0, run.stdout + run.stderr
+    plays = yaml.safe_load(files["site.yml"])
+    srcs = {t["ansible.builtin.copy"]["src"].split("/")[-1] for p in plays for t in p["tasks"]
+            if "ansible.builtin.copy" in t}
+    assert srcs <= set(files), srcs - set(files)        # every file it places is exported
+    assert {"slurm.conf", "cgroup.conf", "prolog.sh", "prometheus.yml"} <= srcs
+    if shutil.which("ansible-lint"):     # the production profile, offline
+        lint = subprocess.run(["ansible-lint", "--offline", "--nocolor", "-p", "site.yml"],
+                              cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                              check=False, env=env)
+        assert lint.returncode == 0, lint.stdout + lint.stderr
+    else:
+        print("ansible-lint not installed (apt-get install ansible-lint): lint skipped")
+    (tmp_path / "site.yml").write_text(files["site.yml"].replace("hosts:", "hostz:", 1))
+    bad = subprocess.run(["ansible-playbook", "-i", "ansible-inventory.yml", "site.yml",
+                          "--syntax-check"], cwd=tmp_path, capture_output=True, text=True,
+                         timeout=300, check=False, env=env)
+    assert bad.returncode != 0
+
+
+def _dashboard_errors(board) -> list[str]:
+    import jsonschema
+
+    schema = json.loads((DATA / "grafana-dashboard.schema.json").read_text())
+    v = jsonschema.Draft7Validator(schema)
+    return [f"{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in v.iter_errors(board)]
+
+
+def test_grafana_dashboards_match_the_dashboard_schema():
+    """Written in the base install (plain JSON); a wrong type or an unknown key fails."""
+    pytest.importorskip("jsonschema", reason="jsonschema not installed (dev extra)")
+    scen, d, _, _ = example("llama3-70b-gb200-nvl72")
+    files, _ = build_files("grafana", make_context(scen, catalog(), d))
+    assert len(files) == 4
+    for name, text in files.items():
+        assert _dashboard_errors(json.loads(text)) == [], name
+    board = json.loads(files["grafana-node.json"])
+    board["panels"][0]["gridPos"]["w"] = 25
+    board["panels"][1]["gridPos"]["h"] = "8"
+    board["panels"][2]["targets"][0]["exprr"] = board["panels"][2]["targets"][0].pop("expr")
+    board["graphTooltip"] = 3
+    assert len(_dashboard_errors(board)) == 5   # w, h, exprr unknown, expr missing, tooltip
+
+
 def test_grafana_dashboards_are_sound_and_their_promql_parses(tmp_path):
     scen, d, _, _ = example("default")
     files, _ = build_files("grafana", make_context(scen, catalog(), d), host_label="hostname")

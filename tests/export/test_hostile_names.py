@@ -127,11 +127,15 @@ def test_gpu_product_label_is_a_kubernetes_label_value():
     from clustertwin.export.kueue import gpu_product
 
     ctx, _ = _clean()
+    # a GPU with no GPU-Feature-Discovery label in the catalog: the label comes from its name
+    bare = dataclasses.replace(ctx, gpu=ctx.gpu.model_copy(update={"gfd_product": None}))
     for evil in ["NVIDIA H100 $(id)", "--", "é" * 100, "a" * 100, "H100\nSXM"]:
-        v = gpu_product(_with(ctx, gpu_name=evil))
+        v = gpu_product(_with(bare, gpu_name=evil))
         assert re.fullmatch(r"([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?", v), v
         assert v
-    assert gpu_product(_with(ctx, gpu_name="NVIDIA H100 SXM5 80GB")) == "NVIDIA-H100-SXM5-80GB"
+    assert gpu_product(_with(bare, gpu_name="NVIDIA H100 SXM5 80GB")) == "NVIDIA-H100-SXM5-80GB"
+    # with one (issue 23), the catalog's label wins over the free-text name
+    assert gpu_product(_with(ctx, gpu_name="NVIDIA H100 $(id)")) == "NVIDIA-H100-80GB-HBM3"
 
 
 @pytest.mark.parametrize("name", ["llama\u0430", "Ｌlama", "é", "x\ny"])

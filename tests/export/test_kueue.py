@@ -67,3 +67,37 @@ def test_broken_manifests_are_caught():
     cq = copy.deepcopy(docs[2])
     cq["spec"]["resourceGroups"][0]["flavors"][0]["resources"][2]["nominalQuota"] = "lots"
     assert validate(cq)
+
+
+@pytest.mark.parametrize(("name", "product"), [("default", "NVIDIA-H100-80GB-HBM3"),
+                                               ("llama3-70b-gb200-nvl72", "NVIDIA-GB200")])
+def test_gpu_product_is_gfds_label_and_every_label_value_is_valid(name, product):
+    """GPU Feature Discovery's nvidia.com/gpu.product (catalog gfd_product, with a source);
+    every label value a valid Kubernetes label value; the script parses in sh."""
+    import shutil
+    import subprocess
+
+    from clustertwin.export.kueue import LABEL_VALUE, gpu_product, kueue_files, node_labels
+
+    scen, d, _, _ = example(name)
+    ctx = make_context(scen, catalog(), d)
+    assert gpu_product(ctx) == product
+    assert ctx.gpu.gfd_product_source
+    values = {v for lab in node_labels(ctx).values() for v in lab.values()}
+    assert all(LABEL_VALUE.match(v) and len(v) <= 63 for v in values), values
+    script = kueue_files(ctx)["label-nodes.sh"]
+    assert f"nvidia.com/gpu.product={product}" in script
+    if shutil.which("sh"):
+        run = subprocess.run(["sh", "-n"], input=script, text=True, capture_output=True,
+                             check=False)
+        assert run.returncode == 0, run.stderr
+
+
+def test_a_gpu_without_a_gfd_label_gets_a_valid_label_value():
+    from types import SimpleNamespace
+
+    from clustertwin.export.kueue import LABEL_VALUE, gpu_product
+
+    gpu = SimpleNamespace(gfd_product=None, name="AMD Instinct MI300X (OAM, 192 GB: \"x\")")
+    value = gpu_product(SimpleNamespace(gpu=gpu))
+    assert value == "AMD-Instinct-MI300X" and LABEL_VALUE.match(value)

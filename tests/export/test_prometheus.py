@@ -76,6 +76,40 @@ def test_a_wrong_rule_fails_the_generated_unit_tests(tmp_path):
     assert check.returncode != 0
 
 
+def test_alerts_that_must_end_have_a_clearing_test():
+    _, files = _files("default")
+    tests = yaml.safe_load(files[P.TEST_FILE])["tests"]
+    cleared = {t["alert_rule_test"][0]["alertname"] for t in tests if t["name"].endswith("clears")}
+    assert {"GpuXidError", "GpuXidCritical", "GpuFellOffBus", "GpuEccDoubleBit",
+            "GpuThermalThrottling", "GpuTemperatureHigh", "GpuIdleDuringJob"} <= cleared
+    rules = files[P.RULES_FILE]
+    for metric in ("DCGM_FI_DEV_ECC_DBE_VOL_TOTAL", "DCGM_FI_PROF_SM_ACTIVE",
+                   "DCGM_FI_DEV_THERMAL_VIOLATION", "DCGM_FI_DEV_XID_ERRORS == 79",
+                   "DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL", "node_infiniband_symbol"):
+        assert metric in rules
+
+
+def test_prometheus_yml_scrapes_every_exporter_by_host_and_port(tmp_path):
+    ctx, files = _files("default")
+    doc = yaml.safe_load(files[P.CONFIG_FILE])
+    jobs = {j["job_name"]: [t for g in j["static_configs"] for t in g["targets"]]
+            for j in doc["scrape_configs"]}
+    nodes = sorted(n.name for n in ctx.inventory.nodes)
+    assert sorted(t.rsplit(":", 1)[0] for t in jobs["dcgm-exporter"]) == nodes
+    assert {t.rsplit(":", 1)[1] for t in jobs["dcgm-exporter"]} == {"9400"}
+    assert set(nodes) <= {t.rsplit(":", 1)[0] for t in jobs["node-exporter"]}
+    assert jobs["slurm-exporter"] and doc["rule_files"] == [P.RULES_FILE]
+    if shutil.which("promtool") is None:
+        pytest.skip("promtool not installed (apt-get install prometheus): config not checked")
+    run = _promtool(tmp_path, files, "check", "config", P.CONFIG_FILE)
+    assert run.returncode == 0, run.stdout + run.stderr
+    bad = dict(files)
+    bad[P.CONFIG_FILE] = bad[P.CONFIG_FILE].replace('scrape_interval: "15s"',
+                                                    'scrape_interval: "15x"')
+    assert bad[P.CONFIG_FILE] != files[P.CONFIG_FILE]
+    assert _promtool(tmp_path, bad, "check", "config", P.CONFIG_FILE).returncode != 0
+
+
 def test_counters_file_lists_every_dcgm_metric_the_rules_use():
     _, files = _files("default")
     used = set(__import__("re").findall(r"DCGM_FI_\w+", files[P.RULES_FILE]))

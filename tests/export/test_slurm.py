@@ -115,11 +115,43 @@ def test_gb200_blocks_are_nvl72_racks_and_sizes_double():
     assert "TopologyPlugin=topology/block" in S.slurm_conf(ctx)
     import yaml
 
+    # topology.yaml's default is the same block topology as topology.conf's (Slurm >= 25.05
+    # reads the yaml when both are in the folder); the fabric tree is a named extra
     doc = yaml.safe_load(S.topology_yaml(ctx))
-    assert [t["topology"] for t in doc] == ["fabric", "nvl"]
-    assert doc[1]["block"]["block_sizes"] == sizes
+    assert [(t["topology"], t["cluster_default"]) for t in doc] == [("nvl", True),
+                                                                    ("fabric", False)]
+    assert doc[0]["block"]["block_sizes"] == sizes
     assert "TopologyPlugin" not in S.slurm_conf(ctx, topology="yaml")
-    assert "Topology=nvl" in S.slurm_conf(ctx, topology="yaml")
+    tree = yaml.safe_load(S.topology_yaml(_two_nodes()))
+    assert [(t["topology"], t["cluster_default"]) for t in tree] == [("fabric", True)]
+
+
+def test_slurm_set_isolates_accounts_and_checks_gpus():
+    """The operator's fixes: cgroup.conf constrains devices, slurmdbd.conf comes with the
+    accounting lines and gres/gpu TRES, memory per GPU, shared state for the backup
+    controller, prolog / epilog health checks (bash -n clean)."""
+    ctx = _ctx("default")
+    files = S.slurm_files(ctx)
+    conf = files["slurm.conf"]
+    assert "ConstrainDevices=yes" in files["cgroup.conf"] and "task/cgroup" in conf
+    assert "AccountingStorageTRES=gres/gpu" in conf and "slurmdbd.conf" in files
+    assert "StorageType=accounting_storage/mysql" in files["slurmdbd.conf"]
+    hw = S.node_hardware(ctx)
+    assert f"DefMemPerGPU={hw.real_memory_mib // hw.gpus}" in conf
+    hosts = re.findall(r"^SlurmctldHost=(\S+)", conf, re.M)
+    assert len(hosts) == 2 and f"StateSaveLocation={S.SHARED_STATE_DIR}" in conf
+    assert "Prolog=/etc/slurm/prolog.sh" in conf and "EXPECTED_GPUS=8" in files["prolog.sh"]
+    assert "dcgmi diag -r" in files["prolog.sh"]
+    fifo = S.slurm_files(ctx, "fifo+backfill")
+    assert "slurmdbd.conf" not in fifo and "AccountingStorageTRES" not in fifo["slurm.conf"]
+    import shutil
+    import subprocess
+
+    if shutil.which("bash"):
+        for name in ("prolog.sh", "epilog.sh"):
+            run = subprocess.run(["bash", "-n"], input=files[name], text=True,
+                                 capture_output=True, check=False)
+            assert run.returncode == 0, run.stderr
 
 
 def test_hostlist_round_trip():

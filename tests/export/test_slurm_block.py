@@ -63,7 +63,21 @@ def test_block_topology_is_accepted_and_shows_the_nvl72_racks(conf):
     assert {r[1] for r in rows} == {f"gpu:{ctx.gpu_type}:4"}
 
 
-def test_topology_yaml_is_accepted(conf):
+def test_the_whole_folder_means_the_nvlink_blocks(conf):
+    """Copied as it is (slurm.conf + topology.conf + topology.yaml, which Slurm >= 25.05
+    reads in place of topology.conf), the default topology is the NVLink blocks."""
+    here, inside = conf
+    ctx = _gb200()
+    files = S.slurm_files(ctx, "fifo+backfill", site=_site(inside))
+    assert "topology.yaml" in files and "topology.conf" in files
+    run = run_ctld(here, files, root=NEW_SLURM_ROOT)
+    assert run.up, run.output + run.log[-3000:]
+    assert run.problems() == []
+    blocks = dict(re.findall(r"BlockName=(\S+) BlockIndex=\d+ Nodes=(\S+)", run.topology))
+    assert set(blocks) == {b for b, _ in S.blocks(ctx)}, run.topology
+
+
+def test_topology_yaml_alone_is_accepted(conf):
     here, inside = conf
     ctx = _gb200()
     files = {"slurm.conf": S.slurm_conf(ctx, site=_site(inside), topology="yaml"),
@@ -71,9 +85,8 @@ def test_topology_yaml_is_accepted(conf):
     run = run_ctld(here, files, root=NEW_SLURM_ROOT)
     assert run.up, run.output + run.log[-3000:]
     assert run.problems() == []
-    shown = re.findall(r"SwitchName=(\S+) Level=0", run.topology)
-    assert shown == [s for s, kind, _ in S.tree_switches(ctx) if kind == "Nodes"]
-    assert re.search(r"PartitionName=batch.*?Topology=nvl", run.partitions, re.S), run.partitions
+    blocks = re.findall(r"BlockName=(\S+) BlockIndex", run.topology)
+    assert blocks == [b for b, _ in S.blocks(ctx)], run.topology
 
 
 def test_block_sizes_that_do_not_double_are_refused(conf):

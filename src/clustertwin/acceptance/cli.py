@@ -56,26 +56,34 @@ def acceptance_cmd(scenario: ScenarioArg = None, json_out: JsonOpt = False, out:
 
 
 def _load_all(nccl: list[Path], dcgm: list[Path], burnin: list[Path], ibnet: Path | None):
+    """Every file, read by the importer its content calls for (the option is a hint)."""
     from clustertwin.acceptance.importers import burnin as bi
     from clustertwin.acceptance.importers import dcgm as dc
     from clustertwin.acceptance.importers import ibnet as ib
     from clustertwin.acceptance.importers import nccl as nc
-    from clustertwin.errors import UsageError, UserError
+    from clustertwin.acceptance.importers.common import read_text
+    from clustertwin.acceptance.importers.detect import sniff
+    from clustertwin.errors import Problem, UsageError, UserError
 
+    loaders = {"nccl": nc.load, "dcgm": dc.load, "burnin": bi.load, "ibnet": ib.load}
     problems, reports = [], []
     got: dict[str, list[Any]] = {"nccl": [], "dcgm": [], "burnin": [], "ibnet": []}
-    jobs = ([("nccl", nc.load, p) for p in nccl] + [("dcgm", dc.load, p) for p in dcgm]
-            + [("burnin", bi.load, p) for p in burnin] + ([("ibnet", ib.load, ibnet)] if ibnet else []))
-    for kind, fn, path in jobs:
+    given = ([("nccl", p) for p in nccl] + [("dcgm", p) for p in dcgm]
+             + [("burnin", p) for p in burnin] + ([("ibnet", ibnet)] if ibnet else []))
+    for hint, path in given:
         try:
-            data, rep = fn(path)
+            kind = sniff(read_text(path, f"--{hint}")) or hint
+            data, rep = loaders[kind](path)
         except UserError as exc:
             problems.extend(exc.problems)
             continue
         got[kind].append(data)
-        reports.append(rep.to_dict())
+        reports.append(rep.to_dict() | {"given_as": f"--{hint}", "recognised_as": kind})
     if problems:
         raise UsageError(problems)
+    if len(got["ibnet"]) > 1:
+        raise UsageError([Problem(str(ibnet), "--ibnet", "more than one ibnetdiscover output "
+                                  "given (by option or by content); give one per fabric")])
     return got, reports
 
 
@@ -100,25 +108,33 @@ def _merge_burnin(parts: list[Any]) -> Any:
 def run_check(scen: Any, cat: Any, nccl: list[Path], dcgm: list[Path], burnin: list[Path],
               ibnet: Path | None) -> tuple[Any, Any]:
     """(HealthReport, AcceptancePlan) of the files against the scenario."""
-    from clustertwin.acceptance.grade import health
+    from clustertwin.acceptance.coverage import coverage
+    from clustertwin.acceptance.curves import busbw_curves
+    from clustertwin.acceptance.grade import HealthReport, health
     from clustertwin.acceptance.model import model_for
     from clustertwin.acceptance.plan import build_plan
+    from clustertwin.export.inventory import build_inventory
+    from clustertwin.export.stage import export_design
 
     got, reports = _load_all(nccl, dcgm, burnin, ibnet)
     from clustertwin.acceptance.bounds import apply_bounds, limits_for
 
     got = apply_bounds(got, reports, limits_for(scen, cat))  # never grade beyond physics
     plan = build_plan(scen, cat)
-    wiring, nodes = None, None
+    design = export_design(scen, cat)
+    wiring, nodes, designed = None, None, None
     if got["ibnet"]:
         from clustertwin.acceptance.wiring import compare, expected_compute_links
 
-        designed = expected_compute_links(scen, cat)
+        designed = expected_compute_links(scen, cat, design)
         wiring = compare(designed, got["ibnet"][0])
         nodes = sorted({a for a, ap, *_ in designed if not str(ap).isdigit()})
-    rep = health(plan, model_for(scen, cat), _merge_burnin(got["burnin"]), got["dcgm"], got["nccl"],
+    model = model_for(scen, cat)
+    rep = health(plan, model, _merge_burnin(got["burnin"]), got["dcgm"], got["nccl"],
                  wiring, reports, nodes)
-    return rep, plan
+    cov = coverage(rep, plan, build_inventory(scen, cat, design), designed)
+    curves = busbw_curves(got["nccl"], rep.nccl, model)
+    return HealthReport(**{**rep.__dict__, "coverage": cov, "curves": tuple(curves)}), plan
 
 
 def check_cmd(

@@ -62,6 +62,8 @@ class HealthReport:
     wiring: WiringResult | None
     imports: tuple[dict[str, Any], ...]
     measured: dict[str, Any] = field(default_factory=dict)
+    coverage: dict[str, Any] = field(default_factory=dict)   #: see acceptance.coverage
+    curves: tuple[dict[str, Any], ...] = ()     #: see acceptance.curves
 
     def drain(self) -> list[str]:
         return sorted(n for n, (g, _) in self.nodes.items() if g == "fail")
@@ -98,6 +100,9 @@ class HealthReport:
                            + "; ".join(_fmt(k) for k in w.extra))
         if r := self.retest():
             out.append(f"re-test these {len(r)} node(s) in the warn band: {', '.join(r)}")
+        if u := [r["source"] for r in self.nccl if r["grade"] == "untested"]:
+            out.append(f"could not grade {len(u)} nccl-tests result(s) (collective or GPU count "
+                       f"not recognised; see check.json): {', '.join(u)}")
         return out or ["nothing to do: every graded node and link passed"]
 
 

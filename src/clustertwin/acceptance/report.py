@@ -38,6 +38,8 @@ def check_doc(rep: HealthReport, plan: AcceptancePlan) -> dict[str, Any]:
         "actions": rep.actions(),
         "drain": rep.drain(),
         "measured": rep.measured,
+        "coverage": rep.coverage,
+        "busbw_curves": list(rep.curves),
     }
 
 
@@ -89,6 +91,11 @@ def render_html(rep: HealthReport, plan: AcceptancePlan) -> str:
             [[i["source"], i["kind"], i["rows_read"], i["rows_rejected"],
               "; ".join(f"{k}: {v}" for k, v in i["reasons"].items())] for i in rep.imports])},
     ]
+    if rep.curves:
+        from clustertwin.acceptance.curves import figures
+
+        sections.insert(2, {"title": "nccl-tests: bus bandwidth vs message size (dashed: the twin)",
+                            "rows": [], "figures": figures(list(rep.curves))})
     if rep.wiring is not None:
         w = rep.wiring.to_dict()
         rows = ([["degraded", d["link"], d["speed"]] for d in w["degraded"]]

@@ -71,6 +71,11 @@ class GPU(Entry, Priced):
     hbm_tb_per_s: float = Field(gt=0, le=1e3, description="HBM bandwidth, TB/s (1e12 B/s)")
     nvlink_gb_per_s: float = Field(gt=0, le=1e5, description="NVLink bandwidth per GPU, GB/s, both directions summed as marketed")
     tdp_w: float = Field(gt=0, le=1e5, description="board power, W")
+    gfd_product: str | None = Field(
+        None, max_length=63, pattern=r"^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$",
+        description="the nvidia.com/gpu.product node label NVIDIA GPU Feature Discovery sets "
+                    "(the NVML device name, spaces as '-'); a Kubernetes label value")
+    gfd_product_source: str = Field("", description="where gfd_product comes from")
     achieved_tflops: dict[str, _Tflops] = Field(
         default_factory=dict, description="measured dense GEMM TFLOP/s per precision (bf16, fp8) of large "
         "shapes at the sustained clock under load: a hardware fact, whatever the training software")
@@ -89,6 +94,10 @@ class Node(Entry, Priced):
     compute_nics: PositiveInt = Field(description="scale-out (east-west) NIC ports per node, one per rail")
     compute_nic_gbps: float = Field(gt=0, le=1e5, description="speed of one compute NIC port, Gb/s")
     compute_cages: PositiveInt = Field(description="physical OSFP/QSFP cages those ports use (twin-port cages carry 2)")
+    compute_adapters: list[str] | None = Field(
+        None, description="device names of the compute NICs in rail order as the OS shows them "
+                          "(e.g. DGX H100 mlx5_0,3,4,5,6,9,10,11); None = mlx5_0..N-1")
+    compute_adapters_source: str = Field("", description="where compute_adapters comes from")
     storage_nics: int = Field(0, ge=0, description="storage/in-band NIC ports")
     storage_nic_gbps: float = Field(0, ge=0)
     cpu: str = ""

@@ -8,7 +8,8 @@ NumPy columns (what the CSV writer and the benchmarks use).
 ============  =================================================================================
 a_device      the lower end: node, UFM appliance, storage system, PDU ... or the lower switch
 a_port        its port: ``mlx5_N`` compute NIC (N = plane x NICs-per-plane + NIC, 0-based,
-              counted per tray on rack-scale systems), ``storN`` / ``inbN`` storage and
+              counted per tray on rack-scale systems; the N-th of the node model's
+              ``compute_adapters`` where the catalog lists them, e.g. DGX H100 mlx5_0,3,4,...), ``storN`` / ``inbN`` storage and
               in-band NIC ports (1-based), ``bmcN`` OOB ports, ``ibN`` on a UFM appliance,
               ``pN`` on a storage system, a 1-based number on a switch
 b_device      the upper end (always a switch)
@@ -285,6 +286,8 @@ def _base_columns(inv: Inventory, design):
         ends.append((_i(g.a), _i(g.b), np.full(n, g.media == "copper")))
         a_port = np.char.add(g.a_prefix.replace(" ", ""), np.asarray(g.a_port).astype(str)) \
             if g.a_prefix else np.asarray(g.a_port).astype(str)
+        if g.kind == "node-leaf" and inv.compute_adapters:   # the node model's device names
+            a_port = np.asarray(inv.compute_adapters, dtype=object)[np.asarray(g.a_port)]
         cols["a_device"].append(names[g.a])
         cols["a_port"].append(a_port.astype(object))
         cols["b_device"].append(names[g.b])

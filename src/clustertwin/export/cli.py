@@ -1,6 +1,7 @@
 """``clustertwin export KIND SCENARIO --out DIR``: the files the real cluster's tools read.
 
-KIND: inventory, cabling, slurm, kueue, prometheus, grafana, ansible, bom, drawings, or all.
+KIND: inventory, cabling, slurm, kueue, prometheus, grafana, ansible, bom, drawings, dhcp,
+netbox, or all.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import typer
 from clustertwin.cli_common import CatalogOpt, ScenarioArg
 
 KINDS = ("inventory", "cabling", "slurm", "kueue", "prometheus", "grafana", "ansible", "bom",
-         "drawings", "all")
+         "drawings", "dhcp", "netbox", "all")
 
 
 def build_files(kind: str, ctx, *, policy: str = "multifactor+backfill",
@@ -46,6 +47,16 @@ def build_files(kind: str, ctx, *, policy: str = "multifactor+backfill",
 
             files |= {"inventory.csv": tables.inventory_csv(ctx),
                       "inventory.json": tables.inventory_json(ctx)} | drawing_files(ctx, links)
+            files |= _ip_files(ctx)
+        elif k == "dhcp":
+            from clustertwin.export.dhcp import dnsmasq_conf
+            from clustertwin.export.ipplan import ip_plan
+
+            files["dnsmasq.conf"] = dnsmasq_conf(ctx, ip_plan(ctx))
+        elif k == "netbox":
+            from clustertwin.export.netbox import netbox_files
+
+            files |= netbox_files(ctx)
         elif k == "cabling":
             files |= tables.cabling_files(ctx, links())
         elif k == "bom":
@@ -71,7 +82,9 @@ def build_files(kind: str, ctx, *, policy: str = "multifactor+backfill",
 
             files |= prometheus_files(ctx, host_label, hfu)
         elif k == "grafana":
-            files |= _grafana(ctx, host_label, hfu, kind == "all", warnings)
+            from clustertwin.export.grafana import grafana_files
+
+            files |= grafana_files(ctx, host_label, hfu)
         elif k == "ansible":
             from clustertwin.export.ansible import ansible_files
 
@@ -79,17 +92,12 @@ def build_files(kind: str, ctx, *, policy: str = "multifactor+backfill",
     return files, warnings
 
 
-def _grafana(ctx, host_label, hfu, optional: bool, warnings: list[str]) -> dict[str, str]:
-    from clustertwin.errors import UsageError
-    from clustertwin.export.grafana import INSTALL, grafana_files
+def _ip_files(ctx) -> dict[str, str]:
+    from clustertwin.export.dhcp import addresses_csv, ip_plan_csv
+    from clustertwin.export.ipplan import ip_plan
 
-    try:
-        return grafana_files(ctx, host_label, hfu)
-    except UsageError:
-        if not optional:
-            raise
-        warnings.append(f"Grafana dashboards skipped: {INSTALL}")
-        return {}
+    plan = ip_plan(ctx)
+    return {"ip-plan.csv": ip_plan_csv(plan), "addresses.csv": addresses_csv(plan)}
 
 
 def register(app: typer.Typer) -> None:
@@ -101,7 +109,7 @@ def register(app: typer.Typer) -> None:
     def export_cmd(
         kind: Annotated[str, typer.Argument(help="inventory | cabling | slurm | kueue | "
                                             "prometheus | grafana | ansible | bom | drawings | "
-                                            "all")],
+                                            "dhcp | netbox | all")],
         scenario: ScenarioArg = None,
         out: Annotated[Path, typer.Option("--out", help="folder to write the files into")] = Path("export"),
         naming: Annotated[Optional[list[str]], typer.Option(  # noqa: UP045
@@ -117,10 +125,10 @@ def register(app: typer.Typer) -> None:
                                             "clustertwin did not write")] = False,
         catalog: CatalogOpt = None,
     ) -> None:
-        """Write the design as files for the real cluster: inventory, cabling map (lengths,
-        media, part numbers), Slurm, Kueue, Prometheus, Grafana, Ansible, the vendor bill of
-        materials (bom.csv, bom.xlsx) and drawings to scale (floor-plan.svg,
-        rack-elevations.svg, topology.svg)."""
+        """Write the design as files for the real cluster: inventory (with the IP plan),
+        cabling map (lengths, media, part numbers), Slurm, Kueue, Prometheus, Grafana, Ansible,
+        DHCP/DNS (dnsmasq), NetBox bulk-import CSVs, the vendor bill of materials (bom.csv,
+        bom.xlsx) and drawings to scale (floor-plan.svg, rack-elevations.svg, topology.svg)."""
         import time
 
         from clustertwin.cli_common import load_inputs

@@ -1,70 +1,65 @@
-"""Grafana dashboards (cluster, rack, node, fabric) built with grafana-foundation-sdk.
+"""Grafana dashboards (cluster, rack, node, fabric) as plain dashboard JSON (Grafana's
+classic dashboard model, ``schemaVersion`` 41, the version Grafana 11/12 write), built from
+dicts in the base install: no SDK needed.
 
-The SDK is an optional dependency (``pip install 'clustertwin[grafana]'``), imported only
-here. Every panel queries the ``${datasource}`` Prometheus variable; the host label of
+Every panel queries the ``${datasource}`` Prometheus variable; the host label of
 dcgm-exporter is a parameter (``Hostname`` or ``hostname``, see :mod:`.prometheus`).
 Design figures appear as reference lines: installed GPUs, IT power of the GPUs at TDP, the
 twin's tensor-active expectation. The rack dashboard's ``rack`` variable maps each rack of the
 inventory to a regular expression of its nodes, so Prometheus needs no rack label.
+``tests/export`` checks the files against a JSON Schema of the dashboard model and their
+PromQL with promtool.
 """
 
 from __future__ import annotations
 
-import json
-
-from clustertwin.errors import Problem, UsageError
 from clustertwin.export.stage import ExportContext
+from clustertwin.quoting import json_text
 
-INSTALL = "pip install 'clustertwin[grafana]' (grafana-foundation-sdk)"
+SCHEMA_VERSION = 41
+DATASOURCE = {"type": "prometheus", "uid": "${datasource}"}
 
 
-def _sdk():
-    try:
-        from grafana_foundation_sdk.builders import dashboard, prometheus, stat, timeseries
-        from grafana_foundation_sdk.cog.encoder import JSONEncoder
-        from grafana_foundation_sdk.models.dashboard import DataSourceRef
-    except ImportError:
-        raise UsageError([Problem("export grafana", "grafana-foundation-sdk",
-                                  f"not installed; {INSTALL}")]) from None
-    return dashboard, prometheus, stat, timeseries, JSONEncoder, DataSourceRef
+def _variable(kind: str, name: str, label: str, query: str, **more) -> dict:
+    return {"type": kind, "name": name, "label": label, "query": query, "hide": 0,
+            "includeAll": False, "multi": False, "skipUrlSync": False, **more}
 
 
 class _Board:
     """Collects panels row by row (24 columns wide) so grid positions never overlap."""
 
     def __init__(self, title: str, uid: str, tags: list[str]) -> None:
-        self.db, self.pq, self.stat, self.ts, self.enc, ref = _sdk()
-        self.ds = ref(type_val="prometheus", uid="${datasource}")
-        self.board = (self.db.Dashboard(title).uid(uid).tags(tags).refresh("1m")
-                      .time("now-6h", "now").timezone("browser")
-                      .with_variable(self.db.DatasourceVariable("datasource")
-                                     .label("Data source").type("prometheus")))
+        self.board = {"title": title, "uid": uid, "tags": tags, "refresh": "1m",
+                      "time": {"from": "now-6h", "to": "now"}, "timezone": "browser",
+                      "editable": True, "graphTooltip": 0, "fiscalYearStartMonth": 0,
+                      "schemaVersion": SCHEMA_VERSION, "version": 1,
+                      "annotations": {"list": []}, "links": [],
+                      "templating": {"list": [_variable("datasource", "datasource",
+                                                        "Data source", "prometheus")]},
+                      "panels": []}
         self.next_id, self.x, self.y, self.row_h = 1, 0, 0, 0
 
-    def variable(self, var) -> None:
-        self.board = self.board.with_variable(var)
+    def variable(self, var: dict) -> None:
+        self.board["templating"]["list"].append(var)
 
     def panel(self, kind: str, title: str, exprs: list[tuple[str, str]], unit: str = "",
               w: int = 12, h: int = 8) -> None:
-        from grafana_foundation_sdk.models.dashboard import GridPos
-
         if self.x + w > 24:
             self.x, self.y, self.row_h = 0, self.y + self.row_h, 0
-        builder = (self.stat if kind == "stat" else self.ts).Panel().title(title)
-        builder = builder.id(self.next_id).datasource(self.ds).grid_pos(
-            GridPos(h=h, w=w, x=self.x, y=self.y))
-        if unit:
-            builder = builder.unit(unit)
-        for i, (expr, legend) in enumerate(exprs):
-            builder = builder.with_target(self.pq.Dataquery().expr(expr).legend_format(legend)
-                                          .ref_id(chr(ord("A") + i)).datasource(self.ds))
-        self.board = self.board.with_panel(builder)
+        defaults = {"unit": unit} if unit else {}
+        self.board["panels"].append({
+            "id": self.next_id, "type": "stat" if kind == "stat" else "timeseries",
+            "title": title, "datasource": dict(DATASOURCE),
+            "gridPos": {"h": h, "w": w, "x": self.x, "y": self.y},
+            "fieldConfig": {"defaults": defaults, "overrides": []}, "options": {},
+            "targets": [{"datasource": dict(DATASOURCE), "expr": expr, "legendFormat": legend,
+                         "refId": chr(ord("A") + i)} for i, (expr, legend) in enumerate(exprs)]})
         self.next_id += 1
         self.x += w
         self.row_h = max(self.row_h, h)
 
     def json(self) -> str:
-        return json.dumps(self.board.build(), cls=self.enc, indent=1, sort_keys=True) + "\n"
+        return json_text(self.board, indent=1, sort_keys=True) + "\n"
 
 
 def _cluster(ctx: ExportContext, h: str, hfu: float | None) -> str:
@@ -102,7 +97,7 @@ def _rack(ctx: ExportContext, h: str) -> str:
     for n in ctx.inventory.nodes:
         members.setdefault(n.rack, []).append(n.name)
     options = ",".join(f"{r} : {'|'.join(v)}" for r, v in members.items())
-    b.variable(b.db.CustomVariable("rack").label("Rack").values(options))
+    b.variable(_variable("custom", "rack", "Rack", options))
     sel = f'{h}=~"$rack"'
     b.panel("ts", "GPU temperature", [(f"max by ({h}) (DCGM_FI_DEV_GPU_TEMP{{{sel}}})",
                                        f"{{{{{h}}}}}")], "celsius")
@@ -118,8 +113,8 @@ def _rack(ctx: ExportContext, h: str) -> str:
 def _node(ctx: ExportContext, h: str) -> str:
     b = _Board(f"{ctx.title}: node", f"ctwin-{ctx.cluster_name}-node"[:40],
                ["clustertwin", "node"])
-    b.variable(b.db.QueryVariable("host").label("Node").datasource(b.ds)
-               .query(f"label_values(DCGM_FI_DEV_GPU_TEMP, {h})"))
+    b.variable(_variable("query", "host", "Node", f"label_values(DCGM_FI_DEV_GPU_TEMP, {h})",
+                         datasource=dict(DATASOURCE), refresh=1))
     sel = f'{h}="$host"'
     for title, metric, unit in (("GPU temperature", "DCGM_FI_DEV_GPU_TEMP", "celsius"),
                                 ("HBM temperature", "DCGM_FI_DEV_MEMORY_TEMP", "celsius"),
@@ -143,9 +138,9 @@ def _node(ctx: ExportContext, h: str) -> str:
 def _fabric(ctx: ExportContext) -> str:
     b = _Board(f"{ctx.title}: fabric", f"ctwin-{ctx.cluster_name}-fabric"[:40],
                ["clustertwin", "fabric"])
-    b.variable(b.db.QueryVariable("instance").label("Host").datasource(b.ds)
-               .query("label_values(node_infiniband_state_id, instance)").multi(True)
-               .include_all(True))
+    b.variable(_variable("query", "instance", "Host",
+                         "label_values(node_infiniband_state_id, instance)",
+                         datasource=dict(DATASOURCE), refresh=1, multi=True, includeAll=True))
     sel = 'instance=~"$instance"'
     b.panel("stat", "Ports not active",
             [(f"count(node_infiniband_state_id{{{sel}}} != 4) or vector(0)", "ports")], w=8)

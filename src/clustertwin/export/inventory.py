@@ -86,6 +86,8 @@ class Inventory:
     rack_index: np.ndarray = field(repr=False)  #: rack index of every device (-1 = none)
     node_ru: float = 0.0                        #: rack units of one schedulable node (tray)
     inband_gbps: float = 0.0                    #: in-band switch port speed (catalog)
+    #: the node model's compute adapter names in rail order (catalog), () = mlx5_0..N-1
+    compute_adapters: tuple[str, ...] = ()
 
     def span(self, role: str) -> tuple[int, int]:
         for r, a, b in self.spans:
@@ -379,7 +381,8 @@ def build_inventory(scenario, catalog, design, naming: Naming = Naming()) -> Inv
                      storage_nic_gbps=float(node.storage_nic_gbps or 0.0),
                      fiber_cable=fabric.fiber_cable, copper_cable=fabric.copper_cable,
                      rack_index=rack_index, node_ru=_node_ru(node, rules, trays),
-                     inband_gbps=_port_gbps(catalog, design.networks.inband_switch_id))
+                     inband_gbps=_port_gbps(catalog, design.networks.inband_switch_id),
+                     compute_adapters=tuple(node.compute_adapters or ()))
 
 
 def _node_ru(node, rules, trays: int) -> float:

@@ -31,13 +31,21 @@ def levels(ctx: ExportContext) -> list[str]:
     return [f"{PREFIX}/pod", f"{PREFIX}/su", rack, HOST]
 
 
+#: a Kubernetes label value: at most 63 characters, alphanumerics and ``-_.`` inside
+LABEL_VALUE = re.compile(r"^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$")
+
+
 def gpu_product(ctx: ExportContext) -> str:
-    """Value for ``nvidia.com/gpu.product`` (GPU feature discovery writes the marketing name
-    with hyphens; from the catalog name here - check it against one real node). The catalog
-    name is free text: anything a Kubernetes label value cannot hold becomes a hyphen, and the
-    value is cut to 63 characters and starts and ends with a letter or digit."""
-    value = re.sub(r"[^A-Za-z0-9._-]+", "-", ctx.gpu.name, flags=re.ASCII)[:63]
-    return re.sub(r"^[^A-Za-z0-9]+|[^A-Za-z0-9]+$", "", value) or ctx.gpu.id[:63]
+    """Value of ``nvidia.com/gpu.product``: what GPU Feature Discovery sets on these nodes,
+    from the catalog (``gfd_product``, with its source). A GPU without one (a user's catalog,
+    a non-NVIDIA part) gets its name made a valid label value: the ResourceFlavor then
+    selects nothing until the operator labels the nodes, which the comment in kueue.yaml
+    says."""
+    label = getattr(ctx.gpu, "gfd_product", None)
+    if label:
+        return label
+    words = re.sub(r"[^A-Za-z0-9_.]+", "-", ctx.gpu.name.split("(")[0].strip())
+    return re.sub(r"^[^A-Za-z0-9]+|[^A-Za-z0-9]+$", "", words[:63]) or ctx.gpu.id[:63]
 
 
 def node_labels(ctx: ExportContext) -> dict[str, dict[str, str]]:

@@ -13,11 +13,16 @@ the slower of the compute and storage NIC speeds, both report through the same c
 GPU TDP (GpuPowerAboveTdp) and the training estimate's hardware FLOPs utilization
 (TrainingThroughputBelowTwin: DCGM's tensor-pipe-active ratio, averaged over the cluster,
 below ``throughput_fraction`` of the twin's HFU for 30 minutes while the GPUs are busy).
-Critical XIDs: 48 (double-bit ECC), 74 (NVLink error), 79 (GPU fell off the bus), 95
-(uncontained ECC) - NVIDIA's XID catalogue (docs.nvidia.com/deploy/xid-errors). Temperature,
-flap and symbol-error limits are site thresholds (:class:`Thresholds`), not published figures.
+XID alerts fire while ``DCGM_FI_DEV_XID_ERRORS`` (a gauge holding the last XID, not a count)
+changed in the last 15 minutes, so they clear; critical XIDs 48, 74, 94, 95 and 79 (fell off
+the bus, its own alert) come from NVIDIA's XID catalogue (docs.nvidia.com/deploy/xid-errors).
+Double-bit ECC, thermal throttling and SM activity read counters that dcgm-exporter's default
+file leaves off; ``dcgm-exporter-counters.csv`` turns them on. Temperature, flap,
+symbol-error and SM-idle limits are site thresholds (:class:`Thresholds`), not published
+figures.
 
-Every alert comes with a promtool unit test that fires and one that does not
+Every alert comes with a promtool unit test that fires and one that does not (and, where
+an alert must end, one where it cleared)
 (``clustertwin.promtool-tests.yml``, named so that ``*rules*.yml`` matches the rules file
 alone); ``promtool check rules`` and ``promtool test rules`` run in the tests.
 """
@@ -27,8 +32,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from clustertwin.export.prometheus_config import CONFIG_FILE
 from clustertwin.export.stage import ExportContext, yaml_text
 
+#: XIDs that mean the GPU must leave service: 48 double-bit ECC, 74 NVLink error, 94/95
+#: contained / uncontained ECC (NVIDIA XID catalogue, docs.nvidia.com/deploy/xid-errors)
+CRITICAL_XIDS = (48, 74, 94, 95)
+XID_NEW = "changes(DCGM_FI_DEV_XID_ERRORS[15m]) > 0"
 RULES_FILE = "clustertwin.rules.yml"
 TEST_FILE = "clustertwin.promtool-tests.yml"
 COUNTERS_FILE = "dcgm-exporter-counters.csv"
@@ -43,6 +53,7 @@ class Thresholds:
     link_flaps_per_hour: int = 2
     symbol_errors_per_hour: int = 10
     throughput_fraction: float = 0.8
+    sm_active_min: float = 0.1       #: SM activity below this with a job on the GPU = idle
 
 
 @dataclass(frozen=True)
@@ -57,37 +68,55 @@ class Alert:
     fire: list[float]             #: per-minute values that make it fire
     quiet: list[float]            #: values that must not
     extra: list[tuple[str, str, list[float]]] = field(default_factory=list)  #: (metric, kind, values)
+    #: values after which a fired alert must have cleared again (None = not tested)
+    clear: list[float] | None = None
 
 
 def _series_labels(kind: str, host_label: str, host: str) -> dict[str, str]:
     if kind in ("gpu", "node"):
         return {"gpu": "0", "UUID": "GPU-0", host_label: host, "modelName": "GPU"}
     if kind == "ib":
-        return {"device": "mlx5_0", "port": "1", "instance": f"{host}:9100", "job": "node"}
+        return {"device": "mlx5_0", "port": "1", "instance": f"{host}:9100",
+                "job": "node-exporter"}
     if kind == "up":
         return {"instance": f"{host}:9400", "job": "dcgm-exporter"}
     return {}
 
 
-def alerts(ctx: ExportContext, expected_hfu: float | None, host_label: str = "Hostname",
-           th: Thresholds = Thresholds()) -> list[Alert]:  # noqa: B008
-    gpn = ctx.inventory.gpus_per_node
-    tdp = float(ctx.gpu.tdp_w)
-    link_bps = min(x for x in (ctx.design.fabric.endpoint_gbps, ctx.inventory.storage_nic_gbps)
-                   if x) * 1e9 / 8
-    h = host_label
-    out = [
-        Alert("GpuXidError", "DCGM_FI_DEV_XID_ERRORS > 0", "warning",
+def _xid_alerts(h: str) -> list[Alert]:
+    return [
+        # DCGM_FI_DEV_XID_ERRORS holds the last XID for ever: alert while it changed in the
+        # last 15 minutes, so the alert clears once the GPU stops reporting new ones
+        Alert("GpuXidError", f"DCGM_FI_DEV_XID_ERRORS > 0 and {XID_NEW}", "warning",
               f"GPU <gpu> on <{h}> reported an XID error", 0, "DCGM_FI_DEV_XID_ERRORS", "gpu",
-              [0, 0, 13, 13, 13], [0, 0, 0, 0, 0]),
-        Alert("GpuXidCritical", " or ".join(f"DCGM_FI_DEV_XID_ERRORS == {x}"
-                                            for x in (48, 74, 79, 95)), "critical",
-              f"GPU <gpu> on <{h}>: critical XID (ECC, NVLink or fell off the bus); drain it",
-              0, "DCGM_FI_DEV_XID_ERRORS", "gpu", [0, 0, 79, 79, 79], [0, 0, 13, 13, 13]),
+              [0, 0, 13, 13, 13], [0, 0, 0, 0, 0], clear=[0, 0, 13] + [13] * 17),
+        Alert("GpuXidCritical", "(" + " or ".join(f"DCGM_FI_DEV_XID_ERRORS == {x}"
+                                                  for x in CRITICAL_XIDS) + f") and {XID_NEW}",
+              "critical", f"GPU <gpu> on <{h}>: critical XID (ECC or NVLink); drain it",
+              0, "DCGM_FI_DEV_XID_ERRORS", "gpu", [0, 0, 48, 48, 48], [0, 0, 13, 13, 13],
+              clear=[0, 0, 48] + [48] * 17),
+        Alert("GpuFellOffBus", f"DCGM_FI_DEV_XID_ERRORS == 79 and {XID_NEW}", "critical",
+              f"GPU <gpu> on <{h}> fell off the bus (XID 79); drain and reset the node", 0,
+              "DCGM_FI_DEV_XID_ERRORS", "gpu", [0, 0, 79, 79, 79], [0, 0, 48, 48, 48],
+              clear=[0, 0, 79] + [79] * 17),
+        Alert("GpuEccDoubleBit", "increase(DCGM_FI_DEV_ECC_DBE_VOL_TOTAL[10m]) > 0", "critical",
+              f"GPU <gpu> on <{h}>: uncorrectable (double-bit) ECC errors; drain it", 0,
+              "DCGM_FI_DEV_ECC_DBE_VOL_TOTAL", "gpu", [0, 0, 1, 1, 1], [2] * 5,
+              clear=[0, 0, 1] + [1] * 14),
+        Alert("GpuThermalThrottling", "increase(DCGM_FI_DEV_THERMAL_VIOLATION[10m]) > 0",
+              "warning", f"GPU <gpu> on <{h}> throttled for heat in the last 10 minutes", 0,
+              "DCGM_FI_DEV_THERMAL_VIOLATION", "gpu", [0, 0, 5e5, 9e5, 2e6], [7e5] * 5,
+              clear=[0, 0, 5e5] + [5e5] * 14),
+    ]
+
+
+def _gpu_alerts(h: str, th: Thresholds, tdp: float) -> list[Alert]:
+    return [
         Alert("GpuTemperatureHigh", f"DCGM_FI_DEV_GPU_TEMP > {th.gpu_temp_c:g}", "warning",
               f"GPU <gpu> on <{h}> above {th.gpu_temp_c:g} C for 5 minutes", 5,
               "DCGM_FI_DEV_GPU_TEMP", "gpu", [70] + [th.gpu_temp_c + 3] * 9,
-              [70] + [th.gpu_temp_c - 1] * 9),
+              [70] + [th.gpu_temp_c - 1] * 9,
+              clear=[70] + [th.gpu_temp_c + 3] * 9 + [th.gpu_temp_c - 5] * 3),
         Alert("GpuMemoryTemperatureHigh", f"DCGM_FI_DEV_MEMORY_TEMP > {th.hbm_temp_c:g}",
               "warning", f"HBM of GPU <gpu> on <{h}> above {th.hbm_temp_c:g} C for 5 minutes",
               5, "DCGM_FI_DEV_MEMORY_TEMP", "gpu", [70] + [th.hbm_temp_c + 2] * 9,
@@ -110,6 +139,11 @@ def alerts(ctx: ExportContext, expected_hfu: float | None, host_label: str = "Ho
               "increase(DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL[10m]) > 0", "warning",
               f"NVLink link recoveries on GPU <gpu> of <{h}>", 0,
               "DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL", "gpu", [0, 0, 1, 2, 2], [1] * 5),
+    ]
+
+
+def _node_and_fabric_alerts(h: str, th: Thresholds, gpn: int, link_bps: float) -> list[Alert]:
+    return [
         Alert("GpusMissing", f"node:gpus_reporting:count < {gpn}", "critical",
               f"<{h}> reports fewer than {gpn} GPUs for 5 minutes", 5,
               "DCGM_FI_DEV_GPU_TEMP", "node", [60] * 10, [60] * 10),
@@ -129,10 +163,27 @@ def alerts(ctx: ExportContext, expected_hfu: float | None, host_label: str = "Ho
               "warning", "InfiniBand <device> port <port> on <instance> runs below the "
               f"design's {link_bps * 8 / 1e9:g} Gb/s", 5, "node_infiniband_rate_bytes_per_second",
               "ib", [link_bps] + [link_bps / 2] * 9, [link_bps] * 10),
+        Alert("GpuIdleDuringJob",
+              f"DCGM_FI_PROF_SM_ACTIVE < {th.sm_active_min:g} and DCGM_FI_DEV_FB_USED > 1024",
+              "warning", f"GPU <gpu> on <{h}> holds memory (a job) but its SMs have been "
+              f"under {th.sm_active_min:g} active for 30 minutes", 30,
+              "DCGM_FI_PROF_SM_ACTIVE", "gpu", [0.02] * 40, [0.6] * 40,
+              [("DCGM_FI_DEV_FB_USED", "gpu", [40000.0] * 40)],
+              clear=[0.02] * 40 + [0.7] * 3),
         Alert("DcgmExporterDown", 'up{job=~".*dcgm.*"} == 0', "critical",
               "dcgm-exporter on <instance> is down: GPU health is unknown", 5, "up", "up",
               [1] + [0] * 9, [1] * 10),
     ]
+
+
+def alerts(ctx: ExportContext, expected_hfu: float | None, host_label: str = "Hostname",
+           th: Thresholds = Thresholds()) -> list[Alert]:  # noqa: B008
+    gpn = ctx.inventory.gpus_per_node
+    link_bps = min(x for x in (ctx.design.fabric.endpoint_gbps, ctx.inventory.storage_nic_gbps)
+                   if x) * 1e9 / 8
+    h = host_label
+    out = (_xid_alerts(h) + _gpu_alerts(h, th, float(ctx.gpu.tdp_w))
+           + _node_and_fabric_alerts(h, th, gpn, link_bps))
     if expected_hfu:
         low = th.throughput_fraction * expected_hfu
         out.append(Alert(
@@ -201,19 +252,22 @@ def tests_yaml(ctx: ExportContext, al: list[Alert], host_label: str) -> str:
     tests = []
     for a in al:
         labels = _series_labels(a.kind, host_label, host)
-        for fires in (True, False):
-            values = a.fire if fires else a.quiet
+        cases = [("fires", a.fire), ("stays quiet", a.quiet)]
+        cases += [("clears", a.clear)] if a.clear else []
+        for case, values in cases:
+            fires = case == "fires"
             series = [(a.metric, labels, values)]
             if a.kind == "node":   # one GPU fewer than the node has, or all of them
                 n = gpn - 1 if fires else gpn
                 series = [(a.metric, {**labels, "gpu": str(g), "UUID": f"GPU-{g}"}, values)
                           for g in range(n)]
-            series += [(m, _series_labels(k, host_label, host), v) for m, k, v in a.extra]
+            series += [(m, _series_labels(k, host_label, host), v + [v[-1]] * (len(values) - len(v)))
+                       for m, k, v in a.extra]
             exp_labels = {**_alert_labels(a, labels, host_label), "severity": a.severity}
             exp = [{"exp_labels": exp_labels,
                     "exp_annotations": {"summary": _expand(a.summary, exp_labels)}}]
             tests.append({
-                "name": f"{a.name} {'fires' if fires else 'stays quiet'}",
+                "name": f"{a.name} {case}",
                 "interval": "1m",
                 "input_series": [{"series": _selector(m, lab), "values": _fmt(v)}
                                  for m, lab, v in series],
@@ -245,6 +299,10 @@ COUNTERS = [
     ("DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS", "counter", "Number of remapped rows for "
      "correctable errors"),
     ("DCGM_FI_DEV_ROW_REMAP_FAILURE", "gauge", "Whether remapping of rows has failed"),
+    ("DCGM_FI_DEV_ECC_DBE_VOL_TOTAL", "counter", "Total number of double-bit volatile ECC "
+     "errors."),
+    ("DCGM_FI_DEV_THERMAL_VIOLATION", "counter", "Throttling duration due to thermal "
+     "constraints (in us)."),
     ("DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL", "counter", "Total number of NVLink bandwidth "
      "counters for all lanes."),
     ("DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL", "counter", "Total number of NVLink "
@@ -252,6 +310,8 @@ COUNTERS = [
     ("DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL", "counter", "Total number of NVLink "
      "recovery errors."),
     ("DCGM_FI_PROF_GR_ENGINE_ACTIVE", "gauge", "Ratio of time the graphics engine is active."),
+    ("DCGM_FI_PROF_SM_ACTIVE", "gauge", "The ratio of cycles an SM has at least 1 warp "
+     "assigned."),
     ("DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", "gauge", "Ratio of cycles the tensor (HMMA) pipe is "
      "active."),
     ("DCGM_FI_PROF_DRAM_ACTIVE", "gauge", "Ratio of cycles the device memory interface is "
@@ -285,7 +345,9 @@ def expected_hfu(ctx: ExportContext) -> tuple[float | None, str]:
 
 def prometheus_files(ctx: ExportContext, host_label: str = "Hostname",
                      hfu: float | None = None) -> dict[str, str]:
+    from clustertwin.export.prometheus_config import prometheus_yml
+
     al = alerts(ctx, hfu, host_label)
-    return {RULES_FILE: rules_yaml(ctx, al, host_label),
+    return {CONFIG_FILE: prometheus_yml(ctx, RULES_FILE), RULES_FILE: rules_yaml(ctx, al, host_label),
             TEST_FILE: tests_yaml(ctx, al, host_label),
             COUNTERS_FILE: counters_csv()}

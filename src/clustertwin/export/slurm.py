@@ -45,7 +45,9 @@ class SlurmSite:
     controller: str = ""
     auth: str = "auth/munge"
     slurm_user: str = "slurm"
-    state_dir: str = "/var/spool/slurmctld"
+    #: StateSaveLocation; "" = /var/spool/slurmctld with one controller, else
+    #: :data:`SHARED_STATE_DIR` (both controllers must read and write the same state)
+    state_dir: str = ""
     spool_dir: str = "/var/spool/slurmd"
     log_dir: str = "/var/log/slurm"
     pid_dir: str = "/run"
@@ -56,7 +58,24 @@ class SlurmSite:
     #: accounting storage; priority/multifactor needs slurmdbd for its age and fair-share
     #: factors (slurmctld: "PriorityWeightAge can only be used with SlurmDBD, ignoring")
     accounting: str = "accounting_storage/slurmdbd"
+    dbd_host: str = ""              #: slurmdbd host; "" = the primary controller
+    dbd_port: int = 6819
+    db_user: str = "slurm"           #: MariaDB user of slurmdbd (unix-socket login: no password)
+    dbd_log_dir: str = ""            #: "" = log_dir
+    #: task / process tracking through cgroups (ConstrainDevices in cgroup.conf isolates GPUs);
+    #: the test site, with no cgroup file system, tracks processes plainly
+    cgroups: bool = True
+    #: cgroup.conf CgroupPlugin; a lab without a cgroup file system (Slurm >= 23.02) says
+    #: "disabled"
+    cgroup_plugin: str = "autodetect"
+    #: prolog / epilog health checks (slurm_node.py); "" = none
+    prolog: str = "/etc/slurm/prolog.sh"
+    epilog: str = "/etc/slurm/epilog.sh"
     extra: tuple[str, ...] = ()
+
+
+#: StateSaveLocation when a backup controller takes over: storage both controllers mount
+SHARED_STATE_DIR = "/shared/slurm/statesave"
 
 
 @dataclass(frozen=True)
@@ -149,43 +168,78 @@ def _node_lines(ctx: ExportContext, site: SlurmSite) -> list[str]:
     return out
 
 
+def controllers(ctx: ExportContext, site: SlurmSite) -> list[str]:
+    """SlurmctldHost values: the site's, else the first two management servers."""
+    if site.controller:
+        return [site.controller]
+    return [m.name for m in ctx.inventory.role("management")[:2]] or ["slurmctld"]
+
+
+def needs_accounting(policy: str, site: SlurmSite) -> bool:
+    """priority/multifactor (age, fair share) needs slurmdbd; so do GPU-hour records."""
+    return bool(site.accounting) and "PriorityType=priority/multifactor" in _policy_lines(policy)
+
+
+def _base_lines(ctx: ExportContext, site: SlurmSite, hosts: list[str]) -> list[str]:
+    log, pid = site.log_dir, site.pid_dir
+    per = ".%n" if site.node_addr else ""     # several slurmd on one test host
+    state = site.state_dir or (SHARED_STATE_DIR if len(hosts) > 1 else "/var/spool/slurmctld")
+    out = [f"ClusterName={ctx.cluster_name.replace('-', '_')[:30]}",
+           *(f"SlurmctldHost={h}" for h in hosts), f"SlurmctldPort={site.ctld_port}",
+           f"SlurmdPort={site.slurmd_port}", f"AuthType={site.auth}",
+           f"SlurmUser={site.slurm_user}"]
+    if len(hosts) > 1:
+        out.append("# the backup controller takes over from this folder: shared storage "
+                   "(NFS) mounted on both controllers")
+    out += [f"StateSaveLocation={state}", f"SlurmdSpoolDir={site.spool_dir}",
+            f"SlurmctldPidFile={pid}/slurmctld.pid", f"SlurmdPidFile={pid}/slurmd{per}.pid",
+            f"SlurmctldLogFile={log}/slurmctld.log", f"SlurmdLogFile={log}/slurmd{per}.log",
+            "MailProg=/bin/true"]
+    if site.cgroups:
+        out += ["ProctrackType=proctrack/cgroup", "TaskPlugin=task/affinity,task/cgroup"]
+    else:
+        out += ["ProctrackType=proctrack/linuxproc", "TaskPlugin=task/none"]
+    hw = node_hardware(ctx)
+    out += ["MpiDefault=none", "SelectType=select/cons_tres",
+            "SelectTypeParameters=CR_Core_Memory", "GresTypes=gpu",
+            "# a job's memory follows its GPUs (node memory / GPUs), so 1-GPU jobs share nodes",
+            f"DefMemPerGPU={hw.real_memory_mib // max(1, hw.gpus)}"]
+    if site.prolog or site.epilog:
+        out += ["# health checks on every node before and after each job (see prolog.sh)",
+                "PrologFlags=Alloc"]
+        out += [f"Prolog={site.prolog}"] if site.prolog else []
+        out += [f"Epilog={site.epilog}"] if site.epilog else []
+    return out
+
+
 def slurm_conf(ctx: ExportContext, policy: str = "multifactor+backfill",
                site: SlurmSite = SlurmSite(), topology: str = "auto") -> str:  # noqa: B008
     """slurm.conf text. ``topology``: auto (block for NVLink domains, else tree), tree,
     block, or yaml (no TopologyPlugin line; topology.yaml, Slurm >= 25.05)."""
     d, inv = ctx.design, ctx.inventory
-    mgmt = inv.role("management")
-    hosts = [site.controller] if site.controller else [m.name for m in mgmt[:2]] or ["slurmctld"]
-    host = hosts[0]
+    hosts = controllers(ctx, site)
     if topology == "auto":
         topology = "block" if has_blocks(ctx) else "tree"
-    log, pid = site.log_dir, site.pid_dir
     lines = [f"# slurm.conf for {ctx.title}: {inv.count('node'):,} nodes, "
              f"{d.gpus:,} GPUs ({ctx.gpu.id}), written by clustertwin export slurm",
-             f"ClusterName={ctx.cluster_name.replace('-', '_')[:30]}",
-             *(f"SlurmctldHost={h}" for h in hosts), f"SlurmctldPort={site.ctld_port}",
-             f"SlurmdPort={site.slurmd_port}", f"AuthType={site.auth}",
-             f"SlurmUser={site.slurm_user}", f"StateSaveLocation={site.state_dir}",
-             f"SlurmdSpoolDir={site.spool_dir}", f"SlurmctldPidFile={pid}/slurmctld.pid",
-             f"SlurmdPidFile={pid}/slurmd.pid", f"SlurmctldLogFile={log}/slurmctld.log",
-             f"SlurmdLogFile={log}/slurmd.log", "MailProg=/bin/true",
-             "ProctrackType=proctrack/linuxproc" if site.node_addr else
-             "ProctrackType=proctrack/cgroup",
-             "TaskPlugin=task/none" if site.node_addr else "TaskPlugin=task/affinity,task/cgroup",
-             "JobAcctGatherType=jobacct_gather/none", "MpiDefault=none",
-             "SelectType=select/cons_tres", "SelectTypeParameters=CR_Core_Memory",
-             "GresTypes=gpu", *site.extra]
-    if site.accounting and "PriorityType=priority/multifactor" in _policy_lines(policy):
-        lines += [f"AccountingStorageType={site.accounting}", f"AccountingStorageHost={host}"]
+             *_base_lines(ctx, site, hosts), *site.extra]
+    if needs_accounting(policy, site):
+        lines += ["# accounting in slurmdbd (slurmdbd.conf); gres/gpu records GPU-hours",
+                  f"AccountingStorageType={site.accounting}",
+                  f"AccountingStorageHost={site.dbd_host or hosts[0].split('(')[0]}",
+                  f"AccountingStoragePort={site.dbd_port}",
+                  "AccountingStorageTRES=gres/gpu", "JobAcctGatherType=jobacct_gather/"
+                  + ("cgroup" if site.cgroups else "linux")]
+    else:
+        lines.append("JobAcctGatherType=jobacct_gather/none")
     if topology in ("tree", "block"):
         lines.append(f"TopologyPlugin=topology/{topology}")
     lines += _policy_lines(policy)
     lines += _node_lines(ctx, site)
     job = [n.name for n in inv.nodes if not n.spare]
     spare = [n.name for n in inv.nodes if n.spare]
-    yaml_topo = " Topology=nvl" if topology == "yaml" and has_blocks(ctx) else ""
     lines.append(f"PartitionName=batch Nodes={compress(job)} Default=YES MaxTime=INFINITE "
-                 f"State=UP PriorityTier=10{yaml_topo}")
+                 f"State=UP PriorityTier=10")
     if spare:
         lines.append(f"PartitionName=spares Nodes={compress(spare)} MaxTime=INFINITE "
                      f"State=UP PriorityTier=1")
@@ -258,19 +312,24 @@ def topology_block(ctx: ExportContext) -> str:
 
 
 def topology_yaml(ctx: ExportContext) -> str:
-    """topology.yaml (Slurm >= 25.05): the fabric tree as the default topology, plus the
-    NVLink blocks as topology ``nvl`` for NVLink-domain systems."""
+    """topology.yaml (Slurm >= 25.05, which reads it in place of topology.conf when both are
+    in the folder). Its cluster default is the same topology as topology.conf's, so the
+    whole folder means one thing to every Slurm: the NVLink blocks (``nvl``) for NVLink-domain
+    systems, with the fabric tree as topology ``fabric`` for partitions that name it
+    (``Topology=fabric``, Slurm >= 26.05); else the fabric tree alone."""
     from clustertwin.export.stage import yaml_text
 
     switches = []
     for s, kind, members in tree_switches(ctx):
         switches.append({"switch": s, "nodes" if kind == "Nodes" else "children": members})
-    doc = [{"topology": "fabric", "cluster_default": True, "tree": {"switches": switches}}]
-    if has_blocks(ctx):
-        doc.append({"topology": "nvl", "cluster_default": False,
-                    "block": {"block_sizes": block_sizes(ctx),
-                              "blocks": [{"block": b, "nodes": n} for b, n in blocks(ctx)]}})
-    return yaml_text(doc)
+    tree = {"topology": "fabric", "cluster_default": not has_blocks(ctx),
+            "tree": {"switches": switches}}
+    if not has_blocks(ctx):
+        return yaml_text([tree])
+    block = {"topology": "nvl", "cluster_default": True,
+             "block": {"block_sizes": block_sizes(ctx),
+                       "blocks": [{"block": b, "nodes": n} for b, n in blocks(ctx)]}}
+    return yaml_text([block, tree])
 
 
 def lint_topology(ctx: ExportContext) -> list[str]:
@@ -295,12 +354,25 @@ def lint_topology(ctx: ExportContext) -> list[str]:
     return bad
 
 
-def slurm_files(ctx: ExportContext, policy: str = "multifactor+backfill") -> dict[str, str]:
-    files = {"slurm.conf": slurm_conf(ctx, policy), "gres.conf": gres_conf(ctx)}
+def slurm_files(ctx: ExportContext, policy: str = "multifactor+backfill",
+                site: SlurmSite = SlurmSite()) -> dict[str, str]:  # noqa: B008
+    """Every file of the Slurm set: slurm.conf, gres.conf, cgroup.conf, topology.conf (+
+    topology.yaml with the same default), slurmdbd.conf when accounting is used, and the
+    prolog / epilog health checks."""
+    from clustertwin.export import slurm_node as N
+
+    files = {"slurm.conf": slurm_conf(ctx, policy, site), "gres.conf": gres_conf(ctx),
+             "cgroup.conf": N.cgroup_conf(site)}
     if has_blocks(ctx):
         files["topology.conf"] = topology_block(ctx)
         files["topology-tree.conf"] = topology_tree(ctx)
     else:
         files["topology.conf"] = topology_tree(ctx)
     files["topology.yaml"] = topology_yaml(ctx)
+    if needs_accounting(policy, site):
+        files["slurmdbd.conf"] = N.slurmdbd_conf(ctx, site, controllers(ctx, site)[0])
+    if site.prolog:
+        files["prolog.sh"] = N.prolog_sh(ctx)
+    if site.epilog:
+        files["epilog.sh"] = N.epilog_sh(ctx)
     return files

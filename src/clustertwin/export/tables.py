@@ -15,16 +15,23 @@ DEVICE_FIELDS = [f.name for f in fields(Device)]
 
 
 def inventory_csv(ctx: ExportContext) -> str:
-    """One row per device (nodes, switches, PDUs, ...), columns as :class:`Device`."""
+    """One row per device (nodes, switches, PDUs, ...), columns as :class:`Device`, then its
+    in-band and OOB (BMC / management port) addresses from the IP plan."""
+    from clustertwin.export.ipplan import ip_plan
+
+    addr = ip_plan(ctx).addresses
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(DEVICE_FIELDS)
-    w.writerows([getattr(d, f) for f in DEVICE_FIELDS] for d in ctx.inventory.devices)
+    w.writerow([*DEVICE_FIELDS, "ip_inband", "ip_oob"])
+    w.writerows([*(getattr(d, f) for f in DEVICE_FIELDS), addr.get(d.name, {}).get("inband", ""),
+                 addr.get(d.name, {}).get("bmc", "")] for d in ctx.inventory.devices)
     return buf.getvalue()
 
 
 def inventory_json(ctx: ExportContext) -> str:
-    inv, d = ctx.inventory, ctx.design
+    from clustertwin.export.ipplan import ip_plan
+
+    inv, d, plan = ctx.inventory, ctx.design, ip_plan(ctx)
     doc = {
         "name": inv.name, "node": inv.node_model, "gpu": inv.gpu_model,
         "gpus_per_node": inv.gpus_per_node, "trays_per_system": inv.trays_per_system,
@@ -32,7 +39,9 @@ def inventory_json(ctx: ExportContext) -> str:
         "design": {"nodes": d.nodes, "gpus": d.gpus, "racks": d.racks,
                    "scalable_units": d.scalable_units},
         "racks": [vars(r) for r in inv.racks],
-        "devices": [vars(x) for x in inv.devices],
+        "devices": [vars(x) | {"addresses": plan.addresses.get(x.name, {})}
+                    for x in inv.devices],
+        "subnets": [vars(s) for s in plan.subnets],
     }
     return json.dumps(doc, separators=(",", ":")) + "\n"
 

@@ -27,6 +27,7 @@ class ImportReport:
     rows_read: int = 0
     rows_rejected: int = 0
     reasons: Counter = field(default_factory=Counter)
+    note: str = ""      #: what the importer worked out from the content (e.g. the collective)
 
     def reject(self, reason: str) -> None:
         self.rows_rejected += 1
@@ -34,7 +35,8 @@ class ImportReport:
 
     def to_dict(self) -> dict:
         return {"source": self.source, "kind": self.kind, "rows_read": self.rows_read,
-                "rows_rejected": self.rows_rejected, "reasons": dict(self.reasons)}
+                "rows_rejected": self.rows_rejected, "reasons": dict(self.reasons),
+                **({"note": self.note} if self.note else {})}
 
 
 def read_text(path: str | Path, option: str) -> str:

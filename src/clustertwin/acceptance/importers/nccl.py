@@ -22,7 +22,8 @@ from clustertwin.acceptance.importers.common import ImportReport, fail, load_jso
 from clustertwin.errors import Problem
 
 _PREFIX = re.compile(r"^\[\d+,\d+\]<std(?:out|err)>:\s?")
-_RANK = re.compile(r"#\s*Rank\s+(\d+)\s+Group\s+\d+\s+Pid\s+\d+\s+on\s+(\S+)\s+device\s+(\d+)")
+# older releases print no "Group N" in the rank lines
+_RANK = re.compile(r"#\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(\S+)\s+device\s+(\d+)")
 _AVG = re.compile(r"#\s*Avg bus bandwidth\s*:\s*(\S+)\s*(OK|FAILED)?")
 _OP = re.compile(r"\b(all_reduce|all_gather|alltoall|reduce_scatter|broadcast|reduce|sendrecv|scatter|gather|hypercube)_perf\b")
 _OP_NAME = re.compile(r"(all_reduce|all_gather|alltoall|reduce_scatter|broadcast|sendrecv|hypercube)")
@@ -76,6 +77,28 @@ def _op_from(text_head: str, source: str) -> str:
     return m.group(1) if m else "unknown"
 
 
+def infer_op(cols: dict[str, list[int]], first: list[str], busbw: np.ndarray,
+             algbw: np.ndarray, nranks: int) -> tuple[str, int]:
+    """(op, ranks) from the table itself when neither the log nor the file name names the
+    test: nccl-tests reports busbw = algbw x 2(n-1)/n for all_reduce and x (n-1)/n for
+    reduce_scatter (doc/PERFORMANCE.md), and only reductions fill the ``redop`` column; a
+    rooted op (``root`` >= 0) or a table without ``redop`` stays unknown (all_gather and
+    alltoall share their factor). ``ranks`` is solved from the factor when no rank lines
+    were printed."""
+    def cell(name: str) -> str:
+        i = cols.get(name, [None])[0]
+        return first[i] if i is not None and i < len(first) else ""
+
+    ok = np.isfinite(algbw) & (algbw > 0)
+    if not ok.any() or cell("redop") in ("", "none", "-") or cell("root") not in ("", "-1", "-"):
+        return "unknown", nranks
+    r = float(np.median(busbw[ok] / algbw[ok]))
+    if r >= 1.0 - 1e-3:        # 2(n-1)/n >= 1 for n >= 2
+        n = nranks or (round(2 / (2 - r)) if r < 1.99 else 0)
+        return "all_reduce", n
+    return "reduce_scatter", nranks or (round(1 / (1 - r)) if r > 0 else 0)
+
+
 def _columns(header: list[str]) -> dict[str, list[int]]:
     cols: dict[str, list[int]] = {}
     for i, name in enumerate(header):
@@ -110,7 +133,7 @@ def parse_text(text: str, source: str) -> tuple[NcclRun, ImportReport]:
     rep = ImportReport(source, "nccl-tests")
     cols: dict[str, list[int]] | None = None
     hosts: dict[int, str] = {}
-    rows, avg, avg_ok, version, head = [], None, None, "", []
+    rows, avg, avg_ok, version, head, first = [], None, None, "", [], []
     for raw in text.splitlines():
         line = _PREFIX.sub("", raw).strip()
         if not line:
@@ -138,15 +161,22 @@ def parse_text(text: str, source: str) -> tuple[NcclRun, ImportReport]:
         r = _row(tokens, cols or _columns(_DEFAULT_COLS), rep)
         if r is not None:
             rows.append(r)
+            first = first or tokens
     if not rows:
         fail([Problem(source, "--nccl", "no nccl-tests result rows found (expected the table "
                       "'size count type redop root time algbw busbw #wrong ...' or a -J JSON file)")])
     arr = np.array([r[:4] for r in rows], dtype=np.float64)
     head_text = "\n".join(head)
     algo = m.group(1).lower() if (m := _ALGO.search(head_text)) else ""
-    run = NcclRun(source, _op_from(head_text, source), tuple(dict.fromkeys(hosts.values())),
-                  len(hosts), arr[:, 0], arr[:, 1], arr[:, 2], arr[:, 3], sum(r[4] for r in rows),
-                  avg, avg_ok, version, algo)
+    op, nranks = _op_from(head_text, source), len(hosts)
+    if op == "unknown" or not nranks:   # the table says what the log did not
+        seen, n = infer_op(cols or _columns(_DEFAULT_COLS), first, arr[:, 1], arr[:, 3], nranks)
+        if seen != "unknown" and op in ("unknown", seen):
+            op, nranks = seen, n
+            rep.note = f"recognised from the table: {op} on {nranks} ranks"
+    run = NcclRun(source, op, tuple(dict.fromkeys(hosts.values())), nranks, arr[:, 0],
+                  arr[:, 1], arr[:, 2], arr[:, 3], sum(r[4] for r in rows), avg, avg_ok,
+                  version, algo)
     return run, rep
 
 
