@@ -19,18 +19,19 @@ from pathlib import Path
 NODES = 10_000
 
 
-def _scenario():
+def _scenario(nodes: int = NODES):
     from clustertwin.catalog import load_catalog
     from clustertwin.scenario import scenario_from_dict
 
-    doc = {"schema_version": 1, "name": "bench-10k-nodes",
-           "cluster": {"gpu": "h100-sxm-80gb", "node": "dgx-h100", "gpus": NODES * 8, "spare_nodes": 0,
+    doc = {"schema_version": 1, "name": f"bench-{nodes}-nodes",
+           "cluster": {"gpu": "h100-sxm-80gb", "node": "dgx-h100", "gpus": nodes * 8, "spare_nodes": 0,
                        "fabric": {"technology": "ib-ndr", "topology": "rail-optimized-fat-tree"}}}
     cat = load_catalog()
     return scenario_from_dict(doc, "bench", cat), cat
 
 
-def main() -> dict[str, float]:
+def measure(size: int = NODES, quiet: bool = False) -> dict[str, float]:
+    """Generate (untimed) and check (timed) the results of a ``size``-node cluster."""
     from clustertwin.acceptance.grade import health
     from clustertwin.acceptance.importers import burnin, dcgm, ibnet, nccl
     from clustertwin.acceptance.model import model_for
@@ -40,10 +41,10 @@ def main() -> dict[str, float]:
     from clustertwin.acceptance.wiring import compare, expected_compute_links
 
     t0 = time.perf_counter()
-    scen, cat = _scenario()
+    scen, cat = _scenario(size)
     from clustertwin.design import design as design_stage
 
-    plan = build_plan(scen, cat, NODES * 8)
+    plan = build_plan(scen, cat, size * 8)
     model = model_for(scen, cat)
     designed = expected_compute_links(scen, cat, design_stage(scen, cat, None))
     nodes = sorted({a for a, ap, *_ in designed if not str(ap).isdigit()})
@@ -73,11 +74,17 @@ def main() -> dict[str, float]:
     total = t_parse + t_grade
     cpu = time.process_time() - c1
     shutil.rmtree(tmp, ignore_errors=True)
-    print(f"   {NODES:,} nodes, {len(b):,} GPUs, {len(designed):,} designed links (generated in {t_gen:.1f} s)")
+    if quiet:
+        return {"parse_s": t_parse, "grade_s": t_grade, "cpu_s": cpu, "wall_s": total}
+    print(f"   {size:,} nodes, {len(b):,} GPUs, {len(designed):,} designed links (generated in {t_gen:.1f} s)")
     print(f"   parse {t_parse:.2f} s + wiring/grade/report {t_grade:.2f} s = {total:.2f} s wall, {cpu:.2f} s CPU (target < 5 s)")
     print(f"   diagnosis: drain {len(rep.drain())}, actions {len(doc['actions'])}, "
           f"links ok {wiring.ok:,} degraded {len(wiring.degraded)} missing {len(wiring.missing)} crossed {len(wiring.crossed)}")
     return {"import_10k_nodes_s": total, "import_10k_nodes_cpu_s": cpu, "parse_s": t_parse, "grade_s": t_grade}
+
+
+def main() -> dict[str, float]:
+    return measure(NODES)
 
 
 if __name__ == "__main__":

@@ -137,10 +137,12 @@ class Dispatch(Preemption, Backfill):
         late = (self.now + self.w.requested_s[jobs]) > shadow_t
         fm = [failed.get((0, 0, 0), math.inf), failed.get((1, 0, 0), math.inf)]
         mask_late = None if reserved is None else ~reserved
+        thr = np.where(late, fm[1], fm[0])  # recomputed only when a threshold falls
         started: list[int] = []
         c = 0
         while st.free_milli > 0:
-            cond = (m[c:] <= st.free_milli) & (m[c:] < np.where(late[c:], fm[1], fm[0]))
+            mc = m[c:]
+            cond = (mc <= st.free_milli) & (mc < thr[c:])
             nxt = int(cond.argmax()) if cond.size else 0
             if not cond.size or not cond[nxt]:
                 break
@@ -157,7 +159,9 @@ class Dispatch(Preemption, Backfill):
             else:
                 alloc = self.placer.place(st, mj, mask_late if mode else None)
             if alloc is None:
-                fm[mode] = min(fm[mode], mj)
+                if mj < fm[mode]:
+                    fm[mode] = mj
+                    thr = np.where(late, fm[1], fm[0])
                 continue
             started.append(i + c - 1)
             self._start(j, alloc)

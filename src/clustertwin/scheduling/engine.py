@@ -135,11 +135,12 @@ class _Run(Dispatch, Failures):
     def _advance(self, t: float) -> None:
         dt = t - self.last_usage_t
         if dt > 0:
+            used = self.team_milli * dt / WHOLE
             if self.order.dynamic:
                 hl = getattr(self.order, "half_life_s", math.inf)
                 decay = 0.5 ** (dt / hl) if math.isfinite(hl) else 1.0
-                self.ctx.team_usage = self.ctx.team_usage * decay + self.team_milli * dt / WHOLE
-            self.team_gpu_s += self.team_milli * dt / WHOLE
+                self.ctx.team_usage = self.ctx.team_usage * decay + used
+            self.team_gpu_s += used
             if self.on_node is not None:
                 self.down_gpu_s += (self.st.capacity_milli - self.st.up_milli) / WHOLE * dt
             self.last_usage_t = t

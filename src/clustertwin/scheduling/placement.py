@@ -36,17 +36,17 @@ class Placement:
             ok = st.full >= k
             if mask is not None:
                 ok &= mask
-            cand = np.flatnonzero(ok)
+            cand = ok.nonzero()[0]
             if cand.size == 0:
                 return None
             node = int(self.pick_node(st, cand, k))
-            row = st.gfree[node]
-            idx = tuple(int(i) for i in np.flatnonzero(row == WHOLE)[:k])
+            row = st.gfree[node].tolist()  # a few GPUs: a list is faster than NumPy here
+            idx = tuple([g for g, f in enumerate(row) if f == WHOLE][:k])
             return ((node, idx, WHOLE),)
         ok = st.full == st.node_gpus
         if mask is not None:
             ok &= mask
-        idle = np.flatnonzero(ok)
+        idle = ok.nonzero()[0]
         if idle.size == 0 or int(st.node_gpus[idle].sum()) < k:
             return None
         nodes = self.pick_nodes(st, idle, k)
@@ -57,7 +57,7 @@ class Placement:
     # -- choices ---------------------------------------------------------------------------
     def fraction(self, st: ClusterState, milli: int, mask: np.ndarray | None) -> Alloc | None:
         free = st.gfree if mask is None else np.where(mask[:, None], st.gfree, -1)
-        flat = np.flatnonzero(free.ravel() >= milli)
+        flat = (free.ravel() >= milli).nonzero()[0]
         if flat.size == 0:
             return None
         pos = int(self.pick_gpu(free.ravel(), flat))
@@ -83,10 +83,10 @@ class BestFit(Placement):
     name = "best-fit"
 
     def pick_gpu(self, free_flat: np.ndarray, cand: np.ndarray) -> int:
-        return int(cand[np.argmin(free_flat[cand])])
+        return int(cand[free_flat[cand].argmin()])
 
     def pick_node(self, st: ClusterState, cand: np.ndarray, k: int) -> int:
-        return int(cand[np.argmin(st.full[cand])])
+        return int(cand[st.full[cand].argmin()])
 
     def pick_nodes(self, st: ClusterState, idle: np.ndarray, k: int) -> list[int] | None:
         order = idle[np.argsort(-st.node_gpus[idle], kind="stable")]  # fewest nodes
@@ -117,9 +117,9 @@ class Topology(BestFit):
         for groups in (spec.domain, spec.leaf, spec.su):
             g = groups[idle]
             tot = np.bincount(g, weights=gp)
-            fits = np.flatnonzero(tot >= k)
+            fits = (tot >= k).nonzero()[0]
             if fits.size:
-                best = int(fits[np.argmin(tot[fits])])
+                best = int(fits[tot[fits].argmin()])
                 members = idle[g == best]
                 return self._fill(st, members, k)
         # spans scalable units: take the SUs with the most idle GPUs first
