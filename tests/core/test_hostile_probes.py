@@ -288,3 +288,14 @@ def test_decision_contradictions(sections, key, tmp_path, monkeypatch, capsys):
 def test_serve_blank_host_refused(host, monkeypatch, capsys):
     rc, _, err = run_cli(["serve", "--host", host, "--port", "1"], monkeypatch, capsys)
     assert_refused(rc, err, "--host")
+
+
+@pytest.mark.parametrize("name", ["", "   ", "\t\n", "a" * 201], ids=["empty", "spaces", "ws", "201"])
+def test_scenario_name_blank_or_huge_refused(name: str) -> None:
+    """A blank name would title every export with nothing; 100,000 characters would fill it."""
+    from clustertwin.errors import ScenarioError
+    from clustertwin.scenario import scenario_from_dict
+
+    doc = {"name": name, "cluster": {"gpu": "h100-sxm-80gb", "node": "dgx-h100", "gpus": 8}}
+    with pytest.raises(ScenarioError, match="name"):
+        scenario_from_dict(doc, "n.yaml")
