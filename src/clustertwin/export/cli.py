@@ -56,7 +56,7 @@ def build_files(kind: str, ctx, *, policy: str = "multifactor+backfill",
         elif k == "netbox":
             from clustertwin.export.netbox import netbox_files
 
-            files |= netbox_files(ctx)
+            files |= netbox_files(ctx, links())
         elif k == "cabling":
             files |= tables.cabling_files(ctx, links())
         elif k == "bom":

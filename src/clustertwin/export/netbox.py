@@ -111,20 +111,55 @@ def _cable_type(media: str, cable: str, fabric: str) -> str:
     return "smf" if "smf" in cable else "mmf" if cable else ""
 
 
+def _text(col: np.ndarray) -> np.ndarray:
+    """A column as text without a fixed-width copy: object columns (Python strings) as they
+    are, others as ``str`` of each value (what ``astype(str)`` gives) in an object array."""
+    if col.dtype == object:
+        return col
+    return np.asarray([str(v) for v in col.tolist()], dtype=object)
+
+
 def _link_types(ctx: ExportContext, cols: dict) -> dict[str, np.ndarray]:
-    """Interface and cable type of every link, looked up once per distinct combination."""
-    fab = cols["fabric"].astype(str)
-    keys = np.char.add(np.char.add(fab, "|"), np.char.add(
-        np.char.add(cols["gbps"].astype(np.int64).astype(str), "|"),
-        np.char.add(np.char.add(cols["media"].astype(str), "|"), cols["cable"].astype(str))))
-    uniq, inv = np.unique(keys, return_inverse=True)
-    iface, cable = [], []
-    for k in uniq.tolist():
-        f, g, media, cab = k.split("|")
-        iface.append(_iface_type(ctx, f, float(g)))
-        cable.append(_cable_type(media, cab, f))
-    return {"iface": np.asarray(iface, dtype=object)[inv],
-            "cable": np.asarray(cable, dtype=object)[inv]}
+    """Interface and cable type of every link, looked up once per distinct combination
+    (fabric, whole Gb/s, media, cable id): one small dict, no per-link key strings."""
+    seen: dict[tuple, tuple[str, str]] = {}
+    iface = np.empty(len(cols["fabric"]), dtype=object)
+    cable = np.empty(len(cols["fabric"]), dtype=object)
+    gbps = cols["gbps"].astype(np.int64).tolist()
+    keys = zip(cols["fabric"].tolist(), gbps, cols["media"].tolist(), cols["cable"].tolist(),
+               strict=True)
+    for i, (f, g, media, cab) in enumerate(keys):
+        got = seen.get((f, g, media, cab))
+        if got is None:
+            f, media, cab = str(f), str(media), str(cab)
+            got = seen[(f, g, media, cab)] = (_iface_type(ctx, f, float(g)),
+                                              _cable_type(media, cab, f))
+        iface[i], cable[i] = got
+    return {"iface": iface, "cable": cable}
+
+
+def _first_ports(devs: list, ports: list) -> np.ndarray:
+    """Positions of the first occurrence of each (device, port) pair, in order: the pairs
+    coded as integers (device number x port number), never as one string or tuple each."""
+    dev_no: dict = {}
+    port_no: dict = {}
+    code = np.fromiter((dev_no.setdefault(d, len(dev_no)) for d in devs), np.int64, len(devs))
+    pcode = np.fromiter((port_no.setdefault(p, len(port_no)) for p in ports), np.int64,
+                        len(ports))
+    _, first = np.unique(code * max(1, len(port_no)) + pcode, return_index=True)
+    first.sort()
+    return first
+
+
+def _chunked(lines, size: int = 65536) -> str:
+    """``"".join`` of many short lines, a chunk at a time (a bounded list of pieces alive)."""
+    import itertools
+
+    out = []
+    it = iter(lines)
+    while chunk := "".join(itertools.islice(it, size)):
+        out.append(chunk)
+    return "".join(out)
 
 
 def _site_files(ctx: ExportContext, types: dict, rack_u: int) -> dict[str, str]:
@@ -160,9 +195,11 @@ def _device_rows(ctx: ExportContext, types: dict, pos: dict[str, int]) -> list[l
     return rows
 
 
-def netbox_files(ctx: ExportContext) -> dict[str, str]:
+def netbox_files(ctx: ExportContext, cols: dict | None = None) -> dict[str, str]:
+    """The NetBox import files; ``cols``: the cabling map's columns when already built."""
     from clustertwin.design.rules import load_rules
     from clustertwin.design.site.cabling import cabling_columns
+    from clustertwin.export.stage import yaml_text
 
     rack_u = int(load_rules().num("rack_ru"))
     types = _device_types(ctx)
@@ -170,36 +207,28 @@ def netbox_files(ctx: ExportContext) -> dict[str, str]:
     files["netbox-devices.csv"] = _csv(
         ["name", "role", "manufacturer", "device_type", "site", "location", "rack", "position",
          "face", "status", "serial"], _device_rows(ctx, types, _positions(ctx, types, rack_u)))
-    cols = cabling_columns(ctx.inventory, ctx.design)
+    if cols is None:
+        cols = cabling_columns(ctx.inventory, ctx.design)
     kind = _link_types(ctx, cols)
-    a = (cols["a_device"].astype(str), cols["a_port"].astype(str))
-    b = (cols["b_device"].astype(str), cols["b_port"].astype(str))
-    ifaces = dict.fromkeys(zip(np.concatenate([a[0], b[0]]).tolist(),
-                               np.concatenate([a[1], b[1]]).tolist(),
-                               np.concatenate([kind["iface"], kind["iface"]]).tolist(),
-                               strict=True))
-    seen: set[tuple[str, str]] = set()
-    rows = []
-    for dev, port, t in ifaces:          # first type wins for a port on two links (none today)
-        if (dev, port) not in seen:
-            seen.add((dev, port))
-            rows.append(f"{dev},{port},{t}")
-    files["netbox-interfaces.csv"] = "device,name,type\n" + "\n".join(rows) + "\n"
-    from clustertwin.export.stage import yaml_text
-
+    a = (_text(cols["a_device"]).tolist(), _text(cols["a_port"]).tolist())
+    b = (_text(cols["b_device"]).tolist(), _text(cols["b_port"]).tolist())
+    # first type wins for a port on two links (none today)
+    devs, ports, iface = a[0] + b[0], a[1] + b[1], kind["iface"].tolist() * 2
+    first = _first_ports(devs, ports).tolist()
+    files["netbox-interfaces.csv"] = "device,name,type\n" + _chunked(
+        f"{devs[i]},{ports[i]},{iface[i]}\n" for i in first)
+    del devs, ports, iface, first
     files["netbox-device-types.yaml"] = yaml_text(device_type_docs(ctx, cols, kind["iface"]),
                                                   all_docs=True)
     # names and ports are hostname-like (no commas or quotes): rows joined directly, as
     # cabling.csv does, several times faster than csv.writer at 10^5-10^6 links
-    label = np.char.add(np.char.add(cols["fabric"].astype(str), "-"),
-                        cols["cable_id"].astype(str))
-    body = zip(a[0].tolist(), a[1].tolist(), b[0].tolist(), b[1].tolist(),
-               kind["cable"].tolist(), label.tolist(), strict=True)
+    body = zip(a[0], a[1], b[0], b[1], kind["cable"].tolist(), _text(cols["fabric"]).tolist(),
+               _text(cols["cable_id"]).tolist(), strict=True)
     files["netbox-cables.csv"] = (
         "side_a_device,side_a_type,side_a_name,side_b_device,side_b_type,side_b_name,type,"
-        "status,label\n" + "\n".join(f"{ad},dcim.interface,{ap},{bd},dcim.interface,{bp},"
-                                      f"{ct},planned,{lb}" for ad, ap, bd, bp, ct, lb in body)
-        + "\n")
+        "status,label\n" + _chunked(f"{ad},dcim.interface,{ap},{bd},dcim.interface,{bp},"
+                                    f"{ct},planned,{fb}-{cid}\n"
+                                    for ad, ap, bd, bp, ct, fb, cid in body))
     return files
 
 
@@ -214,10 +243,10 @@ def device_type_docs(ctx: ExportContext, cols: dict, iface: np.ndarray) -> list[
     model_of_first = {name: model for model, name in first.items()}
     ports: dict[str, dict[str, str]] = {m: {} for m in types}
     for side in ("a", "b"):
-        dev = cols[f"{side}_device"].astype(str)
-        pick = np.flatnonzero(np.isin(dev, list(model_of_first)))
-        for i in pick.tolist():
-            ports[model_of_first[dev[i]]].setdefault(str(cols[f"{side}_port"][i]), iface[i])
+        dev = _text(cols[f"{side}_device"]).tolist()
+        port = cols[f"{side}_port"]
+        for i in [i for i, name in enumerate(dev) if name in model_of_first]:
+            ports[model_of_first[dev[i]]].setdefault(str(port[i]), iface[i])
     return [{"manufacturer": maker, "model": model, "slug": _slug(model), "u_height": u,
              "is_full_depth": bool(u),
              **({"interfaces": [{"name": p, "type": t} for p, t in ports[model].items()]}
