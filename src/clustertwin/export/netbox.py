@@ -152,14 +152,15 @@ def _first_ports(devs: list, ports: list) -> np.ndarray:
 
 
 def _chunked(lines, size: int = 65536) -> str:
-    """``"".join`` of many short lines, a chunk at a time (a bounded list of pieces alive)."""
+    """``"".join`` of many short lines, a chunk at a time (a bounded list of pieces alive);
+    no lines at all give one blank line, as ``"\\n".join(rows) + "\\n"`` did."""
     import itertools
 
     out = []
     it = iter(lines)
     while chunk := "".join(itertools.islice(it, size)):
         out.append(chunk)
-    return "".join(out)
+    return "".join(out) or "\n"
 
 
 def _site_files(ctx: ExportContext, types: dict, rack_u: int) -> dict[str, str]:
