@@ -13,6 +13,9 @@ from clustertwin.scheduling.backfill import Backfill
 from clustertwin.scheduling.preemption import Preemption
 
 _JOB = itemgetter(2)  # a queue entry is (key, submit time, job)
+#: tails behind a blocked EASY head up to this long are scanned entry by entry in plain Python
+#: (:meth:`Dispatch._fill_short`); longer ones with one NumPy test per try. Same entries tried.
+SHORT_TAIL = 256
 
 
 class Dispatch(Preemption, Backfill):
@@ -132,6 +135,9 @@ class Dispatch(Preemption, Backfill):
         stop = len(q) if depth is None else min(len(q), i + depth + 1 - seen)
         if stop <= i or st.free_milli <= 0:
             return
+        if stop - i <= SHORT_TAIL:
+            self._fill_short(i, stop, failed, shadow_t, reserved, pool_extra)
+            return
         jobs = np.fromiter(map(_JOB, q[i:stop]), dtype=np.int64, count=stop - i)
         m = self.w.gpus_milli[jobs]
         late = (self.now + self.w.requested_s[jobs]) > shadow_t
@@ -164,6 +170,52 @@ class Dispatch(Preemption, Backfill):
                     thr = np.where(late, fm[1], fm[0])
                 continue
             started.append(i + c - 1)
+            self._start(j, alloc)
+        for k in reversed(started):
+            del q[k]
+
+    def _fill_short(self, i: int, stop: int, failed: dict[tuple[int, int, int], int],
+                    shadow_t: float, reserved: np.ndarray | None, pool_extra: int) -> None:
+        """:meth:`_fill_behind` for a short tail ``q[i:stop]``: the same tests with the current
+        free capacity and thresholds, made one entry at a time without building arrays (for
+        a hundred entries the NumPy calls cost more than the scan)."""
+        q = self.queue
+        st = self.st
+        milli, req, now = self.milli, self.req, self.now
+        place = self.placer.place
+        pooled = st.pooled
+        fm0 = failed.get((0, 0, 0), math.inf)
+        fm1 = failed.get((1, 0, 0), math.inf)
+        mask_late = None if reserved is None else ~reserved
+        started: list[int] = []
+        for c in range(i, stop):
+            free = st.free_milli
+            if free <= 0:
+                break
+            j = q[c][2]
+            mj = milli[j]
+            if mj > free:
+                continue
+            if now + req[j] > shadow_t:  # mode 1: runs past the shadow time
+                if mj >= fm1:
+                    continue
+                if pooled:
+                    alloc = place(st, mj) if mj <= pool_extra else None
+                    if alloc is not None:
+                        pool_extra -= mj
+                else:
+                    alloc = place(st, mj, mask_late)
+                if alloc is None:
+                    fm1 = mj
+                    continue
+            else:
+                if mj >= fm0:
+                    continue
+                alloc = place(st, mj, None)
+                if alloc is None:
+                    fm0 = mj
+                    continue
+            started.append(c)
             self._start(j, alloc)
         for k in reversed(started):
             del q[k]
