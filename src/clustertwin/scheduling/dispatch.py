@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import bisect
 import math
+from itertools import islice
 from operator import itemgetter
 
 import numpy as np
@@ -187,14 +188,13 @@ class Dispatch(Preemption, Backfill):
         fm0 = failed.get((0, 0, 0), math.inf)
         fm1 = failed.get((1, 0, 0), math.inf)
         mask_late = None if reserved is None else ~reserved
+        free = st.free_milli  # changes only when a job starts (the caller checked it is > 0)
+        hi = max(fm0, fm1)  # an entry this large is skipped in either mode
         started: list[int] = []
-        for c in range(i, stop):
-            free = st.free_milli
-            if free <= 0:
-                break
-            j = q[c][2]
+        for c, e in enumerate(islice(q, i, stop), i):
+            j = e[2]
             mj = milli[j]
-            if mj > free:
+            if mj > free or mj >= hi:
                 continue
             if now + req[j] > shadow_t:  # mode 1: runs past the shadow time
                 if mj >= fm1:
@@ -207,6 +207,7 @@ class Dispatch(Preemption, Backfill):
                     alloc = place(st, mj, mask_late)
                 if alloc is None:
                     fm1 = mj
+                    hi = max(fm0, fm1)
                     continue
             else:
                 if mj >= fm0:
@@ -214,8 +215,12 @@ class Dispatch(Preemption, Backfill):
                 alloc = place(st, mj, None)
                 if alloc is None:
                     fm0 = mj
+                    hi = max(fm0, fm1)
                     continue
             started.append(c)
             self._start(j, alloc)
+            free = st.free_milli
+            if free <= 0:
+                break
         for k in reversed(started):
             del q[k]
