@@ -85,6 +85,7 @@ class _Run(Dispatch, Failures):
     def __init__(self, w: Workload, spec: ClusterSpec, pol: PolicySpec, cfg: SimConfig,
                  seed: int) -> None:
         super().__init__(w, spec, pol, cfg, seed)
+        self.half_life_s = getattr(self.order, "half_life_s", math.inf)  # usage decay
         self._setup_reservations()
 
     def go(self) -> RunOutput:
@@ -138,7 +139,7 @@ class _Run(Dispatch, Failures):
             # per team, the same IEEE operations in the same order as the former NumPy form
             used = [tm * dt / WHOLE for tm in self.team_milli]
             if self.order.dynamic:
-                hl = getattr(self.order, "half_life_s", math.inf)
+                hl = self.half_life_s
                 decay = 0.5 ** (dt / hl) if math.isfinite(hl) else 1.0
                 ctx = self.ctx
                 ctx.usage = [u * decay + x for u, x in zip(ctx.usage, used, strict=True)]

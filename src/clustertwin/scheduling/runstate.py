@@ -61,6 +61,8 @@ class RunState:
         self.rng = np.random.default_rng(np.random.SeedSequence(seed))
         self.order = pol.build()
         self.st = ClusterState(spec)
+        self.leaf_of = spec.leaf.tolist()  # leaf group and scalable unit of each node
+        self.su_of = spec.su.tolist()
         self.placer: Placement = get_placement(cfg.placement)
         n = len(w)
         self.n = n
