@@ -29,7 +29,7 @@ class Dispatch(Preemption, Backfill):
     def _rekey(self) -> None:
         if not self.queue:
             return
-        jobs = np.fromiter((e[2] for e in self.queue), dtype=np.int64, count=len(self.queue))
+        jobs = np.fromiter(map(_JOB, self.queue), dtype=np.int64, count=len(self.queue))
         keys = self.order.keys(self.ctx, jobs, self.now)
         sub = self.w.submit_s[jobs]
         idx = np.lexsort((jobs, sub, keys))
