@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-import math
 import sys
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
 import typer
 
+from clustertwin.fmt import json_ready as _clean
 from clustertwin.outputs import OutputDir, write_outputs  # noqa: F401 - the output layer
 
 #: Shared command-line parameters (typer annotations) so every command spells them alike.
@@ -42,21 +42,6 @@ def load_inputs(scenario_path: str | Path | None, catalog_dirs: list[Path] | Non
     from clustertwin.scenario.load import load_inputs as _load
 
     return _load(scenario_path, catalog_dirs)
-
-
-def _clean(o: Any) -> Any:
-    """Make an object strict-JSON safe: NaN/inf -> None, tuples -> lists, dates -> ISO."""
-    if isinstance(o, float):
-        return o if math.isfinite(o) else None
-    if isinstance(o, dict):
-        return {str(k): _clean(v) for k, v in o.items()}
-    if isinstance(o, list | tuple):
-        return [_clean(v) for v in o]
-    if hasattr(o, "isoformat"):
-        return o.isoformat()
-    if hasattr(o, "item"):  # numpy scalars
-        return _clean(o.item())
-    return o
 
 
 def to_json(obj: Any) -> str:

@@ -1,7 +1,11 @@
 """Plain-text number formatting shared by the stage results' views and the reports (a result
-object formats its own rows without importing the report layer above it)."""
+object formats its own rows without importing the report layer above it), and the two readers
+of a plan document every consumer shares (a dotted key; the strict-JSON form)."""
 
 from __future__ import annotations
+
+import math
+from typing import Any
 
 
 def plural(n: int, word: str, many: str | None = None) -> str:
@@ -18,3 +22,30 @@ def usd(v: float | None) -> str:
         if a >= div:
             return f"${v / div:,.{digits}f}{unit}"
     return f"${v:,.0f}"
+
+
+def dotted(doc: Any, key: str) -> Any:
+    """The value at a dotted key (``training.days``) of a nested plan document; None where
+    any part is absent."""
+    node: Any = doc
+    for part in key.split("."):
+        if not isinstance(node, dict) or part not in node:
+            return None
+        node = node[part]
+    return node
+
+
+def json_ready(o: Any) -> Any:
+    """A plan document in strict-JSON form, as ``--json`` writes it: NaN/inf -> None, tuples ->
+    lists, dates -> ISO text, numpy scalars -> Python numbers, keys -> text."""
+    if isinstance(o, float):
+        return o if math.isfinite(o) else None
+    if isinstance(o, dict):
+        return {str(k): json_ready(v) for k, v in o.items()}
+    if isinstance(o, list | tuple):
+        return [json_ready(v) for v in o]
+    if hasattr(o, "isoformat"):
+        return o.isoformat()
+    if hasattr(o, "item"):  # numpy scalars
+        return json_ready(o.item())
+    return o

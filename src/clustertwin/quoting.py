@@ -37,7 +37,10 @@ IDENT_RE = re.compile(IDENT_PATTERN, re.ASCII)
 COMMENT_MAX = 200
 """Longest free text kept in a comment; longer text is cut and marked."""
 
-_HTML_BAD = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
+#: form feed is no XML character (an SVG with one does not parse); bidi embeddings, overrides and
+#: isolates (U+202A-202E, U+2066-2069) would let a name display reversed ("Trojan Source")
+_HTML_BAD = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069"
+                       "\ud800-\udfff\ufffe\uffff]")
 
 
 class IdentifierError(ScenarioError, ValueError):
@@ -178,6 +181,6 @@ def json_text(obj: Any, *, indent: int | None = 2, sort_keys: bool = False,
 
 def html_text(s: object) -> str:
     """``s`` escaped for HTML text and quoted attribute values (``& < > " '``); control
-    characters that HTML and XML forbid (C0 but tab and line breaks, DEL, C1), lone surrogates
-    and U+FFFE/U+FFFF become U+FFFD, so the text also stays well-formed XML (SVG)."""
+    characters that HTML and XML forbid (C0 but tab, LF and CR, DEL, C1), bidi overrides, lone
+    surrogates and U+FFFE/U+FFFF become U+FFFD, so the text also stays well-formed XML (SVG)."""
     return html.escape(_HTML_BAD.sub("\ufffd", str(s)), quote=True)

@@ -71,10 +71,12 @@ def read_measured(path: str | Path) -> dict[str, Any]:
     problems = []
     for key in ("gemm_ratio", "nvlink_ratio", "fabric_ratio"):
         v = m.get(key)
-        if v is not None and (not isinstance(v, int | float) or not 0.05 <= v <= 5.0):
+        if v is not None and (isinstance(v, bool) or not isinstance(v, int | float) or not 0.05 <= v <= 5.0):
             problems.append(Problem(str(path), f"measured.{key}", f"a ratio between 0.05 and 5 or null, got {v!r}"))
-    if not isinstance(m.get("drained_nodes", []), list):
-        problems.append(Problem(str(path), "measured.drained_nodes", "a list of node names"))
+    drained = m.get("drained_nodes", [])
+    if not isinstance(drained, list) or not all(isinstance(n, str) for n in drained) \
+            or len(set(drained)) != len(drained):
+        problems.append(Problem(str(path), "measured.drained_nodes", "a list of distinct node names"))
     if problems:
         raise UsageError(problems)
     return m

@@ -52,7 +52,7 @@ def register(app: typer.Typer) -> None:
         catalog: list[Path] | None = typer.Option(
             None, "--catalog", help="extra catalog directory"
         ),
-        samples: int = typer.Option(10_000, "--samples", help="Monte Carlo samples", min=2),
+        samples: int = typer.Option(10_000, "--samples", help="Monte Carlo samples", min=2, max=1_000_000),
         distribution: str = typer.Option("triangular", "--distribution", help="triangular | pert"),
     ) -> None:
         from clustertwin.errors import UserError
@@ -63,7 +63,7 @@ def register(app: typer.Typer) -> None:
             )
         except UserError as exc:
             for line in exc.lines():
-                typer.echo(line, err=True)
+                typer.echo(f"error: {line}", err=True)
             raise typer.Exit(exc.exit_code) from None
 
 

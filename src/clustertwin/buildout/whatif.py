@@ -54,6 +54,11 @@ PROFILES = ("new-build", "existing-facility", "small-order", "colocation", "fast
 _NUM = r"[0-9]+(?:\.[0-9]*)?"
 _STEP_KEY = re.compile(r"^step\.([0-9]+)\.(days|optimistic|likely|pessimistic|after)$")
 _POINT = {"optimistic": 0, "likely": 1, "pessimistic": 2}
+#: Bounds that keep a what-if inside a calendar and a memory budget (a typo such as
+#: ``gpus=1e12`` or ``crews=1e308`` used to overflow or report a go-live 10^17 days out).
+MAX_DAYS = 36_500  # a duration or shift of at most 100 years
+MAX_FACTOR = 100.0  # xF duration factor and crew multiplier
+MAX_GPUS = 1_048_576
 
 
 @dataclass(frozen=True)
@@ -93,6 +98,10 @@ def _check_duration_value(key: str, value: str, triple: bool, problems: list[Pro
     elif not any(re.match(f, value) for f in forms):
         shape = "+N, -N, xF, N or O/L/P" if triple else "+N, -N, xF or N"
         problems.append(Problem(SOURCE, key, f"expected {shape} days, got {value!r}"))
+    elif value[:1] in "x*" and float(value[1:]) > MAX_FACTOR:
+        problems.append(Problem(SOURCE, key, f"expected a factor of at most x{MAX_FACTOR:g}, got {value!r}"))
+    elif value[:1] not in "x*" and max(float(v) for v in value.lstrip("+-").split("/")) > MAX_DAYS:
+        problems.append(Problem(SOURCE, key, f"expected at most {MAX_DAYS} days (100 years), got {value!r}"))
 
 
 @dataclass
@@ -147,12 +156,12 @@ def _parse_setting(key: str, value: str, out: _Parsed, problems: list[Problem]) 
     if v is None:
         return
     if key == "crews":
-        if v <= 0:
-            problems.append(Problem(SOURCE, key, "the crew multiplier must be positive"))
+        if not 0.01 <= v <= MAX_FACTOR:  # NaN fails too
+            problems.append(Problem(SOURCE, key, f"the crew multiplier must be positive, from 0.01 to {MAX_FACTOR:g}"))
         else:
             out.crews = v
-    elif v < 1 or v != int(v):
-        problems.append(Problem(SOURCE, key, "expected a whole number of GPUs >= 1"))
+    elif not 1 <= v <= MAX_GPUS or v != int(v):
+        problems.append(Problem(SOURCE, key, f"expected a whole number of GPUs from 1 to {MAX_GPUS}"))
     else:
         out.gpus = int(v)
 

@@ -132,6 +132,7 @@ def load_catalog(user_dirs: Iterable[str | Path] = ()) -> Catalog:
     origins: dict[tuple[str, str], str] = {}
     overridden: list[tuple[str, str, str]] = []
     problems: list[Problem] = []
+    dups: list[Problem] = []
     for kind, entry, fname in _builtin():
         if entry.id in entries.setdefault(kind, {}):
             problems.append(Problem(f"catalog/data/{fname}", f"{kind}[{entry.id}]", "duplicate id in the built-in catalog"))
@@ -141,12 +142,19 @@ def load_catalog(user_dirs: Iterable[str | Path] = ()) -> Catalog:
         d = Path(d)
         if not d.is_dir():
             raise ScenarioError([Problem(str(d), "", "catalog directory not found")])
+        seen: dict[tuple[str, str], str] = {}  # one folder defines an id once
         for path in _yaml_files(d):
             for kind, entry in _load_file(path):
+                if (kind, entry.id) in seen:
+                    dups.append(Problem(str(path), f"{kind}[{entry.id}]",
+                                            f"duplicate id (also in {seen[(kind, entry.id)]}); one entry per id"))
+                seen[(kind, entry.id)] = str(path)
                 if entry.id in entries.setdefault(kind, {}):
                     overridden.append((kind, entry.id, str(path)))
                 entries[kind][entry.id] = entry
                 origins[(kind, entry.id)] = str(path)
     if problems:  # a bug in our data, not the user's
         raise RuntimeError("\n".join(map(str, problems)))
+    if dups:
+        raise ScenarioError(dups)
     return Catalog(entries, origins, overridden)

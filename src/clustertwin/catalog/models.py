@@ -10,7 +10,7 @@ The registry :data:`KINDS` maps the key used in catalog YAML files to the model 
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import (
     Field,
@@ -23,6 +23,10 @@ from pydantic import (
 
 from clustertwin.checked import CheckedModel
 from clustertwin.quoting import IDENT_PATTERN, check_identifier
+
+#: Upper bounds far above any part shipped or announced (a 1e308 W GPU or a 1e308 TFLOP/s peak
+#: in a user's --catalog folder used to flow quietly into every figure): typos, not hardware.
+_Tflops = Annotated[float, Field(gt=0, le=1e6)]
 
 
 class _Frozen(CheckedModel):
@@ -61,18 +65,18 @@ class GPU(Entry, Priced):
     vendor: str
     generation: str = Field(description="architecture family used to key calibration: ampere, hopper, blackwell, cdna3")
     form: Literal["sxm", "pcie", "superchip", "oam"]
-    peak_tflops: dict[str, PositiveFloat] = Field(
+    peak_tflops: dict[str, _Tflops] = Field(
         description="dense (non-sparse) peak tensor TFLOP/s per precision: tf32, bf16, fp16, fp8, fp4")
-    hbm_gib: PositiveFloat = Field(description="HBM capacity, GiB as marketed in GB (80 GB -> 80)")
-    hbm_tb_per_s: PositiveFloat = Field(description="HBM bandwidth, TB/s (1e12 B/s)")
-    nvlink_gb_per_s: float = Field(gt=0, description="NVLink bandwidth per GPU, GB/s, both directions summed as marketed")
-    tdp_w: PositiveFloat
+    hbm_gib: float = Field(gt=0, le=1e5, description="HBM capacity, GiB as marketed in GB (80 GB -> 80)")
+    hbm_tb_per_s: float = Field(gt=0, le=1e3, description="HBM bandwidth, TB/s (1e12 B/s)")
+    nvlink_gb_per_s: float = Field(gt=0, le=1e5, description="NVLink bandwidth per GPU, GB/s, both directions summed as marketed")
+    tdp_w: float = Field(gt=0, le=1e5, description="board power, W")
     gfd_product: str | None = Field(
         None, max_length=63, pattern=r"^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$",
         description="the nvidia.com/gpu.product node label NVIDIA GPU Feature Discovery sets "
                     "(the NVML device name, spaces as '-'); a Kubernetes label value")
     gfd_product_source: str = Field("", description="where gfd_product comes from")
-    achieved_tflops: dict[str, PositiveFloat] = Field(
+    achieved_tflops: dict[str, _Tflops] = Field(
         default_factory=dict, description="measured dense GEMM TFLOP/s per precision (bf16, fp8) of large "
         "shapes at the sustained clock under load: a hardware fact, whatever the training software")
     achieved_hbm_tb_per_s: float | None = Field(
@@ -85,10 +89,10 @@ class GPU(Entry, Priced):
 
 class Node(Entry, Priced):
     gpu: str = Field(description="GPU catalog id")
-    gpus: PositiveInt = Field(description="GPUs per node (or per rack-scale system)")
+    gpus: int = Field(gt=0, le=10_000, description="GPUs per node (or per rack-scale system)")
     nvlink_domain_gpus: PositiveInt = Field(description="GPUs that share one NVLink/NVSwitch domain")
     compute_nics: PositiveInt = Field(description="scale-out (east-west) NIC ports per node, one per rail")
-    compute_nic_gbps: PositiveFloat = Field(description="speed of one compute NIC port, Gb/s")
+    compute_nic_gbps: float = Field(gt=0, le=1e5, description="speed of one compute NIC port, Gb/s")
     compute_cages: PositiveInt = Field(description="physical OSFP/QSFP cages those ports use (twin-port cages carry 2)")
     compute_adapters: list[str] | None = Field(
         None, description="device names of the compute NICs in rail order as the OS shows them "
@@ -101,7 +105,7 @@ class Node(Entry, Priced):
     ram_gib: float = Field(0, ge=0)
     local_nvme_tb: float = Field(0, ge=0, description="local NVMe capacity, TB (1e12 B)")
     local_nvme_write_gb_per_s: float = Field(0, ge=0, description="aggregate local NVMe write bandwidth, GB/s")
-    max_power_kw: PositiveFloat = Field(description="maximum system power, kW")
+    max_power_kw: float = Field(gt=0, le=1e4, description="maximum system power, kW")
     typical_power_kw: float | None = Field(None, gt=0, description="typical training draw, kW (defaults to 0.85 x max if absent)")
     rack_units: int | None = Field(None, gt=0, description="height in U; None for a rack-scale system")
     rack_scale: bool = Field(False, description="True when one 'node' is a whole rack (GB200 NVL72)")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -41,8 +42,9 @@ def measure_cmd(
 
     if _torch_missing():
         raise UsageError([Problem("measure", "torch", "PyTorch is not installed; install the extra: pip install 'clustertwin[gpu]'")])
-    if device not in ("auto", "cpu") and not device.startswith("cuda"):
+    if re.fullmatch(r"auto|cpu|cuda(?::[0-9]{1,3})?", device) is None:  # 'cuda:1e20', 'cudax' were tracebacks
         raise UsageError([Problem("measure", "--device", f"expected auto, cpu, cuda or cuda:N, got {device!r}")])
+    _check_cuda(device)
     scen, cat = load_inputs(scenario, catalog)
     names = ["measured.json", "measured.csv"]
     folder = OutputDir(out, names, force) if out else None
@@ -64,3 +66,18 @@ def measure_cmd(
 
 def register(app: typer.Typer) -> None:
     app.command("measure")(handle_user_errors(measure_cmd))
+
+
+def _check_cuda(device: str) -> None:
+    """A CUDA device this PyTorch can see ('cuda' on a CPU-only build was a traceback)."""
+    if not device.startswith("cuda"):
+        return
+    import torch
+
+    from clustertwin.errors import Problem, UsageError
+
+    count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    index = int(device.partition(":")[2] or 0)
+    if index >= count:
+        seen = f"{count} CUDA device(s)" if count else "no CUDA device"
+        raise UsageError([Problem("measure", "--device", f"{device}: PyTorch sees {seen}; use cpu or auto")])

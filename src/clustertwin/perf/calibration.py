@@ -16,7 +16,6 @@ pinned; micro-batch and interleaving stay searched where the row leaves them bla
 
 from __future__ import annotations
 
-import csv
 import os
 import re
 from dataclasses import dataclass, field, replace
@@ -110,8 +109,10 @@ def _int(x: str) -> int | None:
 
 
 def parse_rows(path: Path) -> list[dict[str, str]]:
-    with open(path, newline="", encoding="utf-8") as fh:
-        return list(csv.DictReader(fh))
+    """The table's rows (UsageError when it is not a UTF-8 CSV with the needed columns)."""
+    from clustertwin.perf.calcheck import read_table
+
+    return read_table(path)
 
 
 def _target(r: dict[str, str], unit: str, value: float, seq: int) -> tuple[str, float, bool, float]:
@@ -212,7 +213,21 @@ def load_rows(path: Path | None = None) -> list[CalRow]:
                 )
             ]
         )
-    return [make_row(r) for r in parse_rows(path)]
+    from clustertwin.perf.calcheck import table_problems
+
+    rows = parse_rows(path)
+    problems = table_problems(path, rows)
+    if problems:
+        raise UsageError(problems)
+    out = []
+    for i, r in enumerate(rows, start=2):
+        try:
+            out.append(make_row(r))
+        except ValueError as exc:  # a unit or MoE layout the model does not read
+            problems.append(Problem(str(path), f"row {i}", str(exc)))
+    if problems:
+        raise UsageError(problems)
+    return out
 
 
 def row_system(catalog: Any, row: CalRow) -> System:
@@ -299,9 +314,14 @@ def run_table(catalog: Any, path: Path) -> tuple[list[CalResult], list[str]]:
     """Every row of a table that can be read and run, and one line per row that cannot (a
     unit, GPU or layout the model does not know) instead of stopping at the first."""
     from clustertwin.errors import UserError
+    from clustertwin.perf.calcheck import row_problems
 
     results, skipped = [], []
-    for r in parse_rows(path):
+    for i, r in enumerate(parse_rows(path), start=2):
+        bad = row_problems(r)
+        if bad:
+            skipped.append(f"{path}: row {i} ({r.get('id') or '?'}): {'; '.join(bad)}")
+            continue
         try:
             results.append(run_row(catalog, make_row(r))[0])
         except (ValueError, KeyError, UserError) as exc:

@@ -11,7 +11,7 @@ import typer
 
 def _fail(exc: Exception) -> None:
     for line in exc.lines():  # type: ignore[attr-defined]
-        typer.echo(line, err=True)
+        typer.echo(f"error: {line}", err=True)
     raise typer.Exit(2)
 
 
@@ -239,6 +239,9 @@ def _crossval(as_json: bool, catalog: list[Path], csv_path: Path | None) -> None
         rows = cal.load_rows(csv_path) if csv_path is not None else calreport.published_rows()
         if not rows:
             raise UsageError([Problem("calibration", "--csv", "no calibration rows found; give --csv FILE")])
+        if len({crossval.source_key(r.source) for r in rows}) < 2:  # nothing left to fit a fold on
+            raise UsageError([Problem(str(csv_path or "calibration"), "source",
+                                      "leave-one-source-out needs rows from at least 2 sources")])
         from clustertwin.reliability.goodput import row_goodput
 
         res = crossval.cross_validate(cat, rows, goodput=lambda r: row_goodput(cat, r))
@@ -335,6 +338,9 @@ def register(app: typer.Typer) -> None:
             skipped: list[str] = []
             if csv_path is not None:
                 results, skipped = cal.run_table(cat, csv_path)
+                if not results:  # nothing could be compared: an error, not an empty table
+                    why = f"{len(skipped)} skipped, first: {skipped[0]}" if skipped else "the table has no rows"
+                    raise UsageError([Problem(str(csv_path), "--csv", f"no row could be compared; {why}")])
             else:
                 results = cal.run_all(cat)
         except UserError as exc:

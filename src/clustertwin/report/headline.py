@@ -10,21 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from clustertwin.fmt import dotted as _get
 from clustertwin.fmt import usd
 from clustertwin.report.labels import label
 
 #: columns of the options table, in order (contract section 5 keys of decision.options)
 OPTION_COLUMNS = ("mode", "gpus", "ready_date", "start_date", "trained_by_p50", "trained_by_p90",
                   "cost_usd", "meets_target")
-
-
-def _get(doc: dict[str, Any], key: str) -> Any:
-    node: Any = doc
-    for part in key.split("."):
-        if not isinstance(node, dict) or part not in node:
-            return None
-        node = node[part]
-    return node
 
 
 def _tile(doc: dict[str, Any], key: str, text: str) -> dict[str, str]:

@@ -82,3 +82,14 @@ def _check_model(m: ResolvedModel, source: str) -> list[Problem]:
         if m.moe.dense_layers >= m.layers:
             out.append(Problem(source, "model.moe.dense_layers", f"must be fewer than the {m.layers} layers"))
     return out
+
+
+def _check_dates(doc: ScenarioFile, source: str) -> list[Problem]:
+    """A target date before the program starts can be met by no route."""
+    decision, buildout = getattr(doc, "decision", None), getattr(doc, "buildout", None)
+    target = getattr(decision, "target_date", None)
+    start = getattr(buildout, "start_date", None)
+    if target is not None and start is not None and target <= start:
+        return [Problem(source, "decision.target_date", f"{target.isoformat()} is not after "
+                        f"buildout.start_date {start.isoformat()} (the day every route counts from)")]
+    return []

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as _dt
 from typing import Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from clustertwin.scenario.base import _Section
 
@@ -23,6 +23,13 @@ class RouteOverride(_Section):
     ready_days_p90: float | None = Field(None, **_DAY, description="P90 of ready_days; default ready_days")
     max_gpus: int | None = Field(None, gt=0, le=1_048_576, description="cloud: GPUs available without a contract")
     min_term_months: float | None = Field(None, ge=0, le=120, description="lease: months committed")
+
+    @model_validator(mode="after")
+    def _p90_not_before_p50(self) -> RouteOverride:
+        if self.ready_days is not None and self.ready_days_p90 is not None and self.ready_days_p90 < self.ready_days:
+            raise ValueError(f"ready_days_p90 ({self.ready_days_p90:g}) is earlier than ready_days "
+                             f"({self.ready_days:g}); a P90 is at least the P50")
+        return self
 
 
 class Decision(_Section):
@@ -54,4 +61,12 @@ class Decision(_Section):
     def _fractions(cls, v: list[float] | None) -> list[float] | None:
         if v is not None and any(not 0 <= f <= 1 for f in v):
             raise ValueError("fractions of the purchase price, each from 0 to 1")
+        if v is not None and any(b > a for a, b in zip(v, v[1:], strict=False)):
+            raise ValueError("resale value cannot rise with age: each year at most the one before")
         return v
+
+    @model_validator(mode="after")
+    def _size_needs_target(self) -> Decision:
+        if self.size_to_target and self.target_date is None:
+            raise ValueError("size_to_target needs decision.target_date (the date to size for)")
+        return self

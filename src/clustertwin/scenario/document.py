@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from clustertwin.scenario.base import _Section
 from clustertwin.scenario.cluster import Cluster
@@ -20,7 +20,9 @@ class ScenarioFile(_Section):
     """The document as the user writes it (before catalog resolution)."""
 
     schema_version: Literal[1] = Field(1, description="scenario schema version")
-    name: str = Field("scenario", description="free text, used in report titles")
+    name: str = Field("scenario", max_length=200,
+                      description="free text (at most 200 characters, not blank), used in report "
+                                  "titles")
     model: ModelSection | None = Field(None, description="absent (with training) = a design-only plan")
     training: Training | None = Field(None, description="absent (with model) = a design-only plan")
     cluster: Cluster
@@ -28,6 +30,13 @@ class ScenarioFile(_Section):
     economics: Economics = Field(default_factory=Economics)
     buildout: Buildout = Field(default_factory=Buildout)
     decision: Decision = Field(default_factory=Decision)
+
+    @field_validator("name")
+    @classmethod
+    def _not_blank(cls, v: str) -> str:
+        if not v.strip():
+            raise ValueError("the scenario name is blank: give a few words that name the plan")
+        return v
 
 
 class Scenario(_Section):

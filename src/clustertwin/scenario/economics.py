@@ -40,6 +40,18 @@ _CHANGE = re.compile(rf"^(?:[+-]?{_NUM}|[x*]{_NUM}|{_NUM}/{_NUM}/{_NUM})$")
 _CHANGE_HELP = ("+N or -N days (shift), xF (scale), N (the likely days; the other two move with it) "
                 "or O/L/P (all three)")
 
+_MAX_DAYS = 36_500  # 100 years: past it a date overflows; a typo, not a lead time
+_MAX_FACTOR = 100.0
+
+
+def _check_magnitude(text: str) -> None:
+    """Refuse a shape-valid change whose size leaves the calendar (``99999999999999``, ``x1e9``)."""
+    if text[:1] in "x*":
+        if float(text[1:]) > _MAX_FACTOR:
+            raise ValueError(f"expected a factor of at most x{_MAX_FACTOR:g}, got {text!r}")
+    elif max(float(p) for p in text.lstrip("+-").split("/")) > _MAX_DAYS:
+        raise ValueError(f"expected at most {_MAX_DAYS} days (100 years), got {text!r}")
+
 
 class LeadTimes(_Section):
     """Build-out what-ifs as scenario keys (``buildout.lead_times.<name>``), so sweeps can vary
@@ -72,6 +84,7 @@ class LeadTimes(_Section):
             raise ValueError(f"expected {_CHANGE_HELP}, got {v!r}")
         if not isinstance(v, str) and v < 0:
             raise ValueError("a number of days is at least 0 (write '-30' as text to shift by -30)")
+        _check_magnitude(str(v).strip())
         return v
 
     def changes(self) -> dict[str, str]:

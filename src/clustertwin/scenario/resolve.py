@@ -11,7 +11,13 @@ from clustertwin.catalog import Catalog
 from clustertwin.catalog.lookup import default_profile_id, find_stack, unknown_stack
 from clustertwin.errors import Problem, ScenarioError
 from clustertwin.io import pydantic_problems
-from clustertwin.scenario.checks import _check_budget, _check_model, _check_sizes, job_unit_gpus
+from clustertwin.scenario.checks import (
+    _check_budget,
+    _check_dates,
+    _check_model,
+    _check_sizes,
+    job_unit_gpus,
+)
 from clustertwin.scenario.document import Scenario, ScenarioFile
 from clustertwin.scenario.model import ResolvedModel
 
@@ -76,6 +82,7 @@ def _resolve(doc: ScenarioFile, catalog: Catalog, source: str) -> Scenario:
                                     f"{cl.gpus} is not a multiple of the {unit} {what}; try {hint}"))
         problems.extend(_check_sizes(doc, node, source))
     problems.extend(_check_budget(doc, source))
+    problems.extend(_check_dates(doc, source))
     if gpu_ok and doc.training is not None:
         gpu = catalog.get("gpu", cl.gpu)
         if doc.training.precision not in gpu.peak_tflops:

@@ -12,6 +12,8 @@ import threading
 from collections import OrderedDict
 from typing import Any
 
+from clustertwin.fmt import dotted as value_at
+
 #: headline figures: plan JSON key -> (label, unit kind); the decision's (issue 21) first when present
 HEADLINE = (
     ("decision.trained_by", "trained by", "date"),
@@ -31,15 +33,6 @@ HEADLINE = (
 _RENDERED: OrderedDict[str, str] = OrderedDict()
 _LOCK = threading.Lock()
 _KEEP = 32
-
-
-def value_at(doc: dict[str, Any] | None, key: str) -> Any:
-    node: Any = doc
-    for part in key.split("."):
-        if not isinstance(node, dict) or part not in node:
-            return None
-        node = node[part]
-    return node
 
 
 def fmt(v: Any, kind: str) -> str:

@@ -51,6 +51,11 @@ def register(app: typer.Typer) -> None:
         compare, sweep, and a JSON API (POST /api/plan, POST /api/validate, GET /api/catalog)."""
         from clustertwin.serve.guard import is_loopback
 
+        if not host.strip():  # '' binds every interface: an unset $HOST must not expose the twin
+            from clustertwin.errors import Problem, UsageError
+
+            raise UsageError([Problem("--host", "", "empty; give an address such as 127.0.0.1 "
+                                      "(0.0.0.0 listens on every interface)")])
         _need_server()
         _check_port(host, port)
         if not is_loopback(host):

@@ -14,13 +14,13 @@ make the server read a path (``base``, ``catalog``, ``include``) are refused bef
 from __future__ import annotations
 
 import json
-import math
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
 from clustertwin.errors import Problem, ScenarioError, UserError
+from clustertwin.fmt import json_ready as clean
 
 #: keys that would name a file on the server; refused in any document a request carries
 PATH_KEYS = ("base", "catalog", "catalogs", "include", "extends")
@@ -36,21 +36,6 @@ class Answer:
     key: str
     plan: Any
     doc: dict[str, Any]
-
-
-def clean(o: Any) -> Any:
-    """Strict-JSON form of a plan document, as the CLI's ``--json`` writes it."""
-    if isinstance(o, float):
-        return o if math.isfinite(o) else None
-    if isinstance(o, dict):
-        return {str(k): clean(v) for k, v in o.items()}
-    if isinstance(o, list | tuple):
-        return [clean(v) for v in o]
-    if hasattr(o, "isoformat"):
-        return o.isoformat()
-    if hasattr(o, "item"):  # numpy scalars
-        return clean(o.item())
-    return o
 
 
 def refuse_paths(doc: Any, source: str = SOURCE) -> None:

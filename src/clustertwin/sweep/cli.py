@@ -22,15 +22,17 @@ def _need_pyarrow() -> None:
 
 
 def _grid_options(sets: list[str], ranges: list[str]) -> dict[str, list]:
+    from clustertwin.errors import Problem, UsageError
     from clustertwin.sweep.grid import parse_range, parse_set
 
     grid: dict[str, list] = {}
-    for text in sets:
-        key, values = parse_set(text)
+    problems = []
+    for option, key, values in [("--set", *parse_set(t)) for t in sets] + [("--range", *parse_range(t)) for t in ranges]:
+        if key in grid:  # the second one used to replace the first without a word
+            problems.append(Problem(option, key, "given twice; list every value once: KEY=V1,V2,..."))
         grid[key] = values
-    for text in ranges:
-        key, values = parse_range(text)
-        grid[key] = values
+    if problems:
+        raise UsageError(problems)
     return grid
 
 
@@ -98,7 +100,7 @@ def sweep_command(
         raise UsageError([Problem("--max-scenarios", str(max_scenarios), "expected at least 1")])
     sw = load_study(base, _grid_options(sets or [], ranges or []), seeds,
                     tuple(allow_path or ()), max_scenarios or MAX_SCENARIOS)
-    obj = objective or sw.objective or "run_cost_owned_usd"
+    obj = (sw.objective or "run_cost_owned_usd") if objective is None else objective
     ch.objective_column(obj)
     reqs = [ch.parse_requirement(r) for r in [*sw.require, *(require or [])]]
     ch.check_columns(reqs, sw.keys)

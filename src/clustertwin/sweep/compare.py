@@ -6,7 +6,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from clustertwin.sweep.report import fmt, value
+from clustertwin.fmt import dotted as value
+from clustertwin.sweep.report import fmt
 
 #: rows of the side-by-side table: (plan key, label, format)
 ROWS = (

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from clustertwin.fmt import dotted as value
 from clustertwin.quoting import html_text
 from clustertwin.report.labels import SERIES, humanize
 from clustertwin.report.style import PALETTE
-from clustertwin.sweep.report import value
 
 #: one colour per scenario: the house palette (report/style.py, Okabe-Ito)
 COLORS = PALETTE

@@ -25,7 +25,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from clustertwin.errors import Problem, UsageError
-from clustertwin.sweep.report import value as path_value
+from clustertwin.fmt import dotted as path_value
 
 #: keys that exclude each other in a scenario: setting one in a point drops the other from the base
 EXCLUSIVE = {

@@ -41,16 +41,6 @@ def fmt(value: Any, kind: str = "") -> str:
     return str(value)
 
 
-def value(doc: dict[str, Any] | None, key: str) -> Any:
-    """A dotted key of a nested plan document (None where absent)."""
-    node: Any = doc
-    for part in key.split("."):
-        if not isinstance(node, dict) or part not in node:
-            return None
-        node = node[part]
-    return node
-
-
 def columns(table: Any) -> dict[str, list[Any]]:
     """Every column of a sweep table as a Python list (one conversion per view, not per part)."""
     return {n: table.column(n).to_pylist() for n in table.column_names}

@@ -46,6 +46,15 @@ class StudyFile(BaseModel):
     require: list[str] = Field(default_factory=list)
     seeds: Literal["per-scenario", "common"] = Field("per-scenario", description="Monte Carlo seeds per point")
 
+    @field_validator("cases")
+    @classmethod
+    def _distinct_names(cls, v: list[Case]) -> list[Case]:
+        names = [c.name for c in v]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:  # two rows with one label cannot be told apart in the table or the ranking
+            raise ValueError(f"case names must differ; given more than once: {', '.join(map(repr, twice))}")
+        return v
+
     @field_validator("grid")
     @classmethod
     def _non_empty(cls, v: dict[str, list[Any]]) -> dict[str, list[Any]]:
