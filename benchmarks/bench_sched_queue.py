@@ -1,6 +1,7 @@
 """Scheduler queue benchmark (issue 25): jobs replayed per CPU-second at 100,000 synthetic
 Philly-like jobs on 10,000 GPUs (load 0.95, topology placement), per policy, with the fast
-paths (vector scan behind the EASY head, one-job multifactor keys) and, for the policies they
+paths (scan behind the EASY head: plain Python for a tail of up to 256 entries, else one
+vector test per try; one-job multifactor keys) and, for the policies they
 serve, with the per-entry loop they replace (``fast_fill = False``). Target: multifactor+backfill
 >= 20,000 jobs/CPU-s. Same results either way (tests/scheduling/test_fast_paths.py). Prints
 figures; asserts nothing."""

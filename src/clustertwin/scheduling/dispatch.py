@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import bisect
 import math
+from itertools import islice
 from operator import itemgetter
 
 import numpy as np
@@ -13,6 +14,9 @@ from clustertwin.scheduling.backfill import Backfill
 from clustertwin.scheduling.preemption import Preemption
 
 _JOB = itemgetter(2)  # a queue entry is (key, submit time, job)
+#: tails behind a blocked EASY head up to this long are scanned entry by entry in plain Python
+#: (:meth:`Dispatch._fill_short`); longer ones with one NumPy test per try. Same entries tried.
+SHORT_TAIL = 256
 
 
 class Dispatch(Preemption, Backfill):
@@ -25,7 +29,7 @@ class Dispatch(Preemption, Backfill):
     def _rekey(self) -> None:
         if not self.queue:
             return
-        jobs = np.fromiter((e[2] for e in self.queue), dtype=np.int64, count=len(self.queue))
+        jobs = np.fromiter(map(_JOB, self.queue), dtype=np.int64, count=len(self.queue))
         keys = self.order.keys(self.ctx, jobs, self.now)
         sub = self.w.submit_s[jobs]
         idx = np.lexsort((jobs, sub, keys))
@@ -132,6 +136,9 @@ class Dispatch(Preemption, Backfill):
         stop = len(q) if depth is None else min(len(q), i + depth + 1 - seen)
         if stop <= i or st.free_milli <= 0:
             return
+        if stop - i <= SHORT_TAIL:
+            self._fill_short(i, stop, failed, shadow_t, reserved, pool_extra)
+            return
         jobs = np.fromiter(map(_JOB, q[i:stop]), dtype=np.int64, count=stop - i)
         m = self.w.gpus_milli[jobs]
         late = (self.now + self.w.requested_s[jobs]) > shadow_t
@@ -165,5 +172,55 @@ class Dispatch(Preemption, Backfill):
                 continue
             started.append(i + c - 1)
             self._start(j, alloc)
+        for k in reversed(started):
+            del q[k]
+
+    def _fill_short(self, i: int, stop: int, failed: dict[tuple[int, int, int], int],
+                    shadow_t: float, reserved: np.ndarray | None, pool_extra: int) -> None:
+        """:meth:`_fill_behind` for a short tail ``q[i:stop]``: the same tests with the current
+        free capacity and thresholds, made one entry at a time without building arrays (for
+        a hundred entries the NumPy calls cost more than the scan)."""
+        q = self.queue
+        st = self.st
+        milli, req, now = self.milli, self.req, self.now
+        place = self.placer.place
+        pooled = st.pooled
+        fm0 = failed.get((0, 0, 0), math.inf)
+        fm1 = failed.get((1, 0, 0), math.inf)
+        mask_late = None if reserved is None else ~reserved
+        free = st.free_milli  # changes only when a job starts (the caller checked it is > 0)
+        hi = max(fm0, fm1)  # an entry this large is skipped in either mode
+        started: list[int] = []
+        for c, e in enumerate(islice(q, i, stop), i):
+            j = e[2]
+            mj = milli[j]
+            if mj > free or mj >= hi:
+                continue
+            if now + req[j] > shadow_t:  # mode 1: runs past the shadow time
+                if mj >= fm1:
+                    continue
+                if pooled:
+                    alloc = place(st, mj) if mj <= pool_extra else None
+                    if alloc is not None:
+                        pool_extra -= mj
+                else:
+                    alloc = place(st, mj, mask_late)
+                if alloc is None:
+                    fm1 = mj
+                    hi = max(fm0, fm1)
+                    continue
+            else:
+                if mj >= fm0:
+                    continue
+                alloc = place(st, mj, None)
+                if alloc is None:
+                    fm0 = mj
+                    hi = max(fm0, fm1)
+                    continue
+            started.append(c)
+            self._start(j, alloc)
+            free = st.free_milli
+            if free <= 0:
+                break
         for k in reversed(started):
             del q[k]

@@ -85,6 +85,7 @@ class _Run(Dispatch, Failures):
     def __init__(self, w: Workload, spec: ClusterSpec, pol: PolicySpec, cfg: SimConfig,
                  seed: int) -> None:
         super().__init__(w, spec, pol, cfg, seed)
+        self.half_life_s = getattr(self.order, "half_life_s", math.inf)  # usage decay
         self._setup_reservations()
 
     def go(self) -> RunOutput:
@@ -135,12 +136,14 @@ class _Run(Dispatch, Failures):
     def _advance(self, t: float) -> None:
         dt = t - self.last_usage_t
         if dt > 0:
-            used = self.team_milli * dt / WHOLE
+            # per team, the same IEEE operations in the same order as the former NumPy form
+            used = [tm * dt / WHOLE for tm in self.team_milli]
             if self.order.dynamic:
-                hl = getattr(self.order, "half_life_s", math.inf)
+                hl = self.half_life_s
                 decay = 0.5 ** (dt / hl) if math.isfinite(hl) else 1.0
-                self.ctx.team_usage = self.ctx.team_usage * decay + used
-            self.team_gpu_s += used
+                ctx = self.ctx
+                ctx.usage = [u * decay + x for u, x in zip(ctx.usage, used, strict=True)]
+            self.team_gpu_s = [g + x for g, x in zip(self.team_gpu_s, used, strict=True)]
             if self.on_node is not None:
                 self.down_gpu_s += (self.st.capacity_milli - self.st.up_milli) / WHOLE * dt
             self.last_usage_t = t
@@ -172,6 +175,6 @@ class _Run(Dispatch, Failures):
             leaf_groups=np.array(self.leafs, dtype=np.int32),
             scalable_units=np.array(self.sus, dtype=np.int32), timeline=tl,
             down_gpu_s=self.down_gpu_s, failures=self.failures, end_time_s=self.now,
-            team_gpu_s=self.team_gpu_s.copy(), shares=self.shares.copy(),
+            team_gpu_s=np.array(self.team_gpu_s, dtype=np.float64), shares=self.shares.copy(),
             reserved_head_checks=self.head_checks, events=events)
 

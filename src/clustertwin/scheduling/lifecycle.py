@@ -109,8 +109,9 @@ class Lifecycle(RunState):
         self.rank_count[rk] = self.rank_count.get(rk, 0) + 1
         if not st.pooled:
             nodes = {a[0] for a in alloc}
-            self.leafs[j] = len({int(self.spec.leaf[x]) for x in nodes})
-            self.sus[j] = len({int(self.spec.su[x]) for x in nodes})
+            leaf, su = self.leaf_of, self.su_of
+            self.leafs[j] = len({leaf[x] for x in nodes})
+            self.sus[j] = len({su[x] for x in nodes})
             if self.on_node is not None:
                 for x in nodes:
                     self.on_node.setdefault(x, set()).add(j)

@@ -32,6 +32,10 @@ class Placement:
         if milli < WHOLE:
             return self.fraction(st, milli, mask)
         k = milli // WHOLE
+        if k >= st.max_node_gpus and st.idle_node_gpus < k:
+            # a whole largest node, or several nodes, needs idle nodes: up nodes with every GPU
+            # free, whose GPUs idle_node_gpus counts (so too few there: no candidate at all)
+            return None
         if k <= st.max_node_gpus:
             ok = st.full >= k
             if mask is not None:

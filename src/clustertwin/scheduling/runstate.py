@@ -23,13 +23,25 @@ from clustertwin.scheduling.state import WHOLE, Alloc, ClusterState
 
 
 class _Ctx:
-    """What orders may read: the workload, team usage and shares, capacity."""
+    """What orders may read: the workload, team usage and shares, capacity.
+
+    The engine keeps the decayed team usage as Python floats (``usage``, replaced as a new
+    list whenever it changes); ``team_usage`` is that list as an array, built when an order
+    reads it and kept until the list is replaced (so its identity marks the usage state)."""
 
     def __init__(self, w: Workload, shares: np.ndarray, capacity_milli: int) -> None:
         self.w = w
         self.shares = shares
         self.capacity_milli = capacity_milli
-        self.team_usage = np.zeros(len(w.teams))
+        self.usage: list[float] = [0.0] * len(w.teams)
+        self._usage_arr: tuple[list[float], np.ndarray] | None = None
+
+    @property
+    def team_usage(self) -> np.ndarray:
+        cached = self._usage_arr
+        if cached is None or cached[0] is not self.usage:
+            cached = self._usage_arr = (self.usage, np.array(self.usage, dtype=np.float64))
+        return cached[1]
 
 
 def _shares(w: Workload, cfg: SimConfig) -> np.ndarray:
@@ -49,6 +61,8 @@ class RunState:
         self.rng = np.random.default_rng(np.random.SeedSequence(seed))
         self.order = pol.build()
         self.st = ClusterState(spec)
+        self.leaf_of = spec.leaf.tolist()  # leaf group and scalable unit of each node
+        self.su_of = spec.su.tolist()
         self.placer: Placement = get_placement(cfg.placement)
         n = len(w)
         self.n = n
@@ -89,8 +103,8 @@ class RunState:
         self.run_ends: list[tuple[float, int]] = []  # (expected end at limit, job), sorted
         self.rank_count: dict[tuple[int, float], int] = {}  # running jobs per (QoS, priority)
         self.on_node: dict[int, set[int]] | None = {} if cfg.failure_rate_per_node_day > 0 else None
-        self.team_milli = np.zeros(len(w.teams))
-        self.team_gpu_s = np.zeros(len(w.teams))
+        self.team_milli = [0.0] * len(w.teams)  # GPU-milli in use per team
+        self.team_gpu_s = [0.0] * len(w.teams)
         self.team_limit = {w.teams.index(t): g * WHOLE for t, g in cfg.team_limits_gpus.items()
                            if t in w.teams}
         self.heap: list[tuple[float, int, int, Any]] = []

@@ -55,13 +55,26 @@ class ClusterState:
         if whole == g and self.up[node]:
             self.idle_node_gpus += g
 
+    def _shift(self, node: int, idx: tuple[int, ...], delta: int) -> None:
+        """Add ``delta`` to the free capacity of GPUs ``idx`` of ``node``: one GPU or a run of
+        GPUs by plain indexing (an index list costs several times more), else by the list."""
+        n = len(idx)
+        if n == 1:
+            self.gfree[node, idx[0]] += delta
+            return
+        first = idx[0] if n else 0
+        if idx == tuple(range(first, first + n)):
+            self.gfree[node, first:first + n] += delta
+        else:
+            self.gfree[node, list(idx)] += delta
+
     def take(self, alloc: Alloc) -> None:
         for node, idx, milli in alloc:
             if self.pooled:
                 self.free_milli -= milli
                 continue
             self._node_before(node)
-            self.gfree[node, list(idx)] -= milli
+            self._shift(node, idx, -milli)
             self.free_milli -= milli * len(idx)
             self._node_after(node)
 
@@ -73,7 +86,7 @@ class ClusterState:
             if not self.up[node]:
                 continue  # the node's books were cleared when it failed
             self._node_before(node)
-            self.gfree[node, list(idx)] += milli
+            self._shift(node, idx, milli)
             self.free_milli += milli * len(idx)
             self._node_after(node)
 
