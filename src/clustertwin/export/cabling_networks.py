@@ -1,5 +1,0 @@
-"""Moved to :mod:`clustertwin.design.site.cabling_networks`; this path re-exports it for existing imports."""
-
-from clustertwin.design.site import cabling_networks as _moved
-
-globals().update({k: v for k, v in vars(_moved).items() if not k.startswith("__")})
