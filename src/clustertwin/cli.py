@@ -170,11 +170,10 @@ def catalog_show(
     catalog: CatalogOpt = None,
 ) -> None:
     """Show every field of a catalog entry, with its source."""
-    import yaml
-
     from clustertwin.catalog import load_catalog
     from clustertwin.cli_common import emit_json
     from clustertwin.errors import UsageError
+    from clustertwin.quoting import terminal_yaml
 
     cat = load_catalog(catalog or [])
     found = cat.find(entry_id)
@@ -188,7 +187,7 @@ def catalog_show(
     if json_out:
         emit_json(docs if len(docs) > 1 else docs[0])
     else:
-        typer.echo(yaml.safe_dump_all(docs, sort_keys=False, allow_unicode=True).rstrip())
+        typer.echo(terminal_yaml(docs).rstrip())
 
 
 # Stage commands live with their stages; each module exposes register(app).

@@ -129,3 +129,30 @@ gpu:
 def test_help_is_fast_enough_to_import():
     r = cli("--help")
     assert r.returncode == 0 and "plan" in r.stdout
+
+
+def test_catalog_show_keeps_control_and_bidi_characters_off_the_terminal(tmp_path):
+    """A user's catalog text with a bidi override, a line separator and an escape sequence is
+    shown escaped; the built-in entries stay readable Unicode."""
+    d = tmp_path / "cat"
+    d.mkdir()
+    (d / "gpu.yaml").write_text("""gpu:
+  - id: h100-sxm-80gb
+    name: "H100 \\u202egnp.exe \\u2028 \\x1b[31mred"
+    source: our purchase order
+    as_of: 2026-11
+    vendor: NVIDIA
+    generation: hopper
+    form: sxm
+    peak_tflops: {bf16: 989}
+    hbm_gib: 80
+    hbm_tb_per_s: 3.35
+    nvlink_gb_per_s: 900
+    tdp_w: 700
+""", encoding="utf-8")
+    r = runner.invoke(app, ["catalog", "show", "h100-sxm-80gb", "--catalog", str(d)])
+    assert r.exit_code == 0, r.output
+    assert not any(c in r.stdout for c in ("\u202e", "\u2028", "\x1b"))
+    assert "\\u202E" in r.stdout or "\\u202e" in r.stdout
+    plain = runner.invoke(app, ["catalog", "show", "h100-sxm-80gb"])
+    assert plain.exit_code == 0 and "\\u" not in plain.stdout
