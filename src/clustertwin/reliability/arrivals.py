@@ -106,7 +106,7 @@ class ArrivalChunks:
         self.repair_of, self.spares, self.hold, self.rng = one.repair_of, one.spares, one.hold, rng
         self.t_last = np.zeros(self.n)
         # the last ``spares`` events' times (-inf before the run) and repair-needing failures'
-        # times (oldest first), and the repair-needing failures so far, per trial
+        # times, in rings (see _back_times, _keep_last), and the repair-needing failures so far
         self.t_tail = np.full((self.spares, self.n), -np.inf)
         self.hist = np.zeros((self.n, self.spares))
         self.n_rep = np.zeros(self.n, dtype=np.int64)
@@ -158,10 +158,10 @@ class ArrivalChunks:
             avail = t.copy()
             np.add(t, self.hold, out=avail, where=rep)
         else:
-            avail = self._ring(t, rep)
+            avail = self._ring(t, rep, first)
         return Block(first, t, cause, cause == self.n_causes, avail)
 
-    def _ring(self, t: np.ndarray, rep: np.ndarray) -> np.ndarray:
+    def _ring(self, t: np.ndarray, rep: np.ndarray, first: int) -> np.ndarray:
         """Replacement-ready times with spares: the node that frees the job is the one that
         failed ``spares`` repair-needing failures earlier in the same trial, back ``repair_h``
         after it failed. That failure came no later than the event ``spares`` places back, so
@@ -169,36 +169,45 @@ class ArrivalChunks:
         failure is found by its rank (running count of repair-needing failures)."""
         s, hold = self.spares, self.hold
         rank = np.cumsum(rep, axis=0, dtype=np.int32)
-        back_t = np.concatenate([self.t_tail, t])
-        self.t_tail = back_t[-s:].copy()
-        wait = rep if not hold >= 0 else rep & (back_t[:-s] + hold > t)
+        wait = rep if not hold >= 0 else rep & (self._back_times(t, first) + hold > t)
         avail = t
         if wait.any():
             avail = t.copy()
             cell = np.flatnonzero(wait)
-            row, col = np.divmod(cell, self.n)
+            col = cell % self.n
             r = rank.ravel()[cell].astype(np.int64)          # this failure's rank in the block
+            before = self.n_rep[col] + r - 1                 # repair-needing failures before it
             back = np.empty(cell.size)
             old = r - s < 1                                  # the one that frees it: an earlier block
-            back[old] = self.hist[col[old], r[old] - 1]
+            back[old] = self.hist[col[old], before[old] % s]
             new = ~old
             back[new] = t[_rows_of_rank(rank, col[new], r[new] - s), col[new]]
-            ok = self.n_rep[col] + r - 1 >= s
+            ok = before >= s
             avail.ravel()[cell[ok]] = np.maximum(back[ok] + hold, t.ravel()[cell[ok]])
         self._keep_last(t, rep, rank)
         return avail
 
+    def _back_times(self, t: np.ndarray, first: int) -> np.ndarray:
+        """The time of the event ``spares`` places before each event of the block (-inf before
+        the run); ``t_tail`` holds the last ``spares`` events' times, event ``e`` in row
+        ``e % spares``."""
+        s, rows = self.spares, t.shape[0]
+        slots = (first + np.arange(rows)) % s
+        if rows <= s:
+            back = self.t_tail[slots]
+            self.t_tail[slots] = t
+            return back
+        back = np.concatenate([self.t_tail[slots[:s]], t[:rows - s]])
+        self.t_tail[slots[rows - s:]] = t[rows - s:]
+        return back
+
     def _keep_last(self, t: np.ndarray, rep: np.ndarray, rank: np.ndarray) -> None:
-        """Carry each trial's last ``spares`` repair-needing failure times to the next block."""
+        """Carry each trial's last ``spares`` repair-needing failure times to the next block
+        (``hist``: the failure of rank ``k`` in column ``k % spares``)."""
         s, total = self.spares, rank[-1].astype(np.int64)
-        hist = np.empty_like(self.hist)
-        shift = np.minimum(total[:, None] + np.arange(s), s)      # old place of each new place
-        hist[:] = np.take_along_axis(np.concatenate([self.hist, np.zeros((self.n, 1))], axis=1),
-                                     shift, axis=1)
         cell = np.flatnonzero(rep & (rank > total - s))
-        row, col = np.divmod(cell, self.n)
-        hist[col, rank.ravel()[cell] - (total[col] - s) - 1] = t.ravel()[cell]
-        self.hist = hist
+        col = cell % self.n
+        self.hist[col, (self.n_rep[col] + rank.ravel()[cell] - 1) % s] = t.ravel()[cell]
         self.n_rep += total
 
     def rewind(self, used: int) -> None:
