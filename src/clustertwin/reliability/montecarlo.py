@@ -21,6 +21,12 @@ Model (times in hours):
 
 Wall time splits exactly into useful work + checkpoint stalls + lost progress + restart +
 waiting for repair.
+
+:func:`simulate` runs the single-tier model through :mod:`.singletier` (arrivals drawn a block
+of events at a time, unmasked updates while no configuration ends); :func:`simulate_events`
+is the same model one event at a time through :class:`TrialLoop`, the reference it is tested
+against number for number and what :func:`simulate` falls back to for runs without failures
+or with infinite or negative times. :mod:`.tiers` (two-tier schedules) uses :class:`TrialLoop`.
 """
 
 from __future__ import annotations
