@@ -220,3 +220,30 @@ class ArrivalChunks:
         for _ in range(used - start):
             self.rng.exponential(1.0 / self.lam, self.n)
             self.rng.random(self.n)
+
+
+class BlockRows:
+    """:class:`ArrivalChunks` read one event at a time, with :class:`Arrivals`' ``next``
+    (the numbers do not depend on ``t_prev``: the blocks carry the clock); ``peek`` shows the
+    next event without taking it."""
+
+    def __init__(self, spec: RunSpec, trials: int, rng: np.random.Generator) -> None:
+        self.src = ArrivalChunks(spec, trials, rng)
+        self.n, self.n_causes, self.repair_of = self.src.n, self.src.n_causes, self.src.repair_of
+        self.blk: Block | None = None
+        self.b = 0
+
+    def peek(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The next event: ``(time_h, cause, planned, replacement_ready_h)`` per trial."""
+        if self.blk is None or self.b == self.blk.rows:
+            self.blk, self.b = self.src.block(), 0
+        blk, b = self.blk, self.b
+        return blk.t[b], blk.cause[b], blk.planned[b], blk.avail[b]
+
+    def next(self, t_prev: np.ndarray | None = None) -> tuple[np.ndarray, ...]:
+        row = self.peek()
+        self.b += 1
+        return row
+
+    def rewind(self, used: int) -> None:
+        self.src.rewind(used)

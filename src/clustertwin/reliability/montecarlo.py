@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from clustertwin.reliability.arrivals import Arrivals
+from clustertwin.reliability.arrivals import Arrivals, BlockRows
 from clustertwin.reliability.runspec import Outcome, RunawayError, RunSpec, stretch
 from clustertwin.reliability.singletier import run_single
 
@@ -51,9 +51,10 @@ class TrialLoop:
     stalled, lost and kept. State arrays have shape (configurations, trials); times in hours."""
 
     def __init__(self, spec: RunSpec, g_n: int, trials: int, rng: np.random.Generator,
-                 count_causes: bool, record: bool, max_events: int) -> None:
+                 count_causes: bool, record: bool, max_events: int, blocks: bool = False) -> None:
         n = int(trials)
-        self.arrivals = Arrivals(spec, n, rng)
+        # blocks: the same arrivals drawn a block of events at a time (.arrivals.BlockRows)
+        self.arrivals = BlockRows(spec, n, rng) if blocks else Arrivals(spec, n, rng)
         self.n, self.idx = n, np.arange(n)
         self.work, self.limit = spec.work_h, spec.wall_limit_h
         self.record, self.max_events = record, max_events
@@ -76,6 +77,7 @@ class TrialLoop:
         """Draw the next arrival; returns ``(cause, planned, s)`` with ``s`` the productive time
         before it (call inside ``np.errstate(invalid="ignore")``: finished trials hold inf)."""
         if self.events >= self.max_events:
+            self.rewind()
             raise RunawayError(f"more than {self.max_events} interruptions in one run")
         self.events += 1
         t_now, cause, planned, avail = self.arrivals.next(self.t_prev)
@@ -133,7 +135,13 @@ class TrialLoop:
         self.active &= fail
         self.t_prev = t_now
 
+    def rewind(self) -> None:
+        """Leave the generator where drawing event by event would have left it."""
+        if isinstance(self.arrivals, BlockRows):
+            self.arrivals.rewind(self.events)
+
     def outcome(self, intervals_h: np.ndarray, local_restores: np.ndarray | None = None) -> Outcome:
+        self.rewind()
         return Outcome(intervals_h, self.wall, self.done_work, self.stall, self.lost,
                        self.restart, self.waiting, self.n_unexp, self.n_plan, self.counts,
                        self.timeline, self.events, local_restores)
