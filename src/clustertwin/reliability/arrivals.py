@@ -62,7 +62,6 @@ class Arrivals:
         return t_now, cause, planned, avail
 
 
-
 @dataclass
 class Block:
     """``rows`` consecutive events of every trial, arrays of shape (rows, trials): arrival time
@@ -94,11 +93,11 @@ def _rows_of_rank(rank: np.ndarray, cols: np.ndarray, target: np.ndarray) -> np.
 
 
 class ArrivalChunks:
-    """:class:`Arrivals`, a block of events at a time (``FIRST`` events, then blocks doubling up
-    to ``MOST``); the generator's state is saved every ``MARK`` events so that :meth:`rewind`
-    redraws at most that many."""
+    """:class:`Arrivals`, ``ROWS`` events at a time; the generator's state is saved every
+    ``MARK`` events so that :meth:`rewind` redraws at most that many. (Larger blocks draw more
+    events past the end of a run than they save in per-block work.)"""
 
-    FIRST, MOST, MARK = 64, 64, 16
+    ROWS, MARK = 64, 16
 
     def __init__(self, spec: RunSpec, trials: int, rng: np.random.Generator) -> None:
         one = Arrivals(spec, 0, rng)
@@ -110,7 +109,7 @@ class ArrivalChunks:
         self.t_tail = np.full((self.spares, self.n), -np.inf)
         self.hist = np.zeros((self.n, self.spares))
         self.n_rep = np.zeros(self.n, dtype=np.int64)
-        self.drawn, self.size = 0, self.FIRST
+        self.drawn = 0
         self.marks: list[tuple[int, dict]] = []
         cum = self.cum
         # searchsorted(cum, u, "right") counts the cumulative shares <= u when they are sorted
@@ -143,8 +142,7 @@ class ArrivalChunks:
 
     def block(self) -> Block:
         """The next block of events."""
-        rows, first = self.size, self.drawn
-        self.size = min(2 * rows, self.MOST)
+        rows, first = self.ROWS, self.drawn
         if self.lam > 0:
             t, u = self._draw(rows)
             cause = self._causes(u)
