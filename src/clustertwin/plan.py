@@ -241,9 +241,12 @@ def feasibility_problems(scenario: Scenario, catalog: Catalog) -> list[str]:
     runs as in :func:`make_plan`; a stage that cannot run because an earlier one failed on
     the user's input is skipped, the others still report theirs. Bugs are not user problems
     and are left to ``plan``, which shows their traceback."""
+    from clustertwin.buildout.plan import check_buildout
+    from clustertwin.deadline import train as training_stage
+    from clustertwin.design import design as design_stage
+    from clustertwin.economics import economics as economics_stage
     from clustertwin.reliability.check import check_inputs
 
-    training_stage, design_stage, reliability_stage, economics_stage, plan_buildout = _stage_functions()
     lines: list[str] = []
     failed = False
 
@@ -269,10 +272,12 @@ def feasibility_problems(scenario: Scenario, catalog: Catalog) -> list[str]:
         # the Monte Carlos are left to plan: their inputs are checked, not simulated
         reliability = None
         if training is None:  # node-level reliability of a design-only plan: no search
-            reliability = run("reliability", reliability_stage, scenario, catalog, training, design)
+            from clustertwin.reliability import analyze
+
+            reliability = run("reliability", analyze, scenario, catalog, training, design)
         else:
             run("reliability", check_inputs, scenario, catalog, training, design)
         run("economics", economics_stage, scenario, catalog, training, design, reliability)
-    run("buildout", plan_buildout, scenario, catalog, design, samples=2)
+    run("buildout", check_buildout, scenario, catalog, design)
     return lines
 
