@@ -128,6 +128,7 @@ def test_two_tier_opening_events_match_the_masked_loop(case, monkeypatch):
 
     monkeypatch.setattr(tiers, "TrialLoop", PerEvent)
     monkeypatch.setattr(tiers, "run_bulk", lambda *a: None)
+    monkeypatch.setattr(tiers, "run_flat", lambda *a: None)
     ref = simulate_tiers(*args, ref_rng, **kw)
     _same(fast, ref)
     np.testing.assert_array_equal(fast.local_restores, ref.local_restores)

@@ -33,6 +33,7 @@ import numpy as np
 
 from clustertwin.reliability.montecarlo import Outcome, RunSpec, TrialLoop
 from clustertwin.reliability.tierbulk import Resume, Schedule, need, run_bulk
+from clustertwin.reliability.tierflat import run_flat
 
 
 @dataclass(frozen=True)
@@ -75,7 +76,8 @@ def simulate_tiers(spec: RunSpec, tiers: TierSpec, local_h: np.ndarray | float,
     (the previous checkpoint of a tier is then always durable). Returns an :class:`Outcome`
     whose ``intervals_h`` are the local intervals; ``local_restores`` counts unexpected
     interruptions restored from the local tier. The events before any schedule can end run
-    unmasked (:mod:`.tierbulk`), the rest through :class:`.montecarlo.TrialLoop`."""
+    unmasked (:mod:`.tierbulk`), the rest on the running pairs only (:mod:`.tierflat`), with
+    :class:`.montecarlo.TrialLoop`'s masked events where a time is not finite."""
     sch = schedule(spec, tiers, local_h, every, local_on)
     loop = TrialLoop(spec, sch.tau.shape[0], trials, rng, count_causes, record, max_events,
                      blocks=True)
@@ -85,6 +87,7 @@ def simulate_tiers(spec: RunSpec, tiers: TierSpec, local_h: np.ndarray | float,
     with np.errstate(invalid="ignore"):  # finished trials hold inf - inf; masked
         if loop.active.size:                     # any schedule and trial
             run_bulk(loop, sch, st)
+            run_flat(loop, sch, st)
         while loop.active.any():
             _masked_event(loop, sch, st)
     return loop.outcome(sch.tau[:, 0], st.n_local)
