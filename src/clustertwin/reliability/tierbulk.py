@@ -65,11 +65,29 @@ def need(sch: Schedule, st: Resume) -> tuple[np.ndarray, np.ndarray]:
     return remaining, remaining + n_ck * sch.d_f + n_pfs * (sch.d_s - sch.d_f)
 
 
+def whole_counts(sch: Schedule) -> bool:
+    """Whether every ``kk`` is a whole number from 1 to 2**20 (then the checkpoint counts are
+    whole numbers too)."""
+    kk = sch.kk
+    return bool(np.all((kk == np.floor(kk)) & (kk >= 1.0) & (kk <= 2.0**20)))
+
+
+def mod_counts(x: np.ndarray, kk: np.ndarray, whole: bool) -> np.ndarray:
+    """``np.mod(x, kk)`` for checkpoint counts, bit for bit. With whole ``kk >= 1`` the counts
+    ``x`` are whole numbers; below 2**50 in size, ``x / kk`` is then never rounded across a
+    whole number, so ``x - kk * floor(x / kk)`` is exact (and gives +0.0 where the remainder
+    is zero, as ``np.mod`` does): a few fast operations instead of a slow one."""
+    if whole and x.size and x.max() < 2.0**50 and x.min() > -2.0**50:
+        return x - kk * np.floor(x / kk)
+    return np.mod(x, kk)
+
+
 def run_bulk(loop: Any, sch: Schedule, st: Resume) -> None:
     """Events while no pair can end; ``loop`` (a :class:`.montecarlo.TrialLoop` reading
     :class:`.arrivals.BlockRows`) and ``st`` are advanced in place."""
     rows, limit = loop.arrivals, loop.limit
     safe_below = sch.work * (1.0 - CLOCK_MARGIN) if bounded(sch) else -np.inf
+    ws = Work(loop.rec_end.shape, sch)
     while loop.events < loop.max_events:
         t, cause, planned, avail = rows.peek()
         if limit is not None and bool((t > limit).any()):
@@ -79,51 +97,98 @@ def run_bulk(loop: Any, sch: Schedule, st: Resume) -> None:
             return
         rows.next()
         loop.events += 1
-        _event(loop, sch, st, t, cause, planned, avail, s)
+        _recovery(loop, t, ws)
+        _event(loop, sch, st, t, cause, planned, avail, s, ws)
+
+
+class Work:
+    """Reused (schedule, trial) buffers of one run's opening, and ``kk - 1``."""
+
+    def __init__(self, shape: tuple[int, int], sch: Schedule) -> None:
+        self.f = np.empty((10, *shape))
+        self.b = np.empty((3, *shape), dtype=bool)
+        self.kk1 = sch.kk - 1.0
+        self.whole = whole_counts(sch)
+
+
+def _recovery(loop: Any, t: np.ndarray, ws: Work) -> None:
+    """Book the waiting and restart time since the previous event (every pair is active)."""
+    wait_end, t_prev = loop.wait_end, loop.t_prev
+    a, b = ws.f[0], ws.f[1]
+    np.minimum(t, wait_end, out=a)
+    np.subtract(a, t_prev, out=a)
+    loop.waiting += np.maximum(a, 0.0, out=a)
+    np.minimum(t, loop.rec_end, out=a)
+    np.maximum(wait_end, t_prev, out=b)
+    np.subtract(a, b, out=a)
+    loop.restart += np.maximum(a, 0.0, out=a)
+
+
+def _position(sch: Schedule, st: Resume, s: np.ndarray, ws: Work) -> tuple[np.ndarray, ...]:
+    """Where each pair stands in its schedule at the failure (the masked loop's arithmetic):
+    ``(k_done, comp, at_fail, k_loc, w_pfs, w_loc, r2)``."""
+    u, q, r, c, k_done, comp, at_fail, k_loc, w_pfs, w_loc = ws.f
+    np.multiply(st.j0, sch.p_loc, out=u)
+    np.add(s, u, out=u)
+    np.floor(np.divide(u, sch.p_sup, out=q), out=q)
+    np.subtract(u, np.multiply(q, sch.p_sup, out=r), out=r)
+    np.floor(np.divide(r, sch.p_loc, out=c), out=c)
+    np.minimum(c, ws.kk1, out=c)
+    r2 = u                                          # u is not needed any more
+    np.subtract(r, np.multiply(c, sch.p_loc, out=r2), out=r2)
+    qk = q
+    np.multiply(q, sch.kk, out=qk)
+    np.add(qk, c, out=k_done)
+    np.subtract(k_done, st.j0, out=k_done)
+    np.minimum(r2, sch.tau, out=comp)
+    np.multiply(k_done, sch.tau, out=at_fail)
+    np.add(st.w0, at_fail, out=at_fail)
+    np.add(at_fail, comp, out=at_fail)
+    fresh, m2, keep = ws.b
+    np.greater_equal(r2, sch.p_f, out=fresh)
+    np.less_equal(k_done, 0, out=m2)
+    np.logical_or(fresh, m2, out=fresh)
+    np.subtract(k_done, 1.0, out=k_loc)
+    np.copyto(k_loc, k_done, where=fresh)
+    i_pfs = c                                       # c is not needed any more
+    np.subtract(qk, st.j0, out=i_pfs)
+    np.greater_equal(r, sch.p_s, out=keep)
+    np.subtract(i_pfs, sch.kk, out=i_pfs, where=~keep)
+    np.multiply(i_pfs, sch.tau, out=w_pfs)
+    np.add(st.w0, w_pfs, out=w_pfs)
+    np.greater_equal(i_pfs, 1.0, out=keep)
+    np.copyto(w_pfs, st.p0, where=~keep)
+    np.multiply(k_loc, sch.tau, out=w_loc)
+    np.add(st.w0, w_loc, out=w_loc)
+    return k_done, comp, at_fail, k_loc, w_pfs, w_loc, r2
 
 
 def _event(loop: Any, sch: Schedule, st: Resume, t: np.ndarray, cause: np.ndarray,
-           planned: np.ndarray, avail: np.ndarray, s: np.ndarray) -> None:
+           planned: np.ndarray, avail: np.ndarray, s: np.ndarray, ws: Work) -> None:
     """One event at which every pair fails: the masked loop's failing branch."""
-    wait_end, t_prev = loop.wait_end, loop.t_prev
-    d_wait = np.maximum(np.minimum(t, wait_end) - t_prev, 0.0)
-    d_rest = np.maximum(np.minimum(t, loop.rec_end) - np.maximum(wait_end, t_prev), 0.0)
-    tau, kk, w0, j0 = sch.tau, sch.kk, st.w0, st.j0
-    u = s + j0 * sch.p_loc
-    q = np.floor(u / sch.p_sup)
-    r = u - q * sch.p_sup
-    c = np.minimum(np.floor(r / sch.p_loc), kk - 1.0)
-    r2 = r - c * sch.p_loc
-    k_done = q * kk + c - j0
-    comp = np.minimum(r2, tau)
-    at_fail = w0 + k_done * tau + comp
-    k_loc = np.where((r2 >= sch.p_f) | (k_done <= 0), k_done, k_done - 1.0)
-    i_pfs = q * kk - j0
-    i_pfs = np.where(r >= sch.p_s, i_pfs, i_pfs - kk)
-    w_pfs = np.where(i_pfs >= 1.0, w0 + i_pfs * tau, st.p0)
-    w_loc = w0 + k_loc * tau
+    tau, kk = sch.tau, sch.kk
+    k_done, comp, at_fail, k_loc, w_pfs, w_loc, _ = _position(sch, st, s, ws)
     survives = sch.on & (~loop.arrivals.repair_of[cause] | sch.keeps)
     use_loc = survives & ((k_loc >= 1.0) | st.w0_local) & (w_loc >= w_pfs)
     w_new = np.where(use_loc, w_loc, w_pfs)
     unexp = ~planned
     st.n_local += unexp & use_loc
+    st.j0 = np.where(unexp & use_loc, mod_counts(st.j0 + k_loc, kk, ws.whole), 0.0)
     st.w0 = np.where(planned, at_fail, w_new)
     st.p0 = np.where(planned, at_fail, w_pfs)
-    st.j0 = np.where(unexp & use_loc, np.mod(j0 + k_loc, kk), 0.0)
     st.w0_local = np.where(planned, sch.on, use_loc)
-    _settle(loop, t, cause, planned, avail, d_wait, d_rest, s - k_done * tau - comp,
+    stall = np.subtract(s, np.multiply(k_done, tau, out=k_done), out=k_done)
+    _settle(loop, t, cause, planned, avail, np.subtract(stall, comp, out=stall),
             np.where(unexp, at_fail - w_new, 0.0), at_fail, st.w0,
-            np.where(np.where(planned, sch.on, use_loc), sch.r_l, sch.r_s))
+            np.where(st.w0_local, sch.r_l, sch.r_s))
 
 
 def _settle(loop: Any, t: np.ndarray, cause: np.ndarray, planned: np.ndarray,
-            avail: np.ndarray, d_wait: np.ndarray, d_rest: np.ndarray, stall: np.ndarray,
+            avail: np.ndarray, stall: np.ndarray,
             lost: np.ndarray, at_fail: np.ndarray, kept: np.ndarray,
             restart_h: np.ndarray) -> None:
     """:meth:`.montecarlo.TrialLoop.settle` with every pair failing (totals of ended pairs and
-    the running mask do not change)."""
-    loop.waiting += d_wait
-    loop.restart += d_rest
+    the running mask do not change; waiting and restart are booked by :func:`_recovery`)."""
     loop.stall += stall
     loop.lost += lost
     loop.n_unexp += ~planned

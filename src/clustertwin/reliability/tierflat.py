@@ -18,7 +18,14 @@ from typing import Any
 import numpy as np
 
 from clustertwin.reliability.runspec import RunawayError
-from clustertwin.reliability.tierbulk import Resume, Schedule, bounded, need
+from clustertwin.reliability.tierbulk import (
+    Resume,
+    Schedule,
+    bounded,
+    mod_counts,
+    need,
+    whole_counts,
+)
 
 #: per-pair arrays of the loop and of the resume state, carried in the flat list
 LOOP_KEYS = ("rec_end", "wait_end", "done_work", "wall", "stall", "lost", "restart", "waiting",
@@ -36,6 +43,7 @@ class Flat:
         self.vals = {k: getattr(loop, k).ravel().take(pid) for k in LOOP_KEYS}
         self.vals.update({k: getattr(st, k).ravel().take(pid) for k in RESUME_KEYS})
         self.sch = self._schedule()
+        self.whole = whole_counts(sch)
 
     def _schedule(self) -> Schedule:
         sch, gi = self.full_sch, self.gi
@@ -168,7 +176,7 @@ def _checkpoints(flat: Flat, st: Resume, s: np.ndarray, cause: np.ndarray,
     v["n_local"] += unexp & use_loc
     v["w0"] = np.where(fail, kept_after, w0)
     v["p0"] = np.where(fail, np.where(planned, at_fail, w_pfs), p0)
-    v["j0"] = np.where(fail & ~planned & use_loc, np.mod(j0 + k_loc, kk),
+    v["j0"] = np.where(fail & ~planned & use_loc, mod_counts(j0 + k_loc, kk, flat.whole),
                        np.where(fail, 0.0, j0))
     v["w0_local"] = np.where(fail, np.where(planned, sch.on, use_loc), w0_local)
     restart_h = np.where(np.where(planned, sch.on, use_loc), sch.r_l, sch.r_s)
