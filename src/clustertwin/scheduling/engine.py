@@ -120,21 +120,32 @@ class _Run(Dispatch, Failures):
         self._setup_reservations()
 
     def go(self) -> RunOutput:
-        for j in range(self.n):
-            self.push(self.submit[j], ARRIVE, j)
+        """The event loop. Arrivals are known up front: they are read in (submit time, job)
+        order from a sorted list, not kept in the heap (which then holds only the running
+        jobs' ends and failures), and at one instant they come before the heap's events,
+        where the heap would have put them too (they were pushed first)."""
         for r in self.cfg.reservations:  # a pass when a reservation opens and closes
             self.push(r.start_s, WAKE, None)
             self.push(r.end_s, WAKE, None)
         if self.on_node is not None:
             self._next_failure()
+        sub = self.submit
+        arrivals = np.argsort(self.w.submit_s, kind="stable").tolist()
+        a = 0
+        next_arrival = sub[arrivals[0]] if self.n else math.inf
         events = 0
         heap = self.heap
         pop = heapq.heappop
-        while heap and self.outstanding > 0:
-            t = heap[0][0]
+        while (heap or a < self.n) and self.outstanding > 0:
+            t = heap[0][0] if heap and heap[0][0] < next_arrival else next_arrival
             if t > self.cfg.horizon_s:
                 break
             self._advance(t)
+            while next_arrival == t and a < self.n:
+                self._arrive(arrivals[a])
+                a += 1
+                events += 1
+                next_arrival = sub[arrivals[a]] if a < self.n else math.inf
             while heap and heap[0][0] == t:
                 _, _, kind, p = pop(heap)
                 events += 1
@@ -142,8 +153,6 @@ class _Run(Dispatch, Failures):
                     j, ep = p
                     if self.epoch[j] == ep and self.status[j] == RUNNING:
                         self._finish(j)
-                elif kind == ARRIVE:
-                    self._arrive(p)
                 elif kind == FAIL:
                     self._fail()
                 elif kind == REPAIR:
@@ -151,7 +160,7 @@ class _Run(Dispatch, Failures):
             self._schedule()
             if self.cfg.record_timeline:
                 self._sample()
-            if self.on_node is not None and not self.running and self._stalled():
+            if self.on_node is not None and not self.running and a == self.n and self._stalled():
                 break
         self._advance(self.now)
         return self._output(events)
