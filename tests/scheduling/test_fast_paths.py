@@ -106,6 +106,7 @@ def test_idle_node_count_makes_the_whole_node_shortcut_exact(tmp_path) -> None:
             st.repair(down.pop())
         idle = (st.full == st.node_gpus) & st.up
         assert st.idle_node_gpus == int(st.node_gpus[idle].sum())
+        assert (st.full_l, st.up_l) == (st.full.tolist(), st.up.tolist())  # the list mirrors
         mask = rng.uniform(size=spec.nodes) < 0.7
         for k in (st.max_node_gpus, st.max_node_gpus + 4, 30):
             for m in (None, mask):

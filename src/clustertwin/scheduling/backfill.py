@@ -40,7 +40,7 @@ class Backfill(Reservations):
                     if not any(int(hyp.gfree[x].max()) >= m for x in touched):
                         continue
                 elif k <= hyp.max_node_gpus:
-                    if not any(int(hyp.full[x]) >= k for x in touched):
+                    if not any(hyp.full_l[x] >= k for x in touched):
                         continue
                 elif hyp.idle_node_gpus < k:
                     continue
