@@ -3,11 +3,16 @@ and the Monte Carlo core alone, on synthetic inputs (no other stage involved).
 
 Targets (issue 5): 1,000 trials of a 16,384-GPU, 54-day run under 1 s; 1,000 trials of a
 100,000-GPU, 90-day run under 5 s. Measured for the single-tier default and for a two-tier
-schedule (local tier with a peer copy, both intervals searched)."""
+schedule (local tier with a peer copy, both intervals searched).
+
+Issue 25 (cold start): the stage on ``examples/default.yaml`` (16,384 H100s, its own design)
+in CPU seconds per warm call, target <= 0.08 s, and the single-tier Monte Carlo against the
+event-by-event reference it must match bit for bit (``simulate_events``)."""
 
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
@@ -15,7 +20,9 @@ import numpy as np
 from clustertwin.catalog import load_catalog
 from clustertwin.design.failure_rates import job_rates
 from clustertwin.reliability import analyze
-from clustertwin.reliability.montecarlo import RunSpec, simulate
+from clustertwin.reliability.montecarlo import RunSpec, simulate, simulate_events
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "default.yaml"
 
 
 def _inputs(gpus: int, days: float, trials: int = 1000, **extra):
@@ -56,7 +63,67 @@ def _time(fn, repeat: int = 3) -> float:
     return best
 
 
-def main() -> None:
+def _cpu(fn, repeat: int = 7) -> float:
+    """Best CPU seconds of ``repeat`` warm calls."""
+    fn()
+    best = float("inf")
+    for _ in range(repeat):
+        t = time.process_time()
+        fn()
+        best = min(best, time.process_time() - t)
+    return best
+
+
+def _compare(call: tuple) -> tuple[float, float]:
+    """CPU of one recorded ``simulate`` call, fast loop and reference, from the same state."""
+    spec, intervals, trials, state, kw = call
+
+    def rng() -> np.random.Generator:
+        r = np.random.default_rng()
+        r.bit_generator.state = state
+        return r
+
+    fast = _cpu(lambda: simulate(spec, intervals, trials, rng(), **kw))
+    return fast, _cpu(lambda: simulate_events(spec, intervals, trials, rng(), **kw), 3)
+
+
+def default_stage() -> dict[str, float]:
+    """CPU per warm ``analyze`` call on the default example, and its two Monte Carlo calls
+    (the interval search and the main run) against the reference loop on the same inputs."""
+    from clustertwin.catalog import load_catalog
+    from clustertwin.deadline import train
+    from clustertwin.design import design
+    from clustertwin.reliability import montecarlo, runs
+    from clustertwin.scenario import load_scenario
+
+    cat = load_catalog([])
+    sc = load_scenario(EXAMPLE, cat)
+    est = train(sc, cat)
+    des = design(sc, cat, est)
+    calls = []
+
+    def spy(spec, intervals, trials, rng, **kw):  # noqa: ANN001, ANN202
+        calls.append((spec, intervals, trials, rng.bit_generator.state, kw))
+        return montecarlo.simulate(spec, intervals, trials, rng, **kw)
+
+    runs.simulate = spy
+    try:
+        analyze(sc, cat, est, des)
+    finally:
+        runs.simulate = montecarlo.simulate
+    figures = {"default_analyze_cpu_s": _cpu(lambda: analyze(sc, cat, est, des))}
+    print("reliability stage on examples/default.yaml (CPU s per warm call, best of 7)")
+    print(f"  analyze()                     {figures['default_analyze_cpu_s']:.4f} s  (target <= 0.08 s)")
+    for name, call in zip(("search", "main"), calls, strict=False):
+        fast, ref = _compare(call)
+        figures[f"default_{name}_mc_cpu_s"] = fast
+        print(f"  {name:6s} Monte Carlo {np.size(call[1]):>2} x {call[2]:>5,} trials  {fast:.4f} s"
+              f"  (event-by-event reference {ref:.4f} s)")
+    return figures
+
+
+def main() -> dict[str, float]:
+    figures = default_stage()
     cat = _Catalog()
     print("reliability benchmark (best of 3, wall-clock seconds)")
     for gpus, days, target in ((16384, 54, 1.0), (100000, 90, 5.0)):
@@ -84,6 +151,7 @@ def main() -> None:
               f"(target < {target:.0f} s; ETTR {res.ettr_mean:.3f} vs {res.pfs_only_ettr_mean:.3f} "
               f"file system only; local {res.local_checkpoint_interval_min:.2f} min, file system "
               f"every {res.pfs_every_local})")
+    return figures
 
 
 if __name__ == "__main__":

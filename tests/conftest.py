@@ -12,6 +12,15 @@ ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
 
 
+def pytest_configure(config):  # noqa: ARG001
+    """The parse cache of packaged YAML (clustertwin.datacache) in a folder of this run, not
+    the user's ~/.cache (the CLI runs the tests start inherit it)."""
+    import os
+    import tempfile
+
+    os.environ.setdefault("CLUSTERTWIN_CACHE_DIR", tempfile.mkdtemp(prefix="clustertwin-test-cache-"))
+
+
 @pytest.fixture(scope="session")
 def catalog():
     from clustertwin.catalog import load_catalog

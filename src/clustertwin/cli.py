@@ -7,8 +7,14 @@ Heavy imports (numpy, pydantic models, plotly) happen inside the commands so tha
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 import time
+
+# One BLAS thread: the command's arrays are small, and starting a pool of OpenBLAS threads
+# is a third of numpy's import time (set before numpy is first imported; a user's own
+# setting wins).
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -96,7 +102,8 @@ def validate(
     catalog: CatalogOpt = None,
 ) -> None:
     """Check scenario files: schema, types, catalog ids, and the feasibility checks `plan` makes
-    (a parallelism plan fits, the fabric can be built, ...). One line per problem; exit 2 if any."""
+    (a parallelism plan fits, the fabric can be built, the job is not hopeless under its failure
+    rate, ...) without running plan's Monte Carlo simulations. One line per problem; exit 2 if any."""
     from clustertwin.catalog import load_catalog
     from clustertwin.errors import UserError
     from clustertwin.plan import feasibility_problems
@@ -163,11 +170,10 @@ def catalog_show(
     catalog: CatalogOpt = None,
 ) -> None:
     """Show every field of a catalog entry, with its source."""
-    import yaml
-
     from clustertwin.catalog import load_catalog
     from clustertwin.cli_common import emit_json
     from clustertwin.errors import UsageError
+    from clustertwin.quoting import terminal_yaml
 
     cat = load_catalog(catalog or [])
     found = cat.find(entry_id)
@@ -181,7 +187,7 @@ def catalog_show(
     if json_out:
         emit_json(docs if len(docs) > 1 else docs[0])
     else:
-        typer.echo(yaml.safe_dump_all(docs, sort_keys=False, allow_unicode=True).rstrip())
+        typer.echo(terminal_yaml(docs).rstrip())
 
 
 # Stage commands live with their stages; each module exposes register(app).

@@ -18,6 +18,7 @@ Hostile or careless input never crashes, hangs or is silently misread:
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import re
@@ -299,6 +300,27 @@ def read_document(path: str | Path, max_bytes: int = MAX_DOCUMENT_BYTES, numbers
     text = read_text(p, max_bytes, "file")
     fmt = "toml" if p.suffix.lower() == ".toml" else "yaml"
     return parse_text(text, str(p), fmt, numbers)
+
+
+def read_packaged(path: str | Path) -> Any:
+    """A YAML file shipped inside the package (catalog, design rules, step book): parsed with
+    the same number rules and duplicate-key refusal as :func:`read_document`, without the
+    hostile-input scans that only a user's file needs (its problems would be our bugs), and
+    through the parse cache of :mod:`clustertwin.datacache`."""
+    from clustertwin import datacache
+
+    return datacache.load(Path(path), _load_packaged, _parser_id())
+
+
+def _load_packaged(text: str) -> Any:
+    return yaml.load(text, Loader=_NumberLoader)  # noqa: S506 - safe loader subclass
+
+
+@functools.lru_cache(maxsize=1)
+def _parser_id() -> bytes:
+    """What the parse of a packaged file depends on besides its bytes: this module's source
+    (the number and key rules) and the PyYAML version."""
+    return yaml.__version__.encode() + b"\0" + Path(__file__).read_bytes()
 
 
 _UNION_TAGS = frozenset({"int", "float", "bool", "str", "none", "date", "dict", "list"})

@@ -24,7 +24,7 @@ PACKAGE = "clustertwin"
 #: ``__init__`` (the public facade) belong to the CLI layer.
 #: Packages that do not exist yet (decision, serve, drawings, measure) may stay listed.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("foundation", ("_lazy", "errors", "io", "checked", "quoting", "outputs", "fmt", "layers")),
+    ("foundation", ("_lazy", "errors", "io", "datacache", "checked", "quoting", "outputs", "fmt", "layers")),
     ("catalog", ("catalog", "data")),
     ("scenario", ("scenario",)),
     ("training", ("perf",)),

@@ -120,10 +120,7 @@ def make_plan(scenario: Scenario, catalog: Catalog,
         if on_stage:
             on_stage("training")
         training = _root(scenario, lambda: training_stage(scenario, catalog))
-    design = run("design", design_stage, scenario, catalog, training)
-    training, design = _spares_inside(scenario, catalog, training, design,
-                                      lambda sc, t: run("design", design_stage, sc, catalog, t),
-                                      warnings)
+    training, design = _designed(scenario, catalog, training, run, design_stage, warnings)
     reliability = run("reliability", reliability_stage, scenario, catalog, training, design)
     scale = 1.0
     for _ in range(DEADLINE_ROUNDS):
@@ -132,10 +129,7 @@ def make_plan(scenario: Scenario, catalog: Catalog,
             break
         scale *= scenario.cluster.deadline_days / (scenario.cluster.deadline_days + late) * DEADLINE_MARGIN
         training = _root(scenario, lambda: training_stage(scenario, catalog, ettr_scale=scale))  # noqa: B023
-        design = run("design", design_stage, scenario, catalog, training)
-        training, design = _spares_inside(
-            scenario, catalog, training, design,
-            lambda sc, t: run("design", design_stage, sc, catalog, t), warnings)
+        training, design = _designed(scenario, catalog, training, run, design_stage, warnings)
         reliability = run("reliability", reliability_stage, scenario, catalog, training, design)
     late = _deadline_excess(scenario, reliability)
     if late > 0:
@@ -180,6 +174,22 @@ def _decide() -> Callable[..., Any]:
     from clustertwin.decision import decide
 
     return decide
+
+
+def _designed(scenario: Scenario, catalog: Catalog, training: Any, run: Callable[..., Any],
+              design_stage: Callable[..., Any], warnings: list[str],
+              cabling: bool = True) -> tuple[Any, Any]:
+    """The design stage, with the job re-estimated when hot spares take installed nodes'
+    slots (:func:`_spares_inside`). The first pass leaves the site unplaced (``cabling=False``:
+    placing it is most of the stage's work); the design kept is a full one unless ``cabling``
+    is False (``validate``: placing the site only ever warns)."""
+    draft = run("design", design_stage, scenario, catalog, training, cabling=False)
+    training, design = _spares_inside(
+        scenario, catalog, training, draft,
+        lambda sc, t: run("design", design_stage, sc, catalog, t, cabling=cabling), warnings)
+    if cabling and design is draft and draft is not None:
+        design = run("design", design_stage, scenario, catalog, training)
+    return training, design
 
 
 def _spares_inside(scenario: Scenario, catalog: Catalog, training: Any, design: Any,
@@ -231,14 +241,19 @@ def feasibility_problems(scenario: Scenario, catalog: Catalog) -> list[str]:
     runs as in :func:`make_plan`; a stage that cannot run because an earlier one failed on
     the user's input is skipped, the others still report theirs. Bugs are not user problems
     and are left to ``plan``, which shows their traceback."""
-    training_stage, design_stage, reliability_stage, economics_stage, plan_buildout = _stage_functions()
+    from clustertwin.buildout.plan import check_buildout
+    from clustertwin.deadline import train as training_stage
+    from clustertwin.design import design as design_stage
+    from clustertwin.economics import economics as economics_stage
+    from clustertwin.reliability.check import check_inputs
+
     lines: list[str] = []
     failed = False
 
-    def run(name: str, fn: Callable[..., Any], *args: Any) -> Any:
+    def run(name: str, fn: Callable[..., Any], *args: Any, **kw: Any) -> Any:
         nonlocal failed
         try:
-            return fn(*args)
+            return fn(*args, **kw)
         except UserError as exc:
             lines.extend(line for line in exc.lines() if line not in lines)
             failed = True
@@ -250,10 +265,19 @@ def feasibility_problems(scenario: Scenario, catalog: Catalog) -> list[str]:
         return None
 
     training = None if scenario.design_only else run("training", training_stage, scenario, catalog)
-    design = run("design", design_stage, scenario, catalog, training)  # on the installed GPUs if no estimate
+    # on the installed GPUs if no estimate; the job re-estimated as plan does when hot spares
+    # take installed slots
+    training, design = _designed(scenario, catalog, training, run, design_stage, [], cabling=False)
     if not failed:
-        reliability = run("reliability", reliability_stage, scenario, catalog, training, design)
+        # the Monte Carlos are left to plan: their inputs are checked, not simulated
+        reliability = None
+        if training is None:  # node-level reliability of a design-only plan: no search
+            from clustertwin.reliability import analyze
+
+            reliability = run("reliability", analyze, scenario, catalog, training, design)
+        else:
+            run("reliability", check_inputs, scenario, catalog, training, design)
         run("economics", economics_stage, scenario, catalog, training, design, reliability)
-    run("buildout", plan_buildout, scenario, catalog, design)
+    run("buildout", check_buildout, scenario, catalog, design)
     return lines
 

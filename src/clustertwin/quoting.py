@@ -134,6 +134,29 @@ def yaml_text(obj: Any, *, sort_keys: bool = False, **options: Any) -> str:
     return yaml.dump(obj, **kw)
 
 
+def terminal_yaml(docs: list[Any]) -> str:
+    """Documents as YAML for a terminal: readable Unicode when every string in them is
+    printable (line breaks and tabs aside); otherwise all of it as :func:`yaml_text` writes
+    it (ASCII escapes), so no bidi override, line separator or control character from a
+    user's catalog reaches the terminal."""
+    import yaml
+
+    if all(_printable(d) for d in docs):
+        return yaml.safe_dump_all(docs, sort_keys=False, allow_unicode=True)
+    return yaml.dump_all(docs, Dumper=_yaml_dumper(), allow_unicode=False, sort_keys=False,
+                         default_flow_style=False, width=1_000_000_000)
+
+
+def _printable(o: Any) -> bool:
+    if isinstance(o, str):
+        return o.replace("\n", "").replace("\t", "").isprintable()
+    if isinstance(o, dict):
+        return all(_printable(k) and _printable(v) for k, v in o.items())
+    if isinstance(o, list | tuple):
+        return all(_printable(v) for v in o)
+    return True
+
+
 _YAML_PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_./-]*", re.ASCII)
 _YAML_RESERVED = {"y", "n", "yes", "no", "on", "off", "true", "false", "null", "~"}
 

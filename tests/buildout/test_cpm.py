@@ -129,3 +129,20 @@ def test_rows_drawn_on_demand_are_the_matrix_rows():
                                                                       list(net.numbers), 11, 300))
     assert a.finish.tobytes() == b.finish.tobytes()
     assert a.criticality.tobytes() == b.criticality.tobytes()
+
+
+@pytest.mark.parametrize("omp", [(2.0, 2.0, 7.0), (2.0, 7.0, 7.0), (0.0, 0.0, 0.0), (0.0, 1.5, 4.0),
+                                 (3.0, 3.0, 3.0), (0.25, 0.5, 1e6)],
+                         ids=["mode at low end", "mode at high end", "all zero", "from zero",
+                              "fixed", "long tail"])
+def test_rows_take_one_branch_each_bit_for_bit(omp):
+    """The on-demand rows pick the inverse-CDF branch arithmetically (one square root per
+    sample); edge shapes where one branch is empty or both are zero stay bit for bit."""
+    from clustertwin.buildout.montecarlo import TriangularRows
+
+    o, m, p = (np.array([v, 1.0]) for v in omp)
+    m[1], p[1] = 2.0, 4.0
+    whole = triangular(o, m, p, uniforms(3, 2, 5000))
+    rows = TriangularRows(o, m, p, [1, 2], 3, 5000)
+    for i in (0, 1):
+        assert rows[i].tobytes() == whole[i].tobytes()

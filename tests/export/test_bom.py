@@ -93,3 +93,23 @@ def test_without_openpyxl_the_csv_is_written_and_the_gap_named(monkeypatch):
     files, warnings = bf.bom_files(make_context(scenario(16), catalog()))
     assert set(files) == {"bom.csv"}
     assert len(warnings) == 1 and "clustertwin[xlsx]" in warnings[0]
+
+
+def test_bom_xlsx_is_the_same_bytes_for_the_same_design():
+    """No export time inside the workbook: its document dates and zip member times are fixed,
+    so two exports of one design are byte-identical, and it still opens with its sheets."""
+    pytest.importorskip("openpyxl")
+    import zipfile
+
+    import openpyxl
+
+    from clustertwin.export import bom_files as bf
+
+    lines, _ = bf.bom_lines(make_context(scenario(256), catalog()))
+    first = bf.bom_xlsx(lines)
+    assert bf.bom_xlsx(lines) == first
+    with zipfile.ZipFile(io.BytesIO(first)) as z:
+        assert {i.date_time for i in z.infolist()} == {bf.FIXED_TIME}
+    wb = openpyxl.load_workbook(io.BytesIO(first))
+    assert wb.sheetnames[0] == "summary"
+    assert (wb.properties.created.year, wb.properties.modified.year) == (1980, 1980)

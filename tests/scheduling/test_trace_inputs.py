@@ -171,6 +171,7 @@ def test_load_refused_without_a_window(tmp_path: Path) -> None:
     (["--scale", "inf"], "--scale"), (["--share", "nosuch=1"], "unknown team"),
     (["--team-limit", "llm=nan"], "finite"), (["--policy", "multifactor:age=nan"], "finite"),
     (["--time-limit-factor", "inf"], "--time-limit-factor"),
+    (["--policy", "fifo+backfill+backfill"], "given twice"),
 ], ids=lambda v: v if isinstance(v, str) else "_".join(v))
 def test_options_validated(args: list[str], msg: str) -> None:
     res = run("--cluster", "pool:64", "--trace", str(DATA / "slurm.sacct"), *args)
@@ -225,3 +226,17 @@ def test_schedule_html_escapes_trace_names(tmp_path: Path) -> None:
     assert res.exit_code == 0, res.output
     page = (out / "schedule.html").read_text()
     assert "<script>alert" not in page
+
+
+@pytest.mark.parametrize("rows,needle", [
+    ([], "the trace has no rows"),
+    (["a,0,1,-5", "b,x,1,10"], "all 2 rows rejected"),
+])
+def test_a_trace_with_no_job_left_is_an_error(tmp_path: Path, rows: list[str], needle: str) -> None:
+    """Nothing to replay is the input's error (exit 2, one line per reason), not an empty
+    comparison with exit 0."""
+    res = run("--cluster", "pool:8", "--trace", str(_jobs_csv(tmp_path, rows)), "--json")
+    assert res.exit_code == 2, res.output
+    lines = [ln for ln in res.output.splitlines() if ln.startswith("error:")]
+    assert lines and all(needle in ln and "jobs.csv" in ln for ln in lines)
+    assert len(lines) == (2 if rows else 1) and "Traceback" not in res.output

@@ -164,7 +164,8 @@ def test_every_section_same_plans_with_cache(reference):
     first = StageMemo()
     for _, a in CASES[:1] + [c for c in CASES if c[0] == "economics.cloud_usd_per_gpu_hour"]:
         make_plan(*_scenario(a), memo=first)
-    assert first.hits["training"] == 1 and first.hits["design"] == 1
+    # design: the unplaced draft (which tells whether spares take slots) and the full design
+    assert first.hits["training"] == 1 and first.hits["design"] == 2
     assert first.misses["reliability"] == 2  # it prices the wasted GPU-hours
 
 
@@ -194,7 +195,8 @@ def test_seed_reuses_training_and_design_only():
     memo = StageMemo()
     for a in ({}, {"reliability.seed": 8}, {"reliability.seed": 8, "buildout.start_date": "2028-01-04"}):
         make_plan(*_scenario(a), memo=memo)
-    assert memo.hits == {"training": 2, "design": 2, "reliability": 1, "economics": 1, "buildout": 0}
+    # design: twice per plan (the unplaced draft, then the full design), both reused
+    assert memo.hits == {"training": 2, "design": 4, "reliability": 1, "economics": 1, "buildout": 0}
     assert memo.misses["buildout"] == 3
 
 
@@ -204,7 +206,7 @@ def test_design_only_plan_same_with_cache():
     for a in ({}, {"economics.cloud_usd_per_gpu_hour": 2.0}, {}):
         s, cat = _scenario(a, base)
         assert _fingerprint(make_plan(s, cat, memo=memo)) == _fingerprint(make_plan(s, cat))
-    assert memo.hits["design"] == 2 and memo.uncached["design"] == 0
+    assert memo.hits["design"] == 4 and memo.uncached["design"] == 0  # draft + full, twice
 
 
 def test_cache_stays_within_size():

@@ -46,13 +46,41 @@ class TriangularRows:
         self._bits = np.random.PCG64(np.random.SeedSequence(seed))
         self._start = self._bits.state
         self._gen = np.random.Generator(self._bits)
+        # triangular()'s per-row constants, computed once (the same element-wise arithmetic)
+        o, m, p = self.o, self.m, self.p
+        span = p - o
+        safe = np.where(span > 0, span, 1.0)
+        self._fc = ((m - o) / safe).tolist()
+        self._low = (safe * (m - o)).tolist()
+        self._high = (safe * (p - m)).tolist()
+        self._o, self._p = o.tolist(), p.tolist()
+        self._bufs = tuple(np.empty(samples) for _ in range(5))
 
     def __getitem__(self, i: int) -> np.ndarray:
+        """Row ``i``: :func:`triangular` of its uniform row, with one square root per sample
+        (of the branch it takes) instead of two. The branches are picked without branching
+        (``a * 1.0 + b * 0.0`` is ``a`` exactly for finite ``b``; random masks defeat branch
+        prediction). The row is written into a buffer that the next call overwrites (the
+        passes read each row once, before asking for the next)."""
         self._bits.state = self._start
         self._bits.advance((self.numbers[i] - 1) * self.samples)
-        u = self._gen.random((1, self.samples))
-        sl = slice(i, i + 1)
-        return triangular(self.o[sl], self.m[sl], self.p[sl], u)[0]
+        u, low, high, x, y = self._bufs
+        self._gen.random(out=u)
+        np.less(u, self._fc[i], out=low, casting="unsafe")       # 1.0 on the left branch
+        np.subtract(1.0, low, out=high)
+        np.subtract(1.0, u, out=y)
+        y *= self._high[i]
+        y *= high
+        u *= self._low[i]
+        u *= low
+        y += u                                  # u (p-o)(m-o) on the left, (1-u)(p-o)(p-m) right
+        np.sqrt(y, out=y)
+        np.add(y, self._o[i], out=x)
+        x *= low
+        np.subtract(self._p[i], y, out=y)
+        y *= high
+        y += x
+        return y
 
 
 def triangular(o: np.ndarray, m: np.ndarray, p: np.ndarray, u: np.ndarray) -> np.ndarray:

@@ -108,6 +108,25 @@ def _simulate(
     return _Run(steps, net, det, mc, quantiles)
 
 
+def check_buildout(scenario: Any, catalog: Any, design: Any = None) -> None:
+    """What :func:`plan_buildout` refuses in a scenario (its profile, quantities, lead-time and
+    crew changes, a dependency cycle they make), without the Monte Carlo (``validate``)."""
+    book, profiles = load_steps(), load_profiles()
+    profile, _, _, q, own = _inputs(scenario, catalog, design, profiles)
+    steps = _base_steps(book, profiles, profile, q, own)
+    compile_network({n: s.after for n, s in steps.items()}, GO_LIVE, source="--what-if", key="")
+
+
+def _inputs(scenario: Any, catalog: Any, design: Any, profiles: Any) -> tuple:
+    """``(profile, start date, seed, quantities, the scenario's own changes)``."""
+    profile, start, seed = _scenario_inputs(scenario)
+    q = derive_quantities(scenario, catalog, design)
+    if profile == "auto":
+        profile = auto_profile(profiles, design, q.gpus)
+    own = scenario_what_if(getattr(scenario, "buildout", None))  # buildout.lead_times.*, crews
+    return profile, start, seed, q, own
+
+
 def _scenario_inputs(scenario: Any) -> tuple[str, _dt.date, int]:
     b = getattr(scenario, "buildout", None)
     profile = getattr(b, "profile", None) or "new-build"
@@ -150,17 +169,10 @@ def plan_buildout(
         raise UsageError([Problem("buildout", "samples", "need at least 2 Monte Carlo samples")])
     if distribution not in ("triangular", "pert"):
         raise UsageError([Problem("buildout", "distribution", "expected triangular or pert")])
-    book = load_steps()
-    profiles = load_profiles()
-    known = {s.number for s in book.steps}
-    what_ifs = parse_what_ifs(what_if, known)
-    profile, start, seed = _scenario_inputs(scenario)
-    q = derive_quantities(scenario, catalog, design)
-    if profile == "auto":
-        profile = auto_profile(profiles, design, q.gpus)
+    book, profiles = load_steps(), load_profiles()
+    what_ifs = parse_what_ifs(what_if, {s.number for s in book.steps})
+    profile, start, seed, q, own = _inputs(scenario, catalog, design, profiles)
     u = len(book.steps) if distribution == "triangular" else None  # rows of the shared draws
-
-    own = scenario_what_if(getattr(scenario, "buildout", None))  # buildout.lead_times.*, crews
     base = _simulate(_base_steps(book, profiles, profile, q, own), u, samples, seed, distribution)
     shifts = [
         _what_if(with_base(w, own), book, profiles, profile, q, u, samples, seed, distribution, base)

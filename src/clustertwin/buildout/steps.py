@@ -20,7 +20,7 @@ from typing import Literal, get_args
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from clustertwin.errors import Problem, ScenarioError
-from clustertwin.io import pydantic_problems, read_document
+from clustertwin.io import pydantic_problems, read_document, read_packaged
 
 DATA_DIR = Path(__file__).parent / "data"
 GO_LIVE = 195
@@ -152,7 +152,7 @@ def _validate_book(book: StepBook, source: str) -> None:
 def load_steps(path: str | None = None) -> StepBook:
     """Load and check the step book (built-in ``data/steps.yaml`` unless a path is given)."""
     p = Path(path) if path else DATA_DIR / "steps.yaml"
-    doc = read_document(p)
+    doc = read_document(p) if path else read_packaged(p)
     try:
         book = StepBook.model_validate(doc)
     except ValidationError as exc:
@@ -165,7 +165,7 @@ def load_steps(path: str | None = None) -> StepBook:
 def load_profiles(path: str | None = None) -> dict[str, Profile]:
     """Load the build-out profiles (built-in ``data/profiles.yaml`` unless a path is given)."""
     p = Path(path) if path else DATA_DIR / "profiles.yaml"
-    doc = read_document(p)
+    doc = read_document(p) if path else read_packaged(p)
     out: dict[str, Profile] = {}
     problems: list[Problem] = []
     for key, body in (doc or {}).items():

@@ -26,7 +26,7 @@ from pydantic import ValidationError
 
 from clustertwin.catalog.models import KINDS, Entry
 from clustertwin.errors import Problem, ScenarioError
-from clustertwin.io import pydantic_problems, read_document
+from clustertwin.io import pydantic_problems, read_document, read_packaged
 
 DATA_DIR = Path(__file__).parent / "data"
 
@@ -82,8 +82,8 @@ class Catalog:
         return self.get("fabric", entry_id, **kw)
 
 
-def _load_file(path: Path) -> list[tuple[str, Entry]]:
-    doc = read_document(path)
+def _load_file(path: Path, packaged: bool = False) -> list[tuple[str, Entry]]:
+    doc = read_packaged(path) if packaged else read_document(path)
     if doc is None:
         return []
     if not isinstance(doc, dict):
@@ -121,7 +121,7 @@ def _yaml_files(directory: Path) -> Iterable[Path]:
 def _builtin() -> tuple[tuple[str, Entry, str], ...]:
     rows = []
     for path in _yaml_files(DATA_DIR):
-        for kind, entry in _load_file(path):
+        for kind, entry in _load_file(path, packaged=True):
             rows.append((kind, entry, path.name))
     return tuple(rows)
 

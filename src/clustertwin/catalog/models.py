@@ -10,9 +10,13 @@ The registry :data:`KINDS` maps the key used in catalog YAML files to the model 
 
 from __future__ import annotations
 
+import datetime as _dt
+import re
 from typing import Annotated, Literal
 
 from pydantic import (
+    AfterValidator,
+    BeforeValidator,
     Field,
     PositiveFloat,
     PositiveInt,
@@ -27,6 +31,26 @@ from clustertwin.quoting import IDENT_PATTERN, check_identifier
 #: Upper bounds far above any part shipped or announced (a 1e308 W GPU or a 1e308 TFLOP/s peak
 #: in a user's --catalog folder used to flow quietly into every figure): typos, not hardware.
 _Tflops = Annotated[float, Field(gt=0, le=1e6)]
+
+_AS_OF = re.compile(r"\d{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?)?")
+
+
+def _date_text(v: object) -> object:
+    """An unquoted YAML date or year (``as_of: 2024-10-01``, ``as_of: 2024``) as text."""
+    if isinstance(v, int) and not isinstance(v, bool):
+        return str(v)
+    return v.isoformat() if isinstance(v, _dt.date) else v
+
+
+def _as_of(v: str) -> str:
+    if not _AS_OF.fullmatch(v):
+        raise ValueError(f"a date: YYYY, YYYY-MM or YYYY-MM-DD (got {v[:40]!r})")
+    return v
+
+
+#: when a figure was true: YYYY, YYYY-MM or YYYY-MM-DD (``OptAsOf``: or empty)
+AsOf = Annotated[str, BeforeValidator(_date_text), AfterValidator(_as_of)]
+OptAsOf = Annotated[str, BeforeValidator(_date_text), AfterValidator(lambda v: v and _as_of(v))]
 
 
 class _Frozen(CheckedModel):
@@ -45,7 +69,7 @@ class Entry(_Frozen):
                     f"and exports name things by, so an identifier: {IDENT_PATTERN}")
     name: str = Field(description="human-readable name")
     source: str = Field(description="where the figures of this entry come from")
-    as_of: str = Field(description="date (YYYY or YYYY-MM or YYYY-MM-DD) the figures were true")
+    as_of: AsOf = Field(description="date (YYYY or YYYY-MM or YYYY-MM-DD) the figures were true")
     notes: str = Field("", description="caveats, derivations")
 
     @field_validator("id", mode="after")
@@ -58,7 +82,7 @@ class Entry(_Frozen):
 class Priced(_Frozen):
     price_usd: float | None = Field(None, ge=0, description="unit price, USD")
     price_source: str = Field("", description="where the price comes from")
-    price_as_of: str = Field("", description="when the price was quoted")
+    price_as_of: OptAsOf = Field("", description="when the price was quoted (YYYY[-MM[-DD]])")
 
 
 class GPU(Entry, Priced):
@@ -82,7 +106,7 @@ class GPU(Entry, Priced):
     achieved_hbm_tb_per_s: float | None = Field(
         None, gt=0, description="measured HBM copy bandwidth, TB/s (a STREAM-like copy kernel)")
     achieved_source: str = Field("", description="where the achieved_* figures were measured")
-    achieved_as_of: str = Field("", description="when the achieved_* figures were measured")
+    achieved_as_of: OptAsOf = Field("", description="when the achieved_* figures were measured")
     variant_of: str = Field("", description="catalog id of the part this one is a variant of (same die, "
                             "other memory, power or clocks)")
 
@@ -254,7 +278,7 @@ class SourcedValue(_Frozen):
     value: float = Field(ge=0, description="a cost, rate or count; never negative")
     unit: str
     source: str
-    as_of: str
+    as_of: AsOf
     notes: str = ""
 
 

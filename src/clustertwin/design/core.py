@@ -30,9 +30,12 @@ def _switch(catalog, switch_id: str, fallback, warnings: list[str], what: str):
     return fallback
 
 
-def design(scenario, catalog, estimate=None, *, rules: DesignRules | None = None) -> ClusterDesign:
+def design(scenario, catalog, estimate=None, *, rules: DesignRules | None = None,
+           cabling: bool = True) -> ClusterDesign:
     """Physical design for the scenario's job (GPU count from ``estimate.gpus``; without an
-    estimate, ``scenario.cluster.gpus``). ``rules`` overrides the built-in design rules."""
+    estimate, ``scenario.cluster.gpus``). ``rules`` overrides the built-in design rules.
+    ``cabling=False`` leaves the site unplaced: no ``cabling`` summary, and the bill of
+    materials keeps the catalog's transceiver and cable lines (a draft the plan redoes)."""
     rules = rules or load_rules()
     src = scenario.source
     cl = scenario.cluster
@@ -89,12 +92,13 @@ def design(scenario, catalog, estimate=None, *, rules: DesignRules | None = None
     lines = _bom(catalog, node, fab, switch, inband_sw, oob_sw, cf, mgmt, storage, power,
                  cooling, racks, floor, nodes, leaf_sw=leaf_sw, upper_sw=upper_sw,
                  existing=existing, rules=rules)
-    return _with_cabling(catalog, ClusterDesign(node_id=node.id, gpu_id=cl.gpu, layout=layout, fabric=cf,
-                         networks=mgmt, storage=storage, power=power, cooling=cooling,
-                         rack_counts=racks, floor=floor, bom=lines, warnings=tuple(warnings),
-                         notes=tuple(notes),
-                         facility="existing-facility" if existing else "new-build",
-                         job_gpus_limit=job_gpus_limit))
+    drafted = ClusterDesign(node_id=node.id, gpu_id=cl.gpu, layout=layout, fabric=cf,
+                            networks=mgmt, storage=storage, power=power, cooling=cooling,
+                            rack_counts=racks, floor=floor, bom=lines, warnings=tuple(warnings),
+                            notes=tuple(notes),
+                            facility="existing-facility" if existing else "new-build",
+                            job_gpus_limit=job_gpus_limit)
+    return _with_cabling(catalog, drafted) if cabling else drafted
 
 
 #: BOM lines priced from the catalog's fabric transceivers and cables; a placed site replaces
@@ -107,10 +111,10 @@ MEDIA_ITEMS = ("compute-fabric switch transceivers", "compute-fabric node transc
 def _with_cabling(catalog, d: ClusterDesign) -> ClusterDesign:
     """The design with its cables by medium, from the placed site's cabling map; a site with a
     link no cable medium reaches keeps no cabling summary and warns (export refuses it)."""
-    from clustertwin.design.site.summary import by_medium, cabling_map, media_bom_lines
+    from clustertwin.design.site.summary import cable_counts, media_bom_lines
 
     try:
-        counts = by_medium(cabling_map(d, catalog))
+        counts = cable_counts(d, catalog)
     except InfeasibleError as e:
         return replace(d, warnings=(*d.warnings, f"cabling not placed: {e.problems[0].message}"))
     # cables and optics: one line per medium the cabling map chose, in place of the catalog's

@@ -40,7 +40,7 @@ class Medium:
 @lru_cache(maxsize=1)
 def load_media() -> tuple[Medium, ...]:
     text = resources.files(__package__).joinpath("data/cable_media.yaml").read_text()
-    rows = yaml.safe_load(text)["media"]
+    rows = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))["media"]  # noqa: S506
     out = [Medium(**{k: (str(v) if k in ("as_of", "part_number") else v)
                      for k, v in r.items()}) for r in rows]
     return tuple(sorted(out, key=lambda m: m.usd_per_link))

@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from clustertwin.io import read_document
+from clustertwin.io import read_packaged
 
 RULES_FILE = Path(__file__).parent / "data" / "design_rules.yaml"
 
@@ -69,7 +69,7 @@ class DesignRules(BaseModel):
 @lru_cache(maxsize=1)
 def load_rules() -> DesignRules:
     """The built-in rules (cached; the result is frozen)."""
-    doc = read_document(RULES_FILE)
+    doc = read_packaged(RULES_FILE)
     return DesignRules(items={k: Rule.model_validate(v) for k, v in doc["rules"].items()})
 
 

@@ -5,16 +5,22 @@
 category with the CSV's columns, each extended price a formula (quantity x unit price) and a
 total row (``SUM``), and a ``summary`` sheet whose per-category totals point at those total
 cells and add up to the capex. Without openpyxl the export writes ``bom.csv`` and says why
-``bom.xlsx`` is missing.
+``bom.xlsx`` is missing. The workbook is the same bytes for the same design: its document
+dates and its zip members' times are fixed (:data:`FIXED_TIME`), not the time of the export.
 """
 
 from __future__ import annotations
 
 import io
+import re
+import zipfile
 
 from clustertwin.economics.bom import COLUMNS, bom_csv, vendor_bom
 
 _USD = '"$"#,##0.00'
+#: the workbook's created / modified date and its zip members' time (zip's earliest is 1980)
+FIXED_TIME = (1980, 1, 1, 0, 0, 0)
+_CORE_DATES = re.compile(rb"(<dcterms:(?:created|modified)[^>]*>)[^<]*(</dcterms:)")
 
 
 def bom_lines(ctx):
@@ -69,4 +75,21 @@ def bom_xlsx(lines) -> bytes:
         summary.cell(r, 2).number_format = _USD
     buf = io.BytesIO()
     wb.save(buf)
-    return buf.getvalue()
+    return _reproducible(buf.getvalue())
+
+
+def _reproducible(xlsx: bytes) -> bytes:
+    """The workbook with its dates and member times fixed (same design, same bytes)."""
+    out = io.BytesIO()
+    stamp = "{:04d}-{:02d}-{:02d}T{:02d}:{:02d}:{:02d}Z".format(*FIXED_TIME).encode()
+    with zipfile.ZipFile(io.BytesIO(xlsx)) as src, \
+            zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
+        for info in src.infolist():
+            data = src.read(info)
+            if info.filename == "docProps/core.xml":
+                data = _CORE_DATES.sub(lambda m: m.group(1) + stamp + m.group(2), data)
+            member = zipfile.ZipInfo(info.filename, date_time=FIXED_TIME)
+            member.compress_type = zipfile.ZIP_DEFLATED
+            member.external_attr = info.external_attr
+            dst.writestr(member, data)
+    return out.getvalue()

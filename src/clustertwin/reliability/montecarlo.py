@@ -21,123 +21,24 @@ Model (times in hours):
 
 Wall time splits exactly into useful work + checkpoint stalls + lost progress + restart +
 waiting for repair.
+
+:func:`simulate` runs the single-tier model through :mod:`.singletier` (arrivals drawn a block
+of events at a time, unmasked updates while no configuration ends); :func:`simulate_events`
+is the same model one event at a time through :class:`TrialLoop`, the reference it is tested
+against number for number and what :func:`simulate` falls back to for runs without failures
+or with infinite or negative times. :mod:`.tiers` (two-tier schedules) uses :class:`TrialLoop`.
 """
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, field, replace
-
 import numpy as np
 
+from clustertwin.reliability.arrivals import Arrivals, BlockRows
+from clustertwin.reliability.runspec import Outcome, RunawayError, RunSpec, stretch
+from clustertwin.reliability.singletier import run_single
 
-class RunawayError(Exception):
-    """The simulated job makes (almost) no progress: more events than ``max_events``."""
-
-
-@dataclass(frozen=True)
-class RunSpec:
-    """Inputs of one simulated job; all times in hours."""
-
-    work_h: float
-    blocking_h: float
-    persist_h: float
-    restart_h: float
-    rates_per_h: tuple[float, ...]
-    needs_repair: tuple[bool, ...]
-    planned_per_h: float = 0.0
-    repair_h: float = 0.0
-    spare_nodes: int = 0
-    wall_limit_h: float | None = None
-
-
-@dataclass
-class Outcome:
-    """Per-trial results, arrays of shape (intervals, trials)."""
-
-    intervals_h: np.ndarray
-    wall_h: np.ndarray
-    work_h: np.ndarray
-    stall_h: np.ndarray
-    lost_h: np.ndarray
-    restart_h: np.ndarray
-    waiting_h: np.ndarray
-    interruptions: np.ndarray           #: unexpected interruptions per trial
-    planned: np.ndarray                 #: planned interruptions per trial
-    counts: np.ndarray | None = None    #: (trials, causes) for the first interval, if asked
-    timeline: list[tuple[float, int, float, float, float]] = field(default_factory=list)
-    events: int = 0
-    local_restores: np.ndarray | None = None  #: unexpected interruptions restored from the local tier
-
-    @property
-    def ettr(self) -> np.ndarray:
-        return self.work_h / self.wall_h
-
-
-
-def stretch(out: Outcome, factor: float) -> Outcome:
-    """Per-trial totals of a run ``factor`` times longer than the one simulated: sums of many
-    independent renewal cycles, so each trial keeps the mean's growth and sqrt of its spread."""
-    if factor <= 1.0:
-        return out
-
-    def grow(a, axis: int):
-        if a is None:
-            return None
-        a = np.asarray(a, dtype=float)
-        mean = a.mean(axis=axis, keepdims=True)
-        return np.maximum(0.0, factor * mean + math.sqrt(factor) * (a - mean))
-
-    fields = ("wall_h", "work_h", "stall_h", "lost_h", "restart_h", "waiting_h", "interruptions",
-              "planned", "local_restores")
-    changes = {f: grow(getattr(out, f), 1) for f in fields if getattr(out, f) is not None}
-    if out.counts is not None:
-        changes["counts"] = grow(out.counts, 0)
-    return replace(out, **changes)
-
-
-class Arrivals:
-    """The failure process of a batch of trials, shared by every configuration simulated
-    together: Poisson arrivals (unexpected causes plus planned), and for each arrival the time a
-    replacement node is ready (a spare, or the failed node back from ``repair_h`` of repair)."""
-
-    def __init__(self, spec: RunSpec, trials: int, rng: np.random.Generator) -> None:
-        rates = np.asarray(spec.rates_per_h, dtype=float)
-        self.n_causes = rates.size
-        self.lam = float(rates.sum()) + spec.planned_per_h
-        self.cum = (np.cumsum(np.append(rates, spec.planned_per_h)) / self.lam
-                    if self.lam > 0 else None)
-        self.repair_of = np.append(np.asarray(spec.needs_repair, dtype=bool), False)
-        self.spares, self.hold = int(spec.spare_nodes), spec.repair_h
-        self.n, self.rng = int(trials), rng
-        self.idx = np.arange(self.n)
-        self.ring = np.zeros((self.n, self.spares)) if self.spares > 0 else None
-        self.n_rep = np.zeros(self.n, dtype=np.int64)
-
-    def next(self, t_prev: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Next arrival after ``t_prev`` per trial: ``(time_h, cause, planned, replacement_ready_h)``;
-        ``cause == n_causes`` is a planned interruption."""
-        n, rng = self.n, self.rng
-        if self.lam > 0:
-            t_now = t_prev + rng.exponential(1.0 / self.lam, n)
-            cause = np.minimum(np.searchsorted(self.cum, rng.random(n), side="right"),
-                               self.n_causes)
-        else:
-            t_now = np.full(n, np.inf)
-            cause = np.zeros(n, dtype=np.int64)
-        planned = cause == self.n_causes
-        rep = self.repair_of[cause]
-        if self.spares == 0:
-            avail = np.where(rep, t_now + self.hold, t_now)
-        else:
-            # with a fixed repair time the node that frees the job is the one that failed
-            # ``spares`` repair-needing failures earlier
-            slot = self.n_rep % self.spares
-            back = self.ring[self.idx, slot] + self.hold
-            avail = np.where(rep & (self.n_rep >= self.spares), np.maximum(back, t_now), t_now)
-            self.ring[self.idx[rep], slot[rep]] = t_now[rep]
-            self.n_rep += rep
-        return t_now, cause, planned, avail
+__all__ = ["Arrivals", "Outcome", "RunawayError", "RunSpec", "TrialLoop", "simulate", "simulate_events",
+           "stretch"]
 
 
 class TrialLoop:
@@ -150,9 +51,10 @@ class TrialLoop:
     stalled, lost and kept. State arrays have shape (configurations, trials); times in hours."""
 
     def __init__(self, spec: RunSpec, g_n: int, trials: int, rng: np.random.Generator,
-                 count_causes: bool, record: bool, max_events: int) -> None:
+                 count_causes: bool, record: bool, max_events: int, blocks: bool = False) -> None:
         n = int(trials)
-        self.arrivals = Arrivals(spec, n, rng)
+        # blocks: the same arrivals drawn a block of events at a time (.arrivals.BlockRows)
+        self.arrivals = BlockRows(spec, n, rng) if blocks else Arrivals(spec, n, rng)
         self.n, self.idx = n, np.arange(n)
         self.work, self.limit = spec.work_h, spec.wall_limit_h
         self.record, self.max_events = record, max_events
@@ -175,6 +77,7 @@ class TrialLoop:
         """Draw the next arrival; returns ``(cause, planned, s)`` with ``s`` the productive time
         before it (call inside ``np.errstate(invalid="ignore")``: finished trials hold inf)."""
         if self.events >= self.max_events:
+            self.rewind()
             raise RunawayError(f"more than {self.max_events} interruptions in one run")
         self.events += 1
         t_now, cause, planned, avail = self.arrivals.next(self.t_prev)
@@ -232,7 +135,13 @@ class TrialLoop:
         self.active &= fail
         self.t_prev = t_now
 
+    def rewind(self) -> None:
+        """Leave the generator where drawing event by event would have left it."""
+        if isinstance(self.arrivals, BlockRows):
+            self.arrivals.rewind(self.events)
+
     def outcome(self, intervals_h: np.ndarray, local_restores: np.ndarray | None = None) -> Outcome:
+        self.rewind()
         return Outcome(intervals_h, self.wall, self.done_work, self.stall, self.lost,
                        self.restart, self.waiting, self.n_unexp, self.n_plan, self.counts,
                        self.timeline, self.events, local_restores)
@@ -246,6 +155,19 @@ def simulate(spec: RunSpec, intervals_h: np.ndarray | float, trials: int,
     ``record`` keeps trial 0 of the first interval as a timeline of
     ``(failure_time_h, cause_index, progress_at_failure_h, preserved_after_h, resume_time_h)``
     with ``cause_index == len(causes)`` for a planned interruption."""
+    tau = np.atleast_1d(np.asarray(intervals_h, dtype=float))[:, None]
+    out = run_single(spec, tau, trials, rng, count_causes, record, max_events)
+    if out is None:  # no failures, or infinite or negative times: event by event
+        out = simulate_events(spec, intervals_h, trials, rng, count_causes, record, max_events)
+    return out
+
+
+def simulate_events(spec: RunSpec, intervals_h: np.ndarray | float, trials: int,
+                    rng: np.random.Generator, count_causes: bool = False, record: bool = False,
+                    max_events: int = 2_000_000) -> Outcome:
+    """:func:`simulate` one event at a time through :class:`TrialLoop` (masked arrays of every
+    configuration and trial): the reference the faster :mod:`.singletier` loop is tested
+    against, number for number."""
     tau = np.atleast_1d(np.asarray(intervals_h, dtype=float))[:, None]
     g_n = tau.shape[0]
     delta, persist, rst = spec.blocking_h, spec.persist_h, spec.restart_h

@@ -36,8 +36,8 @@ from typing import Any
 
 import numpy as np
 
-from clustertwin.errors import Problem, ScenarioError
 from clustertwin.reliability import interval as iv
+from clustertwin.reliability.check import check_keys
 from clustertwin.reliability.inputs import OPTIONAL_KEYS, StageInputs, _opt, resolve_inputs
 from clustertwin.reliability.montecarlo import Outcome, stretch
 from clustertwin.reliability.result import CATEGORIES, ReliabilityResult
@@ -55,42 +55,6 @@ from clustertwin.reliability.search import (
 #: stretches the sums (renewal-reward: each trial's totals grow linearly, their spread as the
 #: square root); a 1,000,000-GPU run sees ~24,000 interruptions and would take a minute
 MAIN_FAILURES = 1000
-MAX_TRIALS = 1_000_000
-
-
-def _check(scenario: Any) -> None:
-    r, src = scenario.reliability, scenario.source
-    problems = []
-
-    def bad(key: str, msg: str) -> None:
-        problems.append(Problem(src, f"reliability.{key}", msg))
-
-    if r.failures_per_1000_node_days != "auto" and r.failures_per_1000_node_days < 0:
-        bad("failures_per_1000_node_days", "must be 'auto' or a rate >= 0")
-    if r.checkpoint_interval_min != "auto" and r.checkpoint_interval_min <= 0:
-        bad("checkpoint_interval_min", "must be 'auto' or a number of minutes > 0")
-    if r.checkpoint_blocking_s != "auto" and r.checkpoint_blocking_s < 0:
-        bad("checkpoint_blocking_s", "must be 'auto' or a number of seconds >= 0")
-    if r.restart_min < 0:
-        bad("restart_min", "must be a number of minutes >= 0")
-    if not 1 <= r.trials <= MAX_TRIALS:
-        bad("trials", f"must be between 1 and {MAX_TRIALS:,}")
-    if r.seed < 0:
-        bad("seed", "must be an integer >= 0")
-    local = _opt(r, "local_checkpoint_interval_min")
-    if local not in ("none", "auto") and not (isinstance(local, (int, float)) and local > 0):
-        bad("local_checkpoint_interval_min", "must be 'none', 'auto' or a number of minutes > 0")
-    replicas = _opt(r, "local_checkpoint_replicas")
-    if not isinstance(replicas, int) or replicas < 0:
-        bad("local_checkpoint_replicas", "must be a whole number >= 0 (0 = node-local only)")
-    for key in ("local_checkpoint_blocking_s", "local_checkpoint_write_s", "repair_h"):
-        v = _opt(r, key)
-        if v != "auto" and not (isinstance(v, (int, float)) and v >= 0):
-            bad(key, "must be 'auto' or a number >= 0")
-    if not isinstance(_opt(r, "include_planned"), bool):
-        bad("include_planned", "must be true or false")
-    if problems:
-        raise ScenarioError(problems)
 
 
 def analyze(scenario: Any, catalog: Any, estimate: Any, design: Any = None) -> ReliabilityResult:
@@ -100,7 +64,7 @@ def analyze(scenario: Any, catalog: Any, estimate: Any, design: Any = None) -> R
         from clustertwin.reliability.cluster import cluster_reliability
 
         return cluster_reliability(scenario, catalog, design)
-    _check(scenario)
+    check_keys(scenario)
     notes: list[str] = []
     inp = resolve_inputs(scenario, catalog, estimate, design, notes)
     main_seq, search_seq = np.random.SeedSequence(inp.r.seed).spawn(2)

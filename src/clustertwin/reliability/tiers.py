@@ -32,6 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from clustertwin.reliability.montecarlo import Outcome, RunSpec, TrialLoop
+from clustertwin.reliability.tierbulk import Resume, Schedule, need, run_bulk
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,23 @@ class TierSpec:
     replicas: int = 0
 
 
+def schedule(spec: RunSpec, tiers: TierSpec, local_h: np.ndarray | float,
+             every: np.ndarray | int, local_on: np.ndarray | bool) -> Schedule:
+    """The schedules as column vectors (one row per schedule)."""
+    tau = np.atleast_1d(np.asarray(local_h, dtype=float))[:, None]
+    g_n = tau.shape[0]
+    kk = np.broadcast_to(np.atleast_1d(np.asarray(every, dtype=float)), (g_n,))[:, None]
+    on = np.broadcast_to(np.atleast_1d(np.asarray(local_on, dtype=bool)), (g_n,))[:, None]
+    d_s = spec.blocking_h
+    d_f = np.where(on, tiers.local_blocking_h, d_s)
+    return Schedule(
+        tau=tau, kk=kk, on=on, d_f=d_f, d_s=d_s, p_f=tiers.local_persist_h, p_s=spec.persist_h,
+        r_l=np.where(on, tiers.local_restart_h, spec.restart_h), r_s=spec.restart_h,
+        keeps=tiers.replicas >= 1, work=spec.work_h,
+        p_loc=tau + d_f,                            # compute + stall of a local-only checkpoint
+        p_sup=kk * tau + (kk - 1.0) * d_f + d_s)    # from one PFS stall end to the next
+
+
 def simulate_tiers(spec: RunSpec, tiers: TierSpec, local_h: np.ndarray | float,
                    every: np.ndarray | int, trials: int, rng: np.random.Generator,
                    local_on: np.ndarray | bool = True, count_causes: bool = False,
@@ -56,70 +74,59 @@ def simulate_tiers(spec: RunSpec, tiers: TierSpec, local_h: np.ndarray | float,
     Callers keep ``local_h >= local_persist_h`` and ``every x local_h >= spec.persist_h``
     (the previous checkpoint of a tier is then always durable). Returns an :class:`Outcome`
     whose ``intervals_h`` are the local intervals; ``local_restores`` counts unexpected
-    interruptions restored from the local tier."""
-    tau = np.atleast_1d(np.asarray(local_h, dtype=float))[:, None]
-    g_n = tau.shape[0]
-    kk = np.broadcast_to(np.atleast_1d(np.asarray(every, dtype=float)), (g_n,))[:, None]
-    on = np.broadcast_to(np.atleast_1d(np.asarray(local_on, dtype=bool)), (g_n,))[:, None]
-    d_s, p_s = spec.blocking_h, spec.persist_h
-    d_f = np.where(on, tiers.local_blocking_h, d_s)
-    p_f = tiers.local_persist_h
-    r_l = np.where(on, tiers.local_restart_h, spec.restart_h)
-    r_s = spec.restart_h
-    keeps_on_node_loss = tiers.replicas >= 1
-    work = spec.work_h
-    p_loc = tau + d_f                               # compute + stall of a local-only checkpoint
-    p_sup = kk * tau + (kk - 1.0) * d_f + d_s       # from one PFS stall end to the next
-    loop = TrialLoop(spec, g_n, trials, rng, count_causes, record, max_events)
-    repair_of = loop.arrivals.repair_of
-
-    shape = (g_n, loop.n)
-    w0 = np.zeros(shape)             # work at the last resume (the restored checkpoint)
-    p0 = np.zeros(shape)             # work of the newest durable PFS checkpoint before resume
-    j0 = np.zeros(shape)             # local checkpoints since the last PFS position, at resume
-    w0_local = np.zeros(shape, dtype=bool)   # the resume point is held by the local tier
-    n_local = np.zeros(shape, dtype=np.int64)
-
+    interruptions restored from the local tier. The events before any schedule can end run
+    unmasked (:mod:`.tierbulk`), the rest through :class:`.montecarlo.TrialLoop`."""
+    sch = schedule(spec, tiers, local_h, every, local_on)
+    loop = TrialLoop(spec, sch.tau.shape[0], trials, rng, count_causes, record, max_events,
+                     blocks=True)
+    shape = (sch.tau.shape[0], loop.n)
+    st = Resume(w0=np.zeros(shape), p0=np.zeros(shape), j0=np.zeros(shape),
+                w0_local=np.zeros(shape, dtype=bool), n_local=np.zeros(shape, dtype=np.int64))
     with np.errstate(invalid="ignore"):  # finished trials hold inf - inf; masked
+        if loop.active.size:                     # any schedule and trial
+            run_bulk(loop, sch, st)
         while loop.active.any():
-            cause, planned, s = loop.next()
-            node_lost = repair_of[cause]
-            remaining = work - w0
-            n_ck = np.maximum(np.ceil(remaining / tau) - 1.0, 0.0)
-            n_pfs = np.floor((n_ck + j0) / kk)
-            need = remaining + n_ck * d_f + n_pfs * (d_s - d_f)
-            finish, stop, fail, unexp = loop.classify(need)
+            _masked_event(loop, sch, st)
+    return loop.outcome(sch.tau[:, 0], st.n_local)
 
-            # position in the schedule, measured from the last PFS position before the resume
-            u = s + j0 * p_loc
-            q = np.floor(u / p_sup)
-            r = u - q * p_sup                               # time since that PFS stall ended
-            c = np.minimum(np.floor(r / p_loc), kk - 1.0)
-            r2 = r - c * p_loc                              # time since the last stall ended
-            k_done = q * kk + c - j0                        # checkpoints completed since resume
-            comp = np.minimum(r2, tau)
-            at_fail = w0 + k_done * tau + comp
-            # newest durable copy of each tier
-            k_loc = np.where((r2 >= p_f) | (k_done <= 0), k_done, k_done - 1.0)
-            i_pfs = q * kk - j0
-            i_pfs = np.where(r >= p_s, i_pfs, i_pfs - kk)
-            w_pfs = np.where(i_pfs >= 1.0, w0 + i_pfs * tau, p0)
-            w_loc = w0 + k_loc * tau
-            survives = on & (~node_lost | keeps_on_node_loss)
-            use_loc = survives & ((k_loc >= 1.0) | w0_local) & (w_loc >= w_pfs)
-            w_new = np.where(use_loc, w_loc, w_pfs)
 
-            kept_after = np.where(planned, at_fail, w_new)
-            n_local += unexp & use_loc
-            w0 = np.where(fail, kept_after, w0)
-            p0 = np.where(fail, np.where(planned, at_fail, w_pfs), p0)
-            j0 = np.where(fail & ~planned & use_loc, np.mod(j0 + k_loc, kk), np.where(fail, 0.0, j0))
-            w0_local = np.where(fail, np.where(planned, on, use_loc), w0_local)
-            loop.settle(finish, stop, fail, unexp, need,
-                        stall=np.where(finish, need - remaining,
-                                       np.where(fail | stop, s - k_done * tau - comp, 0.0)),
-                        lost=np.where(unexp, at_fail - w_new, 0.0),
-                        at_fail=at_fail, kept=w0,
-                        restart_h=np.where(np.where(planned, on, use_loc), r_l, r_s))
+def _masked_event(loop: TrialLoop, sch: Schedule, st: Resume) -> None:
+    """One event of the event loop, every state update masked by what each pair does."""
+    tau, kk, on, p_loc, p_sup = sch.tau, sch.kk, sch.on, sch.p_loc, sch.p_sup
+    w0, p0, j0, w0_local = st.w0, st.p0, st.j0, st.w0_local
+    cause, planned, s = loop.next()
+    node_lost = loop.arrivals.repair_of[cause]
+    remaining, need_h = need(sch, st)
+    finish, stop, fail, unexp = loop.classify(need_h)
 
-    return loop.outcome(tau[:, 0], n_local)
+    # position in the schedule, measured from the last PFS position before the resume
+    u = s + j0 * p_loc
+    q = np.floor(u / p_sup)
+    r = u - q * p_sup                               # time since that PFS stall ended
+    c = np.minimum(np.floor(r / p_loc), kk - 1.0)
+    r2 = r - c * p_loc                              # time since the last stall ended
+    k_done = q * kk + c - j0                        # checkpoints completed since resume
+    comp = np.minimum(r2, tau)
+    at_fail = w0 + k_done * tau + comp
+    # newest durable copy of each tier
+    k_loc = np.where((r2 >= sch.p_f) | (k_done <= 0), k_done, k_done - 1.0)
+    i_pfs = q * kk - j0
+    i_pfs = np.where(r >= sch.p_s, i_pfs, i_pfs - kk)
+    w_pfs = np.where(i_pfs >= 1.0, w0 + i_pfs * tau, p0)
+    w_loc = w0 + k_loc * tau
+    survives = on & (~node_lost | sch.keeps)
+    use_loc = survives & ((k_loc >= 1.0) | w0_local) & (w_loc >= w_pfs)
+    w_new = np.where(use_loc, w_loc, w_pfs)
+
+    kept_after = np.where(planned, at_fail, w_new)
+    st.n_local += unexp & use_loc
+    st.w0 = np.where(fail, kept_after, w0)
+    st.p0 = np.where(fail, np.where(planned, at_fail, w_pfs), p0)
+    st.j0 = np.where(fail & ~planned & use_loc, np.mod(j0 + k_loc, kk), np.where(fail, 0.0, j0))
+    st.w0_local = np.where(fail, np.where(planned, on, use_loc), w0_local)
+    loop.settle(finish, stop, fail, unexp, need_h,
+                stall=np.where(finish, need_h - remaining,
+                               np.where(fail | stop, s - k_done * tau - comp, 0.0)),
+                lost=np.where(unexp, at_fail - w_new, 0.0),
+                at_fail=at_fail, kept=st.w0,
+                restart_h=np.where(np.where(planned, on, use_loc), sch.r_l, sch.r_s))

@@ -185,6 +185,7 @@ def _run(cluster, trace, policy, placement, out, force, strict, as_json, seed, c
     spec = load_cluster(cluster, list(catalog))
     w = load_trace(trace, strict=strict, cluster_gpus=spec.gpus, max_node_gpus=spec.max_node_gpus,
                    rng=rng_trace, load=0.9 if load is None else load)
+    _require_jobs(w, trace)
     if jobs is not None:
         if jobs <= 0:
             raise UsageError([Problem("command line", "--jobs", "must be positive")])
@@ -235,6 +236,21 @@ def _run(cluster, trace, policy, placement, out, force, strict, as_json, seed, c
         emit_json(res.to_contract())
         return
     _print_table(res)
+
+
+def _require_jobs(w, trace: str) -> None:  # noqa: ANN001
+    """A trace with no job left to replay is the input's error (one line per reason)."""
+    if len(w):
+        return
+    from clustertwin.errors import Problem, UsageError
+
+    rep = w.report
+    if rep is None or not rep.rows_rejected:
+        raise UsageError([Problem(str(trace), "rows", "no jobs to replay: the trace has no rows")])
+    raise UsageError([Problem(str(trace), "rows", f"no jobs to replay: all {rep.rows_rejected} "
+                              f"rows rejected; {n} because {reason} (e.g. "
+                              f"{'; '.join(rep.examples.get(reason, []))})")
+                      for reason, n in rep.rejected.items()])
 
 
 def _with_reserved_runs(w, rsv):  # noqa: ANN001, ANN202

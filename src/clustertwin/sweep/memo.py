@@ -70,7 +70,7 @@ UPSTREAM: dict[str, tuple[str, ...]] = {
     "economics": ("training", "design", "reliability"), "buildout": ("design",),
 }
 #: keyword arguments a cached call may take (any other makes the call uncached)
-KEYWORDS: dict[str, tuple[str, ...]] = {"training": ("ettr_scale",)}
+KEYWORDS: dict[str, tuple[str, ...]] = {"training": ("ettr_scale",), "design": ("cabling",)}
 DEFAULT_SIZE = 128
 _MISSING = object()
 

@@ -245,24 +245,57 @@ def cabling_columns(inv: Inventory, design) -> dict[str, np.ndarray]:
     from clustertwin.design.rules import load_rules
     from clustertwin.design.site.cable_runs import media_columns, runs
 
-    cols, a, b, copper = _base_columns(inv, design)
-    length, pick = runs(inv, load_rules(), a, b, cols["gbps"], copper)
+    groups = cabling_groups(inv, design)
+    a, b, copper, gbps, cable_id = _ends(groups)
+    cols = _name_columns(inv, groups)
+    cols["gbps"], cols["cable_id"] = gbps, cable_id
+    length, pick = runs(inv, load_rules(), a, b, gbps, copper)
     cols["length_m"] = length
     cols.update(media_columns(pick))
     cols["cable"] = np.where(cols["cable"] == "", cols["medium"], cols["cable"])
     return {f: cols[f] for f in FIELDS}
 
 
-def _base_columns(inv: Inventory, design):
-    """Columns before lengths and media, with the end devices' indices and copper flags."""
-    groups = cabling_groups(inv, design)
+def cable_runs(inv: Inventory, design) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(medium index into load_media(), cable_id, length_m)`` of every link, in the map's
+    order: the numeric part of :func:`cabling_columns` (no names), which the design's cables
+    by medium need."""
+    from clustertwin.design.rules import load_rules
+    from clustertwin.design.site.cable_runs import runs
+
+    a, b, copper, gbps, cable_id = _ends(cabling_groups(inv, design))
+    length, pick = runs(inv, load_rules(), a, b, gbps, copper)
+    return pick, cable_id, length
+
+
+def _ends(groups: list[_Group]) -> tuple[np.ndarray, ...]:
+    """``(a, b, copper, gbps, cable_id)`` of every link of ``groups``: the end devices'
+    indices, copper flags, speeds and cable ids (numbered group after group)."""
+    parts: list[tuple[np.ndarray, ...]] = []
+    next_cable = 0
+    for g in groups:
+        n = g.a.size
+        if not n:
+            continue
+        local = g.cable if g.cable is not None else np.arange(n)
+        cid = next_cable + local
+        next_cable = int(cid.max()) + 1
+        parts.append((_i(g.a), _i(g.b), np.full(n, g.media == "copper"), np.full(n, float(g.gbps)),
+                      _i(cid)))
+    if not parts:
+        e = np.array([], dtype=np.int64)
+        return e, e, np.array([], dtype=bool), np.array([], dtype=float), e
+    return tuple(np.concatenate([p[k] for p in parts]) for k in range(5))
+
+
+def _name_columns(inv: Inventory, groups: list[_Group]) -> dict[str, np.ndarray]:
+    """The map's name and label columns (devices, ports, kind, fabric, plane, media, cable,
+    reach) of ``groups``."""
     names = np.array([d.name for d in inv.devices], dtype=object)
     rack = inv.rack_index
     racks_row = np.array([r.row for r in inv.racks] + [0], dtype=np.int64)
     racks_hall = np.array([r.hall for r in inv.racks] + [0], dtype=np.int64)
-    cols: dict[str, list] = {f: [] for f in FIELDS[:12]}
-    ends: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-    next_cable = 0
+    cols: dict[str, list] = {f: [] for f in FIELDS[:10]}
     # upper ends without fixed ports are numbered together: two groups may share a switch
     free = [g.b for g in groups if g.b_port is None]
     ranks = np.split(_rank(np.concatenate(free)) + 1 if free else np.array([], np.int64),
@@ -279,11 +312,6 @@ def _base_columns(inv: Inventory, design):
         reach = np.where((ra == rb) & (ra >= 0), "in-rack",
                          np.where(same_row, "in-row",
                                   np.where(other_hall, "inter-hall", "cross-row"))).astype(object)
-        cable = np.full(n, _cable(inv, g), dtype=object)
-        local = g.cable if g.cable is not None else np.arange(n)
-        cid = next_cable + local
-        next_cable = int(cid.max()) + 1
-        ends.append((_i(g.a), _i(g.b), np.full(n, g.media == "copper")))
         a_port = np.char.add(g.a_prefix.replace(" ", ""), np.asarray(g.a_port).astype(str)) \
             if g.a_prefix else np.asarray(g.a_port).astype(str)
         ports = np.asarray(g.a_port)
@@ -299,15 +327,9 @@ def _base_columns(inv: Inventory, design):
         cols["fabric"].append(np.full(n, g.fabric, dtype=object))
         cols["plane"].append(np.broadcast_to(np.asarray(g.plane, dtype=np.int64), (n,)))
         cols["media"].append(np.full(n, g.media, dtype=object))
-        cols["cable"].append(cable)
+        cols["cable"].append(np.full(n, _cable(inv, g), dtype=object))
         cols["reach"].append(reach)
-        cols["cable_id"].append(_i(cid))
-        cols["gbps"].append(np.full(n, float(g.gbps)))
-    out = {k: (np.concatenate(v) if v else np.array([], dtype=object)) for k, v in cols.items()}
-    if not ends:
-        e = np.array([], dtype=np.int64)
-        return out, e, e, np.array([], dtype=bool)
-    return out, *(np.concatenate([x[k] for x in ends]) for k in range(3))
+    return {k: (np.concatenate(v) if v else np.array([], dtype=object)) for k, v in cols.items()}
 
 
 def build_cabling(inventory: Inventory, design) -> list[Link]:

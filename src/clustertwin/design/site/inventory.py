@@ -231,14 +231,16 @@ def _nodes(design, node, rules, naming, racks) -> tuple[list[Device], list[Devic
     dom = (np.arange(total) * gpn) // max(1, lay.nvlink_domain_gpus)
     npr = lay.nodes_per_rack
     compute = [r for r in racks if r.kind == "compute"]
+    # plain Python ints per node (numpy scalars cost a conversion each)
+    su_l, pod_l, dom_l = (su + 1).tolist(), (pod + 1).tolist(), (dom + 1).tolist()
+    rack_name = [r.name for r in compute]
+    rack_row = [r.row for r in compute]
     nodes = []
-    for k in range(total):
-        s = int(sys_idx[k])
-        rack = compute[s // npr] if compute else None
-        nodes.append(Device(names[k], "node", node.id, rack.name if rack else "",
-                            (s % npr) * trays + k % trays + 1, rack.row if rack else 0,
-                            int(su[k]) + 1, int(pod[k]) + 1, 0, int(dom[k]) + 1, gpn,
-                            s >= lay.job_nodes))
+    for k, s in enumerate(sys_idx.tolist()):
+        ri = s // npr
+        nodes.append(Device(names[k], "node", node.id, rack_name[ri] if compute else "",
+                            (s % npr) * trays + k % trays + 1, rack_row[ri] if compute else 0,
+                            su_l[k], pod_l[k], 0, dom_l[k], gpn, s >= lay.job_nodes))
     nvsw: list[Device] = []
     if node.rack_scale and trays > 1:
         per = trays // 2
@@ -342,9 +344,8 @@ def _pdus_cdus(design, naming, racks) -> list[tuple[str, list[Device]]]:
         if not pool or count <= 0:
             continue
         per = math.ceil(count / len(pool))
-        for i in range(count):
-            r = pool[i // per]
-            pdus.append(Device(f"{r.name}-pdu{i % per + 1}", "pdu", "", r.name, 0, r.row))
+        pdus += [Device(f"{r.name}-pdu{i % per + 1}", "pdu", "", r.name, 0, r.row)
+                 for i, r in ((i, pool[i // per]) for i in range(count))]
     n_cdu = design.cooling.cdu_units
     compute = [r for r in racks if r.kind == "compute"] or racks
     cdus = [Device(nm, "cdu", "", "", 0, compute[i * len(compute) // n_cdu].row)

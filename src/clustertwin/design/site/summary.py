@@ -1,9 +1,9 @@
 """Cables by medium: what the design reports of its cabling map (``design.cabling``).
 
-:func:`cabling_map` builds the site (:func:`~clustertwin.design.site.inventory.build_inventory`,
-default names) and its links with routed lengths and media
-(:func:`~clustertwin.design.site.cabling.cabling_columns`), the same map ``cabling.csv`` holds.
-:func:`by_medium` counts it per medium: links, cables (links sharing a physical cable, such as
+:func:`cable_counts` builds the site (:func:`~clustertwin.design.site.inventory.build_inventory`,
+default names) and its links' routed lengths and media
+(:func:`~clustertwin.design.site.cabling.cable_runs`, the map ``cabling.csv`` holds without
+its names). :func:`by_medium` counts it per medium: links, cables (links sharing a physical cable, such as
 twin-port DACs, count once), total / median / longest cable length in metres, the medium's part
 number and reach. A cable's length is its first link's routed length (the links of one cable
 run between the same two devices).
@@ -36,30 +36,32 @@ class MediumCount:
                 "reach_m": self.reach_m}
 
 
-def cabling_map(design, catalog) -> dict[str, np.ndarray]:
-    """The cabling map's columns (as ``cabling.csv``) of ``design`` with default names."""
-    from clustertwin.design.site.cabling import cabling_columns
+def cable_counts(design, catalog) -> tuple[MediumCount, ...]:
+    """``design``'s cables by medium: its site placed with default names, each link routed and
+    given a medium (:func:`~clustertwin.design.site.cabling.cable_runs`, the numeric part of
+    the map ``cabling.csv`` holds), counted by :func:`by_medium`."""
+    from clustertwin.design.site.cabling import cable_runs
     from clustertwin.design.site.inventory import build_inventory
 
     inv = build_inventory(SimpleNamespace(name="cluster"), catalog, design)
-    return cabling_columns(inv, design)
+    return by_medium(*cable_runs(inv, design))
 
 
-def by_medium(cols: dict[str, np.ndarray]) -> tuple[MediumCount, ...]:
-    """Per medium (in the order of :func:`~clustertwin.design.media.load_media`)."""
+def by_medium(pick: np.ndarray, cable_id: np.ndarray, length_m: np.ndarray) -> tuple[MediumCount, ...]:
+    """Per medium (in the order of :func:`~clustertwin.design.media.load_media`; ``pick`` indexes
+    it), from each link's medium, cable id and length."""
     from clustertwin.design.media import load_media
 
-    medium = cols["medium"].astype(str) if len(cols["medium"]) else np.array([], dtype=str)
-    _, first = np.unique(cols["cable_id"], return_index=True)
+    _, first = np.unique(cable_id, return_index=True)
+    first_pick = pick[first]
+    lengths_all = np.asarray(length_m, dtype=float)
     out = []
-    for m in load_media():
-        sel = medium == m.id
-        n = int(sel.sum())
+    for k, m in enumerate(load_media()):
+        n = int(np.count_nonzero(pick == k))
         if not n:
             continue
-        cab = first[sel[first]]
-        lengths = np.asarray(cols["length_m"], dtype=float)[cab]
-        out.append(MediumCount(m.id, m.kind, m.part_number, n, int(cab.size),
+        lengths = lengths_all[first[first_pick == k]]
+        out.append(MediumCount(m.id, m.kind, m.part_number, n, int(lengths.size),
                                round(float(lengths.sum()), 1), round(float(np.median(lengths)), 1),
                                round(float(lengths.max()), 1), float(m.max_length_m)))
     return tuple(out)

@@ -75,6 +75,10 @@ def parse_policy(text: str) -> PolicySpec:
     if bad:
         raise UsageError([Problem("command line", "--policy",
                                   f"unknown modifier {bad[0]!r}; known: {', '.join(MODIFIERS)}")])
+    twice = sorted({m for m in mods if mods.count(m) > 1})
+    if twice:
+        raise UsageError([Problem("command line", "--policy",
+                                  f"modifier {twice[0]!r} given twice; give each once")])
     if "backfill" in mods and "greedy" in mods:
         raise UsageError([Problem("command line", "--policy", "choose backfill or greedy, not both")])
     return PolicySpec(label=raw, order=name, backfill="backfill" in mods,

@@ -1,0 +1,135 @@
+"""The fast single-tier loop and the block-wise arrivals give the event-by-event reference's
+numbers bit for bit, and leave the generator where the reference leaves it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from clustertwin.reliability.arrivals import ArrivalChunks, Arrivals
+from clustertwin.reliability.montecarlo import RunawayError, RunSpec, simulate, simulate_events
+
+FIELDS = ("intervals_h", "wall_h", "work_h", "stall_h", "lost_h", "restart_h", "waiting_h",
+          "interruptions", "planned", "counts")
+
+
+def _spec(**kw):
+    base = dict(work_h=150.0, blocking_h=0.05, persist_h=0.0, restart_h=0.2,
+                rates_per_h=(0.2, 0.1, 0.05), needs_repair=(True, False, True),
+                planned_per_h=0.02, repair_h=3.0, spare_nodes=2)
+    base.update(kw)
+    return RunSpec(**base)
+
+
+def _same(a, b) -> None:
+    for f in FIELDS:
+        x, y = getattr(a, f), getattr(b, f)
+        if x is None or y is None:
+            assert x is None and y is None, f
+            continue
+        assert x.dtype == y.dtype and x.shape == y.shape, f
+        np.testing.assert_array_equal(x, y, err_msg=f)
+    assert a.timeline == b.timeline
+    assert a.events == b.events
+
+
+CASES = {
+    "spares": {},
+    "no spares": dict(spare_nodes=0),
+    "long repairs, few spares": dict(spare_nodes=1, repair_h=8.0),
+    "many spares": dict(spare_nodes=9, repair_h=12.0, rates_per_h=(0.3, 0.05, 0.2)),
+    "write window": dict(persist_h=0.3),
+    "no planned": dict(planned_per_h=0.0),
+    "wall-clock limit": dict(wall_limit_h=200.0),
+    "limit after the work": dict(wall_limit_h=400.0, persist_h=0.1),
+    "zero stall": dict(blocking_h=0.0, repair_h=0.0),
+}
+
+
+@pytest.mark.parametrize("kw", CASES.values(), ids=CASES.keys())
+@pytest.mark.parametrize("intervals", [[0.3, 1.0, 2.5], 0.7], ids=["grid", "one"])
+def test_fast_loop_matches_the_reference_bit_for_bit(kw, intervals):
+    spec = _spec(**kw)
+    fast_rng, ref_rng = np.random.default_rng(11), np.random.default_rng(11)
+    fast = simulate(spec, intervals, 150, fast_rng, count_causes=True, record=True,
+                    max_events=20_000)
+    ref = simulate_events(spec, intervals, 150, ref_rng, count_causes=True, record=True,
+                          max_events=20_000)
+    _same(fast, ref)
+    assert fast.events > 64                          # more than one block of arrivals
+    assert fast_rng.random() == ref_rng.random()   # the generator is left where it would be
+
+
+def test_more_events_than_the_budget_fails_the_same_way():
+    fast_rng, ref_rng = np.random.default_rng(3), np.random.default_rng(3)
+    with pytest.raises(RunawayError) as fast:
+        simulate(_spec(), 0.7, 20, fast_rng, max_events=70)
+    with pytest.raises(RunawayError) as ref:
+        simulate_events(_spec(), 0.7, 20, ref_rng, max_events=70)
+    assert str(fast.value) == str(ref.value)
+    assert fast_rng.random() == ref_rng.random()
+
+
+def test_without_failures_the_reference_runs():
+    spec = _spec(rates_per_h=(0.0, 0.0, 0.0), planned_per_h=0.0)
+    _same(simulate(spec, [0.5, 1.0], 5, np.random.default_rng(), record=True),
+          simulate_events(spec, [0.5, 1.0], 5, np.random.default_rng(), record=True))
+
+
+@pytest.mark.parametrize("spares,repair_h", [(0, 5.0), (3, 30.0), (70, 400.0)])
+def test_blocks_of_arrivals_are_the_events_one_by_one(spares, repair_h):
+    """Replacement-ready times included, where the job waits for repairs and where it does not
+    (the block shortcut skips the exact look-up only where no wait is possible)."""
+    spec = _spec(spare_nodes=spares, repair_h=repair_h, rates_per_h=(0.6, 0.1, 0.3))
+    one = Arrivals(spec, 40, np.random.default_rng(8))
+    chunks = ArrivalChunks(spec, 40, np.random.default_rng(8))
+    t_prev, waits = np.zeros(40), 0
+    while chunks.drawn < 300:
+        blk = chunks.block()
+        for b in range(blk.rows):
+            t, cause, planned, avail = one.next(t_prev)
+            np.testing.assert_array_equal(blk.t[b], t)
+            np.testing.assert_array_equal(blk.cause[b], cause)
+            np.testing.assert_array_equal(blk.planned[b], planned)
+            np.testing.assert_array_equal(blk.avail[b], avail)
+            waits += int(np.count_nonzero(avail > t))
+            t_prev = t
+    assert waits > 0
+
+
+TIER_CASES = {
+    "node-local": dict(tier=dict(replicas=0)),
+    "peer copy": dict(tier=dict(replicas=1)),
+    "write windows": dict(tier=dict(local_persist_h=0.1), spec=dict(persist_h=0.4)),
+    "no planned": dict(spec=dict(planned_per_h=0.0)),
+    "wall-clock limit": dict(spec=dict(wall_limit_h=200.0)),
+}
+
+
+@pytest.mark.parametrize("case", TIER_CASES.values(), ids=TIER_CASES.keys())
+def test_two_tier_opening_events_match_the_masked_loop(case, monkeypatch):
+    """The two-tier run's unmasked opening (block arrivals, tierbulk) against the masked event
+    loop with arrivals drawn one event at a time: same numbers, generator left alike."""
+    from clustertwin.reliability import tiers
+    from clustertwin.reliability.montecarlo import TrialLoop
+    from clustertwin.reliability.tiers import TierSpec, simulate_tiers
+
+    spec = _spec(**case.get("spec", {}))
+    tier = TierSpec(**{**dict(local_blocking_h=0.01, local_persist_h=0.02, local_restart_h=0.05),
+                       **case.get("tier", {})})
+    args = (spec, tier, [0.1, 0.3, 0.5, 1.0], [1, 4, 2, 1], 120)
+    kw = dict(local_on=[True, True, True, False], count_causes=True, record=True)
+    fast_rng, ref_rng = np.random.default_rng(5), np.random.default_rng(5)
+    fast = simulate_tiers(*args, fast_rng, **kw)
+
+    class PerEvent(TrialLoop):
+        def __init__(self, *a, blocks=False, **k):  # noqa: ANN001, ANN002, ANN003
+            super().__init__(*a, blocks=False, **k)
+
+    monkeypatch.setattr(tiers, "TrialLoop", PerEvent)
+    monkeypatch.setattr(tiers, "run_bulk", lambda *a: None)
+    ref = simulate_tiers(*args, ref_rng, **kw)
+    _same(fast, ref)
+    np.testing.assert_array_equal(fast.local_restores, ref.local_restores)
+    assert fast.events > 64
+    assert fast_rng.random() == ref_rng.random()
