@@ -11,7 +11,9 @@ from clustertwin.scheduling.state import WHOLE, copy_state
 
 
 class Backfill(Reservations):
-    """The shadow computation of EASY backfill (cached per head until the state changes)."""
+    """The shadow computation of EASY backfill, cached per head. Job ends do not move it (the
+    ends it iterates are the times the running attempts end), starts leave the held nodes
+    free; a node failure, a repair or a requeued job drops it."""
 
     def _shadow(self, h: int) -> tuple[float, np.ndarray | None, int]:
         """Earliest time the blocked head ``h`` can start if running jobs end at their limits,
