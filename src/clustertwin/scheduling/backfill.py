@@ -16,8 +16,11 @@ class Backfill(Reservations):
     free; a node failure, a repair or a requeued job drops it."""
 
     def _shadow(self, h: int) -> tuple[float, np.ndarray | None, int]:
-        """Earliest time the blocked head ``h`` can start if running jobs end at their limits,
-        and the nodes it would get then (kept out of reach of jobs that would run past it)."""
+        """Earliest time the blocked head ``h`` can start as the running attempts end, and the
+        nodes it would get then (kept out of reach of jobs that would run past it). The ends
+        are the attempts' actual end times (``run_ends``), which the simulator knows; Slurm's
+        backfill plans with the jobs' time limits instead, so this reservation is tighter than
+        a real one (an open modelling gap: using the limits changes every backfill result)."""
         if self.shadow is not None and self.shadow[0] == h:
             _, _, t, nodes, extra = self.shadow
             return t, nodes, extra
