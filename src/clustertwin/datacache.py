@@ -2,13 +2,13 @@
 
 Every command reads the built-in catalog, design rules and build-out step book: about 200 KB of
 YAML whose Python-level construction is a tenth of a cold ``plan``. :func:`load` keeps each
-file's parsed document as JSON in a cache folder, keyed by a hash of the file's bytes and of
-the parser (:func:`clustertwin.io.read_packaged` passes its module's source and the PyYAML
-version), so an edited file, a changed
-number rule or another PyYAML parses afresh. JSON, not pickle: reading a cache entry runs no
-code. A document JSON cannot hold exactly (non-string keys, say) is checked on the way in and
-simply not cached. Dates are held as ``{"$date": "YYYY-MM-DD"}``, a mapping with other than
-text keys (step numbers) as ``{"$map": [[key, value], ...]}``.
+file's parsed document as JSON in a cache folder, one entry per file (a new content replaces
+the old entry), keyed by a hash of the file's bytes and of the parser
+(:func:`clustertwin.io.read_packaged` passes its module's source and the PyYAML version), so an
+edited file, a changed number rule or another PyYAML parses afresh. JSON, not pickle: reading
+an entry runs no code. A document JSON cannot hold exactly is checked on the way in and simply
+not cached. Dates are held as ``{"$date": "YYYY-MM-DD"}``, a mapping with other than text keys
+(step numbers) as ``{"$map": [[key, value], ...]}``.
 
 The folder is ``$CLUSTERTWIN_CACHE_DIR`` (``off`` or empty: no cache), else
 ``$XDG_CACHE_HOME/clustertwin`` or ``~/.cache/clustertwin``. A folder that cannot be written
@@ -23,6 +23,7 @@ import datetime as dt
 import hashlib
 import json
 import os
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,7 @@ from typing import Any
 #: bumped when the entries' form changes
 FORMAT = b"clustertwin-datacache-1"
 ENV = "CLUSTERTWIN_CACHE_DIR"
+_ENTRY = re.compile(r"[A-Za-z0-9_.]+-[0-9a-f]{32}\.json")
 
 
 def cache_dir() -> Path | None:
@@ -71,6 +73,18 @@ def _store(entry: Path, doc: Any) -> None:
         os.replace(tmp, entry)
     except (OSError, ValueError, TypeError):
         return
+    _prune(entry)
+
+
+def _prune(entry: Path) -> None:
+    """Remove the entries of the same file's earlier contents (an edit leaves one behind)."""
+    stem = entry.name.rsplit("-", 1)[0]
+    for old in entry.parent.glob(f"{stem}-*.json"):
+        if old != entry and _ENTRY.fullmatch(old.name) and old.name.rsplit("-", 1)[0] == stem:
+            try:
+                old.unlink()
+            except OSError:
+                pass
 
 
 def _encode(o: Any) -> Any:

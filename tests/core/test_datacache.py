@@ -58,6 +58,7 @@ def test_new_content_or_parser_parses_afresh(folder: Path, tmp_path: Path) -> No
     assert read_packaged(p) == {"a": 1}
     p.write_text("a: 2\n")
     assert read_packaged(p) == {"a": 2}
+    assert len(list(folder.glob("x-*.json"))) == 1   # the first content's entry is gone
     calls: list[str] = []
     parse = lambda text: calls.append(text) or {"a": 3}  # noqa: E731
     assert datacache.load(p, parse, _parser_id() + b"changed") == {"a": 3}

@@ -51,20 +51,22 @@ def test_fast_fill_on_the_shipped_traces(name, nodes, traces, monkeypatch) -> No
     _same_runs(w, uniform(nodes, 8), "multifactor+backfill", SimConfig(), monkeypatch)
 
 
-def test_multifactor_key_of_one_job_is_the_vector_key() -> None:
+@pytest.mark.parametrize("teams", [1, 2, 3, 4, 5, 7, 8, 9, 12])
+def test_multifactor_key_of_one_job_is_the_vector_key(teams) -> None:
+    """Also the team factors from the usage list: Python sums and divisions below 8 teams,
+    NumPy's from 8 on; both must be NumPy's doubles exactly."""
+    from clustertwin.scheduling.runstate import _Ctx
+
     spec = uniform(16, 8)
-    w = generate("philly", 400, spec.gpus, np.random.default_rng(5), load=0.9)
+    w = generate("philly", 400, spec.gpus, np.random.default_rng(5), load=0.9, teams=teams)
     order = parse_policy("multifactor").build()
-
-    class Ctx:
-        pass
-
-    ctx = Ctx()
-    ctx.w, ctx.capacity_milli = w, spec.gpus * 1000
-    ctx.shares = np.full(len(w.teams), 1.0 / len(w.teams))
-    rng = np.random.default_rng(1)
-    for step in range(5):
-        ctx.team_usage = rng.uniform(0, 1e6, len(w.teams)) * (step > 0)
+    rng = np.random.default_rng(teams)
+    shares = rng.uniform(0.1, 1.0, len(w.teams))
+    ctx = _Ctx(w, shares / shares.sum(), spec.gpus * 1000)
+    for step in range(6):
+        usage = rng.uniform(0, 1e6, len(w.teams)) * rng.choice([1e-3, 1.0, 1e4], len(w.teams))
+        usage[rng.uniform(size=len(w.teams)) < 0.3] = 0.0
+        ctx.usage = (usage * (step > 0)).tolist()  # the engine replaces the list each time
         now = float(w.submit_s.max()) * rng.uniform(0.2, 1.5)
         jobs = np.arange(len(w))
         vector = order.keys(ctx, jobs, now)
@@ -106,6 +108,7 @@ def test_idle_node_count_makes_the_whole_node_shortcut_exact(tmp_path) -> None:
             st.repair(down.pop())
         idle = (st.full == st.node_gpus) & st.up
         assert st.idle_node_gpus == int(st.node_gpus[idle].sum())
+        assert (st.full_l, st.up_l) == (st.full.tolist(), st.up.tolist())  # the list mirrors
         mask = rng.uniform(size=spec.nodes) < 0.7
         for k in (st.max_node_gpus, st.max_node_gpus + 4, 30):
             for m in (None, mask):

@@ -11,11 +11,16 @@ from clustertwin.scheduling.state import WHOLE, copy_state
 
 
 class Backfill(Reservations):
-    """The shadow computation of EASY backfill (cached per head until the state changes)."""
+    """The shadow computation of EASY backfill, cached per head. Job ends do not move it (the
+    ends it iterates are the times the running attempts end), starts leave the held nodes
+    free; a node failure, a repair or a requeued job drops it."""
 
     def _shadow(self, h: int) -> tuple[float, np.ndarray | None, int]:
-        """Earliest time the blocked head ``h`` can start if running jobs end at their limits,
-        and the nodes it would get then (kept out of reach of jobs that would run past it)."""
+        """Earliest time the blocked head ``h`` can start as the running attempts end, and the
+        nodes it would get then (kept out of reach of jobs that would run past it). The ends
+        are the attempts' actual end times (``run_ends``), which the simulator knows; Slurm's
+        backfill plans with the jobs' time limits instead, so this reservation is tighter than
+        a real one (an open modelling gap: using the limits changes every backfill result)."""
         if self.shadow is not None and self.shadow[0] == h:
             _, _, t, nodes, extra = self.shadow
             return t, nodes, extra
@@ -40,7 +45,7 @@ class Backfill(Reservations):
                     if not any(int(hyp.gfree[x].max()) >= m for x in touched):
                         continue
                 elif k <= hyp.max_node_gpus:
-                    if not any(int(hyp.full[x]) >= k for x in touched):
+                    if not any(hyp.full_l[x] >= k for x in touched):
                         continue
                 elif hyp.idle_node_gpus < k:
                     continue

@@ -31,3 +31,4 @@ class Failures(Lifecycle):
     def _repair(self, node: int) -> None:
         self.st.repair(node)
         self.version += 1
+        self.shadow = None  # the node's GPUs may let the head start before the cached time

@@ -95,7 +95,11 @@ class Lifecycle(RunState):
         if math.isnan(self.first_start[j]):
             self.first_start[j] = self.now
         self.alloc[j] = alloc
-        am = sum(a[2] * max(1, len(a[1])) for a in alloc)
+        if len(alloc) == 1:  # one node (or the pool): most jobs
+            a = alloc[0]
+            am = a[2] * max(1, len(a[1]))
+        else:
+            am = sum(a[2] * max(1, len(a[1])) for a in alloc)
         self.alloc_milli[j] = am
         self.team_milli[self.team[j]] += am
         overhead = self.cfg.restart_s if self.interrupt[j] or self.preempt[j] else 0.0
@@ -104,18 +108,23 @@ class Lifecycle(RunState):
         self.run_len[j] = ln
         self.epoch[j] += 1
         self.running.add(j)
-        bisect.insort(self.run_ends, (self.now + ln, j))
+        end_t = self.now + ln
+        bisect.insort(self.run_ends, (end_t, j))
         rk = self.rank[j]
         self.rank_count[rk] = self.rank_count.get(rk, 0) + 1
         if not st.pooled:
-            nodes = {a[0] for a in alloc}
-            leaf, su = self.leaf_of, self.su_of
-            self.leafs[j] = len({leaf[x] for x in nodes})
-            self.sus[j] = len({su[x] for x in nodes})
+            if len(alloc) == 1:
+                nodes = {alloc[0][0]}
+                self.leafs[j] = self.sus[j] = 1
+            else:
+                nodes = {a[0] for a in alloc}
+                leaf, su = self.leaf_of, self.su_of
+                self.leafs[j] = len({leaf[x] for x in nodes})
+                self.sus[j] = len({su[x] for x in nodes})
             if self.on_node is not None:
                 for x in nodes:
                     self.on_node.setdefault(x, set()).add(j)
-        self.push(self.now + ln, END, (j, self.epoch[j]))
+        self.push(end_t, END, (j, self.epoch[j]))
 
     def _stop(self, j: int) -> float:
         """Take a running job off its GPUs; return how long this attempt ran."""

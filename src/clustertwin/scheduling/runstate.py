@@ -100,7 +100,7 @@ class RunState:
             self.order.keys(self.ctx, np.arange(n), 0.0).tolist()
         self.queue: list[tuple[float, float, int]] = []
         self.running: set[int] = set()
-        self.run_ends: list[tuple[float, int]] = []  # (expected end at limit, job), sorted
+        self.run_ends: list[tuple[float, int]] = []  # (the attempt's end, job), sorted
         self.rank_count: dict[tuple[int, float], int] = {}  # running jobs per (QoS, priority)
         self.on_node: dict[int, set[int]] | None = {} if cfg.failure_rate_per_node_day > 0 else None
         self.team_milli = [0.0] * len(w.teams)  # GPU-milli in use per team

@@ -34,6 +34,11 @@ class ClusterState:
                 self.gfree[self.node_gpus == g, :g] = WHOLE
         self.full = self.node_gpus.copy()  # fully free GPUs per node
         self.up = np.ones(n, dtype=bool)
+        # the same as plain lists, for the scalar reads of every take and give (placement
+        # reads the arrays)
+        self.gpus_l: list[int] = self.node_gpus.tolist()
+        self.full_l: list[int] = self.full.tolist()
+        self.up_l: list[bool] = [True] * n
         self.capacity_milli = int(self.node_gpus.sum()) * WHOLE
         self.up_milli = self.capacity_milli
         self.free_milli = self.capacity_milli  # free capacity on up nodes
@@ -43,16 +48,19 @@ class ClusterState:
 
     # ------------------------------------------------------------------ bookkeeping
     def _node_before(self, node: int) -> None:
-        self.free_whole -= int(self.full[node])
-        if self.full[node] == self.node_gpus[node] and self.up[node]:
-            self.idle_node_gpus -= int(self.node_gpus[node])
+        f = self.full_l[node]
+        self.free_whole -= f
+        g = self.gpus_l[node]
+        if f == g and self.up_l[node]:
+            self.idle_node_gpus -= g
 
     def _node_after(self, node: int) -> None:
-        g = int(self.node_gpus[node])
+        g = self.gpus_l[node]
         whole = self.gfree[node, :g].tolist().count(WHOLE)  # a few GPUs: faster than NumPy
         self.full[node] = whole
+        self.full_l[node] = whole
         self.free_whole += whole
-        if whole == g and self.up[node]:
+        if whole == g and self.up_l[node]:
             self.idle_node_gpus += g
 
     def _shift(self, node: int, idx: tuple[int, ...], delta: int) -> None:
@@ -83,7 +91,7 @@ class ClusterState:
             if self.pooled:
                 self.free_milli += milli
                 continue
-            if not self.up[node]:
+            if not self.up_l[node]:
                 continue  # the node's books were cleared when it failed
             self._node_before(node)
             self._shift(node, idx, milli)
@@ -99,16 +107,16 @@ class ClusterState:
         self.free_milli -= int(self.gfree[node, :g].clip(min=0).sum())
         self.up_milli -= g * WHOLE
         self.gfree[node, :g] = -1
-        self.full[node] = 0  # _node_before took its whole GPUs off free_whole
-        self.up[node] = False
+        self.full[node] = self.full_l[node] = 0  # _node_before took them off free_whole
+        self.up[node] = self.up_l[node] = False
 
     def repair(self, node: int) -> None:
         if self.up[node] or self.pooled:
             return
         g = int(self.node_gpus[node])
-        self.up[node] = True
+        self.up[node] = self.up_l[node] = True
         self.gfree[node, :g] = WHOLE
-        self.full[node] = g
+        self.full[node] = self.full_l[node] = g
         self.free_whole += g
         self.free_milli += g * WHOLE
         self.up_milli += g * WHOLE
@@ -131,4 +139,6 @@ def copy_state(st: ClusterState) -> ClusterState:
     c.gfree = st.gfree.copy()
     c.full = st.full.copy()
     c.up = st.up.copy()
+    c.full_l = st.full_l.copy()
+    c.up_l = st.up_l.copy()
     return c

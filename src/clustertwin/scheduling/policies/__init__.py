@@ -16,8 +16,9 @@ Modifiers (how the ordered queue is served):
 * ``greedy`` - skip jobs that do not fit and try the next, with no reservation (may starve
   large jobs; the Alibaba PAI-2020 simulator's behaviour);
 * ``backfill`` - EASY backfill: the first blocked job gets a reservation at the earliest time
-  it can start (from running jobs' requested limits); later jobs start only if they do not
-  delay it;
+  it can start (from the running attempts' actual end times, which the simulator knows; Slurm
+  plans with their time limits, so this backfill is somewhat optimistic); later jobs start
+  only if they do not delay it;
 * ``preempt`` - a blocked job may requeue running jobs of lower (QoS, priority), which restart
   from their last checkpoint.
 
