@@ -177,18 +177,35 @@ def _decide() -> Callable[..., Any]:
 
 
 def _designed(scenario: Scenario, catalog: Catalog, training: Any, run: Callable[..., Any],
-              design_stage: Callable[..., Any], warnings: list[str],
-              cabling: bool = True) -> tuple[Any, Any]:
+              design_stage: Callable[..., Any], warnings: list[str]) -> tuple[Any, Any]:
     """The design stage, with the job re-estimated when hot spares take installed nodes'
     slots (:func:`_spares_inside`). The first pass leaves the site unplaced (``cabling=False``:
-    placing it is most of the stage's work); the design kept is a full one unless ``cabling``
-    is False (``validate``: placing the site only ever warns)."""
+    placing it is most of the stage's work); the design kept is always a full one."""
     draft = run("design", design_stage, scenario, catalog, training, cabling=False)
-    training, design = _spares_inside(
-        scenario, catalog, training, draft,
-        lambda sc, t: run("design", design_stage, sc, catalog, t, cabling=cabling), warnings)
-    if cabling and design is draft and draft is not None:
+    training, design = _spares_inside(scenario, catalog, training, draft,
+                                      lambda sc, t: run("design", design_stage, sc, catalog, t),
+                                      warnings)
+    if design is draft and draft is not None:
         design = run("design", design_stage, scenario, catalog, training)
+    return training, design
+
+
+def _reliability_checked(scenario: Scenario, catalog: Catalog, training: Any, design: Any,
+                         run: Callable[..., Any], design_stage: Callable[..., Any],
+                         check: Callable[..., Any]) -> tuple[Any, Any]:
+    """``validate``'s reliability check. A job that passes on all the installed GPUs passes on
+    the fewer that hot spares inside the units leave it (fewer nodes fail less often), so the
+    re-estimate plan makes (:func:`_spares_inside`) is only made when the check fails, and the
+    problem is then reported for the job plan would run, in plan's words."""
+    try:
+        check(scenario, catalog, training, design)
+        return training, design
+    except Exception:  # noqa: BLE001 - reported below, on the job plan runs
+        pass
+    training, design = _spares_inside(
+        scenario, catalog, training, design,
+        lambda sc, t: run("design", design_stage, sc, catalog, t, cabling=False), [])
+    run("reliability", check, scenario, catalog, training, design)
     return training, design
 
 
@@ -241,7 +258,7 @@ def feasibility_problems(scenario: Scenario, catalog: Catalog) -> list[str]:
     runs as in :func:`make_plan`; a stage that cannot run because an earlier one failed on
     the user's input is skipped, the others still report theirs. Bugs are not user problems
     and are left to ``plan``, which shows their traceback."""
-    from clustertwin.buildout.plan import check_buildout
+    from clustertwin.buildout.inputs import check_buildout
     from clustertwin.deadline import train as training_stage
     from clustertwin.design import design as design_stage
     from clustertwin.economics import economics as economics_stage
@@ -265,9 +282,8 @@ def feasibility_problems(scenario: Scenario, catalog: Catalog) -> list[str]:
         return None
 
     training = None if scenario.design_only else run("training", training_stage, scenario, catalog)
-    # on the installed GPUs if no estimate; the job re-estimated as plan does when hot spares
-    # take installed slots
-    training, design = _designed(scenario, catalog, training, run, design_stage, [], cabling=False)
+    # on the installed GPUs if no estimate; the site's placement only ever warns: left out
+    design = run("design", design_stage, scenario, catalog, training, cabling=False)
     if not failed:
         # the Monte Carlos are left to plan: their inputs are checked, not simulated
         reliability = None
@@ -276,7 +292,8 @@ def feasibility_problems(scenario: Scenario, catalog: Catalog) -> list[str]:
 
             reliability = run("reliability", analyze, scenario, catalog, training, design)
         else:
-            run("reliability", check_inputs, scenario, catalog, training, design)
+            training, design = _reliability_checked(scenario, catalog, training, design, run,
+                                                    design_stage, check_inputs)
         run("economics", economics_stage, scenario, catalog, training, design, reliability)
     run("buildout", check_buildout, scenario, catalog, design)
     return lines

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import datetime as _dt
 from dataclasses import dataclass
 from typing import Any
 
@@ -11,6 +10,7 @@ import numpy as np
 
 from clustertwin.buildout.cpm import CPMResult, Network, compile_network, cpm, critical_path
 from clustertwin.buildout.durations import StepInput, effective_steps
+from clustertwin.buildout.inputs import base_steps, scenario_inputs
 from clustertwin.buildout.montecarlo import (
     Distribution,
     MCResult,
@@ -21,7 +21,6 @@ from clustertwin.buildout.montecarlo import (
 from clustertwin.buildout.quantities import (
     DEFAULT_RADIX,
     Quantities,
-    derive_quantities,
     fabric_counts,
 )
 from clustertwin.buildout.result import BuildoutPlan, StepSchedule, WhatIfShift
@@ -31,7 +30,6 @@ from clustertwin.buildout.whatif import (
     WhatIf,
     apply_step_changes,
     parse_what_ifs,
-    scenario_what_if,
     with_base,
 )
 from clustertwin.errors import Problem, UsageError
@@ -108,46 +106,6 @@ def _simulate(
     return _Run(steps, net, det, mc, quantiles)
 
 
-def check_buildout(scenario: Any, catalog: Any, design: Any = None) -> None:
-    """What :func:`plan_buildout` refuses in a scenario (its profile, quantities, lead-time and
-    crew changes, a dependency cycle they make), without the Monte Carlo (``validate``)."""
-    book, profiles = load_steps(), load_profiles()
-    profile, _, _, q, own = _inputs(scenario, catalog, design, profiles)
-    steps = _base_steps(book, profiles, profile, q, own)
-    compile_network({n: s.after for n, s in steps.items()}, GO_LIVE, source="--what-if", key="")
-
-
-def _inputs(scenario: Any, catalog: Any, design: Any, profiles: Any) -> tuple:
-    """``(profile, start date, seed, quantities, the scenario's own changes)``."""
-    profile, start, seed = _scenario_inputs(scenario)
-    q = derive_quantities(scenario, catalog, design)
-    if profile == "auto":
-        profile = auto_profile(profiles, design, q.gpus)
-    own = scenario_what_if(getattr(scenario, "buildout", None))  # buildout.lead_times.*, crews
-    return profile, start, seed, q, own
-
-
-def _scenario_inputs(scenario: Any) -> tuple[str, _dt.date, int]:
-    b = getattr(scenario, "buildout", None)
-    profile = getattr(b, "profile", None) or "new-build"
-    start = getattr(b, "start_date", None) or _dt.date(2027, 1, 5)
-    rel = getattr(scenario, "reliability", None)
-    seed = int(getattr(rel, "seed", 0) or 0)
-    return profile, start, seed
-
-
-def auto_profile(profiles: Any, design: Any, gpus: int) -> str:
-    """``buildout.profile: auto``: the design says whether the cluster fits an existing
-    facility; there, a cluster within a profile's ``auto_max_gpus`` (a few servers from stock)
-    takes the smallest such profile."""
-    facility = str(getattr(design, "facility", None) or "new-build")
-    if facility != "existing-facility":
-        return facility
-    fits = [(p.auto_max_gpus, name) for name, p in profiles.items()
-            if p.auto_max_gpus is not None and gpus <= p.auto_max_gpus]
-    return min(fits)[1] if fits else facility
-
-
 def plan_buildout(
     scenario: Any,
     catalog: Any,
@@ -171,9 +129,9 @@ def plan_buildout(
         raise UsageError([Problem("buildout", "distribution", "expected triangular or pert")])
     book, profiles = load_steps(), load_profiles()
     what_ifs = parse_what_ifs(what_if, {s.number for s in book.steps})
-    profile, start, seed, q, own = _inputs(scenario, catalog, design, profiles)
+    profile, start, seed, q, own = scenario_inputs(scenario, catalog, design, profiles)
     u = len(book.steps) if distribution == "triangular" else None  # rows of the shared draws
-    base = _simulate(_base_steps(book, profiles, profile, q, own), u, samples, seed, distribution)
+    base = _simulate(base_steps(book, profiles, profile, q, own), u, samples, seed, distribution)
     shifts = [
         _what_if(with_base(w, own), book, profiles, profile, q, u, samples, seed, distribution, base)
         for w in what_ifs
@@ -214,12 +172,6 @@ def plan_buildout(
         what_ifs=tuple(shifts),
         notes=tuple(notes),
     )
-
-
-def _base_steps(book: Any, profiles: Any, profile: str, q: Quantities, own: WhatIf | None) -> dict[int, Any]:
-    """The profile's step inputs with the scenario's own build-out changes applied."""
-    steps = effective_steps(book, profiles, profile, q, crew_multiplier=own.crews if own else 1.0)
-    return apply_step_changes(steps, own.step_changes) if own is not None else steps
 
 
 def _own_note(own: WhatIf) -> str:

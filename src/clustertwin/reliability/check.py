@@ -11,11 +11,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from clustertwin.errors import Problem, ScenarioError
-from clustertwin.reliability.inputs import _opt
+from clustertwin.errors import InfeasibleError, Problem, ScenarioError
+from clustertwin.reliability import interval as iv
+from clustertwin.reliability.inputs import StageInputs, _opt
 
 #: most Monte Carlo trials a scenario may ask for
 MAX_TRIALS = 1_000_000
+#: events one run may take before it is declared hopeless
+MAX_EVENTS = 5_000_000
 
 
 def check_inputs(scenario: Any, catalog: Any, estimate: Any, design: Any = None) -> None:
@@ -24,7 +27,6 @@ def check_inputs(scenario: Any, catalog: Any, estimate: Any, design: Any = None)
     if estimate is None:
         return
     from clustertwin.reliability.inputs import resolve_inputs
-    from clustertwin.reliability.runs import event_budget
 
     check_keys(scenario)
     inp = resolve_inputs(scenario, catalog, estimate, design, [])
@@ -67,3 +69,21 @@ def check_keys(scenario: Any) -> None:
         bad("include_planned", "must be true or false")
     if problems:
         raise ScenarioError(problems)
+
+
+def event_budget(inp: StageInputs, tau_min: float) -> int:
+    """Refuse hopeless runs; return an event budget for one run at interval ``tau_min``."""
+    if not inp.finite:
+        return 1000
+    r, rates = inp.r, inp.rates
+    e = iv.ettr_daly(tau_min, inp.delta_min, inp.mtbf_min, r.restart_min) * inp.runnable
+    lam_all = rates.unexpected_per_h + rates.planned_per_h
+    events = inp.work_h * lam_all / max(e, 1e-300)
+    if e < 1e-3 or events > MAX_EVENTS / 4:
+        raise InfeasibleError([Problem(inp.src, "reliability",
+                                       f"the job would almost never finish: a failure every "
+                                       f"{inp.mtbf_min:.1f} min against a {r.restart_min:g} min "
+                                       f"restart and {inp.blocking_s:.0f} s checkpoint stall; "
+                                       "lower the failure rate, restart time or job size, or add "
+                                       "spare nodes")])
+    return int(min(MAX_EVENTS, max(10_000, 20 * events)))

@@ -3,7 +3,7 @@
 :func:`resolve_inputs` turns a scenario, its estimate and (optionally) its design into a
 :class:`StageInputs`: job size and spare nodes, failure rates, checkpoint and local-tier
 times, the stall and background write of each checkpoint, the interval floors, the
-first-order intervals and the two-tier :class:`.tiers.TierSpec`. :func:`check_intervals`
+first-order intervals and the two-tier :class:`.runspec.TierSpec`. :func:`check_intervals`
 refuses fixed intervals shorter than those floors. Notes for the result are appended, in
 order, to the list the caller passes.
 """
@@ -31,7 +31,7 @@ from clustertwin.perf.checkpoint import (
     local_tier_times,
 )
 from clustertwin.reliability import interval as iv
-from clustertwin.reliability.tiers import TierSpec
+from clustertwin.reliability.runspec import TierSpec
 
 #: the optional keys added with two-tier checkpointing, and the values that keep the single-tier
 #: behaviour (duck-typed scenarios without them behave as before)

@@ -9,13 +9,10 @@ from typing import Any
 import numpy as np
 
 from clustertwin.errors import InfeasibleError, Problem
-from clustertwin.reliability import interval as iv
+from clustertwin.reliability.check import MAX_EVENTS, event_budget  # noqa: F401 - re-exported
 from clustertwin.reliability.inputs import StageInputs
 from clustertwin.reliability.montecarlo import Outcome, RunawayError, RunSpec, simulate
 from clustertwin.reliability.tiers import simulate_tiers
-
-#: events one run may take before it is declared hopeless
-MAX_EVENTS = 5_000_000
 
 
 def run_spec(inp: StageInputs, work_h: float) -> RunSpec:
@@ -26,24 +23,6 @@ def run_spec(inp: StageInputs, work_h: float) -> RunSpec:
                    rates_per_h=rates.rates_per_h, needs_repair=rates.needs_repair,
                    planned_per_h=rates.planned_per_h, repair_h=rates.repair_h,
                    spare_nodes=inp.spares)
-
-
-def event_budget(inp: StageInputs, tau_min: float) -> int:
-    """Refuse hopeless runs; return an event budget for one run at interval ``tau_min``."""
-    if not inp.finite:
-        return 1000
-    r, rates = inp.r, inp.rates
-    e = iv.ettr_daly(tau_min, inp.delta_min, inp.mtbf_min, r.restart_min) * inp.runnable
-    lam_all = rates.unexpected_per_h + rates.planned_per_h
-    events = inp.work_h * lam_all / max(e, 1e-300)
-    if e < 1e-3 or events > MAX_EVENTS / 4:
-        raise InfeasibleError([Problem(inp.src, "reliability",
-                                       f"the job would almost never finish: a failure every "
-                                       f"{inp.mtbf_min:.1f} min against a {r.restart_min:g} min "
-                                       f"restart and {inp.blocking_s:.0f} s checkpoint stall; "
-                                       "lower the failure rate, restart time or job size, or add "
-                                       "spare nodes")])
-    return int(min(MAX_EVENTS, max(10_000, 20 * events)))
 
 
 def run(inp: StageInputs, work_h: float, local_min: Any, every: Any, on: Any, trials: int,

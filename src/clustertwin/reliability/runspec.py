@@ -72,3 +72,14 @@ def stretch(out: Outcome, factor: float) -> Outcome:
     if out.counts is not None:
         changes["counts"] = grow(out.counts, 0)
     return replace(out, **changes)
+
+
+@dataclass(frozen=True)
+class TierSpec:
+    """The local (fast) tier; times in hours. ``spec.blocking_h``/``persist_h``/``restart_h``
+    of the :class:`RunSpec` describe the PFS tier."""
+
+    local_blocking_h: float
+    local_persist_h: float
+    local_restart_h: float
+    replicas: int = 0

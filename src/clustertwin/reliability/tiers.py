@@ -27,24 +27,12 @@ Everything else (arrivals, spares, repair waits, accounting) is :mod:`.montecarl
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from clustertwin.reliability.montecarlo import Outcome, RunSpec, TrialLoop
+from clustertwin.reliability.runspec import TierSpec
 from clustertwin.reliability.tierbulk import Resume, Schedule, need, run_bulk
 from clustertwin.reliability.tierflat import run_flat
-
-
-@dataclass(frozen=True)
-class TierSpec:
-    """The local (fast) tier; times in hours. ``spec.blocking_h``/``persist_h``/``restart_h``
-    of the :class:`RunSpec` describe the PFS tier."""
-
-    local_blocking_h: float
-    local_persist_h: float
-    local_restart_h: float
-    replicas: int = 0
 
 
 def schedule(spec: RunSpec, tiers: TierSpec, local_h: np.ndarray | float,

@@ -1,0 +1,61 @@
+"""The build-out's inputs from a scenario: its profile (``auto`` resolved from the design),
+quantities, start date, seed and its own lead-time and crew changes, and the profile's step
+inputs with those changes applied. :func:`check_buildout` is what ``validate`` runs: every
+refusal of :func:`clustertwin.buildout.plan.plan_buildout` without its Monte Carlo."""
+
+from __future__ import annotations
+
+import datetime as _dt
+from typing import Any
+
+from clustertwin.buildout.cpm import compile_network
+from clustertwin.buildout.durations import effective_steps
+from clustertwin.buildout.quantities import Quantities, derive_quantities
+from clustertwin.buildout.steps import GO_LIVE, load_profiles, load_steps
+from clustertwin.buildout.whatif import WhatIf, apply_step_changes, scenario_what_if
+
+
+def check_buildout(scenario: Any, catalog: Any, design: Any = None) -> None:
+    """What :func:`plan_buildout` refuses in a scenario (its profile, quantities, lead-time and
+    crew changes, a dependency cycle they make), without the Monte Carlo (``validate``)."""
+    book, profiles = load_steps(), load_profiles()
+    profile, _, _, q, own = scenario_inputs(scenario, catalog, design, profiles)
+    steps = base_steps(book, profiles, profile, q, own)
+    compile_network({n: s.after for n, s in steps.items()}, GO_LIVE, source="--what-if", key="")
+
+
+def scenario_inputs(scenario: Any, catalog: Any, design: Any, profiles: Any) -> tuple:
+    """``(profile, start date, seed, quantities, the scenario's own changes)``."""
+    profile, start, seed = _scenario_basics(scenario)
+    q = derive_quantities(scenario, catalog, design)
+    if profile == "auto":
+        profile = auto_profile(profiles, design, q.gpus)
+    own = scenario_what_if(getattr(scenario, "buildout", None))  # buildout.lead_times.*, crews
+    return profile, start, seed, q, own
+
+
+def _scenario_basics(scenario: Any) -> tuple[str, _dt.date, int]:
+    b = getattr(scenario, "buildout", None)
+    profile = getattr(b, "profile", None) or "new-build"
+    start = getattr(b, "start_date", None) or _dt.date(2027, 1, 5)
+    rel = getattr(scenario, "reliability", None)
+    seed = int(getattr(rel, "seed", 0) or 0)
+    return profile, start, seed
+
+
+def auto_profile(profiles: Any, design: Any, gpus: int) -> str:
+    """``buildout.profile: auto``: the design says whether the cluster fits an existing
+    facility; there, a cluster within a profile's ``auto_max_gpus`` (a few servers from stock)
+    takes the smallest such profile."""
+    facility = str(getattr(design, "facility", None) or "new-build")
+    if facility != "existing-facility":
+        return facility
+    fits = [(p.auto_max_gpus, name) for name, p in profiles.items()
+            if p.auto_max_gpus is not None and gpus <= p.auto_max_gpus]
+    return min(fits)[1] if fits else facility
+
+
+def base_steps(book: Any, profiles: Any, profile: str, q: Quantities, own: WhatIf | None) -> dict[int, Any]:
+    """The profile's step inputs with the scenario's own build-out changes applied."""
+    steps = effective_steps(book, profiles, profile, q, crew_multiplier=own.crews if own else 1.0)
+    return apply_step_changes(steps, own.step_changes) if own is not None else steps
