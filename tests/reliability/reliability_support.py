@@ -42,3 +42,15 @@ def estimate(gpus: int = 16384, days: float = 54.0, step_time_s: float = 6.0,
                             model_tflops_per_gpu=400.0, mfu=0.4, hfu=0.4,
                             memory_gib_per_gpu=None, days=days, params_total=params,
                             params_active=params)
+
+
+def mc_spec(**kw: Any):
+    """A Monte Carlo job spec (``reliability.runspec.RunSpec``) with three causes, planned
+    interruptions, repairs and two spares; ``kw`` overrides any field."""
+    from clustertwin.reliability.runspec import RunSpec
+
+    base = dict(work_h=150.0, blocking_h=0.05, persist_h=0.0, restart_h=0.2,
+                rates_per_h=(0.2, 0.1, 0.05), needs_repair=(True, False, True),
+                planned_per_h=0.02, repair_h=3.0, spare_nodes=2)
+    base.update(kw)
+    return RunSpec(**base)

@@ -5,20 +5,16 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import reliability_support as rs
 
 from clustertwin.reliability.arrivals import ArrivalChunks, Arrivals
-from clustertwin.reliability.montecarlo import RunawayError, RunSpec, simulate, simulate_events
+from clustertwin.reliability.montecarlo import RunawayError, simulate, simulate_events
 
 FIELDS = ("intervals_h", "wall_h", "work_h", "stall_h", "lost_h", "restart_h", "waiting_h",
           "interruptions", "planned", "counts")
 
 
-def _spec(**kw):
-    base = dict(work_h=150.0, blocking_h=0.05, persist_h=0.0, restart_h=0.2,
-                rates_per_h=(0.2, 0.1, 0.05), needs_repair=(True, False, True),
-                planned_per_h=0.02, repair_h=3.0, spare_nodes=2)
-    base.update(kw)
-    return RunSpec(**base)
+_spec = rs.mc_spec
 
 
 def _same(a, b) -> None:

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import reliability_support as rs
 
 from clustertwin.reliability import tiers
-from clustertwin.reliability.montecarlo import RunawayError, RunSpec, TrialLoop
+from clustertwin.reliability.montecarlo import RunawayError, TrialLoop
 from clustertwin.reliability.tierbulk import Schedule, mod_counts
 from clustertwin.reliability.tiers import TierSpec, simulate_tiers
 
@@ -15,12 +16,7 @@ FIELDS = ("intervals_h", "wall_h", "work_h", "stall_h", "lost_h", "restart_h", "
           "interruptions", "planned", "counts", "local_restores")
 
 
-def _spec(**kw):
-    base = dict(work_h=150.0, blocking_h=0.05, persist_h=0.0, restart_h=0.2,
-                rates_per_h=(0.2, 0.1, 0.05), needs_repair=(True, False, True),
-                planned_per_h=0.02, repair_h=3.0, spare_nodes=2)
-    base.update(kw)
-    return RunSpec(**base)
+_spec = rs.mc_spec
 
 
 def _digest(out) -> list:

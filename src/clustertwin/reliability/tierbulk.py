@@ -202,3 +202,29 @@ def _settle(loop: Any, t: np.ndarray, cause: np.ndarray, planned: np.ndarray,
         loop.timeline.append((float(t[0]), int(cause[0]), float(at_fail[0, 0]),
                               float(kept[0, 0]), float(loop.rec_end[0, 0])))
     loop.t_prev = t
+
+
+def newest_copies(sch: Any, s: np.ndarray, st: Any, node_lost: np.ndarray) -> tuple:
+    """Where an event ``s`` hours of work after the resume falls in the schedule, and the
+    newest durable copy of each tier then (the masked loop's and the flat tail's arithmetic,
+    one copy): ``(k_done, comp, at_fail, k_loc, w_pfs, use_loc, w_new)`` with ``k_done`` the
+    checkpoints completed since the resume and ``comp`` the work since the last stall."""
+    tau, kk, p_loc, p_sup = sch.tau, sch.kk, sch.p_loc, sch.p_sup
+    w0, j0 = st.w0, st.j0
+    # position in the schedule, measured from the last PFS position before the resume
+    u = s + j0 * p_loc
+    q = np.floor(u / p_sup)
+    r = u - q * p_sup                               # time since that PFS stall ended
+    c = np.minimum(np.floor(r / p_loc), kk - 1.0)
+    r2 = r - c * p_loc                              # time since the last stall ended
+    k_done = q * kk + c - j0                        # checkpoints completed since resume
+    comp = np.minimum(r2, tau)
+    at_fail = w0 + k_done * tau + comp
+    k_loc = np.where((r2 >= sch.p_f) | (k_done <= 0), k_done, k_done - 1.0)
+    i_pfs = q * kk - j0
+    i_pfs = np.where(r >= sch.p_s, i_pfs, i_pfs - kk)
+    w_pfs = np.where(i_pfs >= 1.0, w0 + i_pfs * tau, st.p0)
+    w_loc = w0 + k_loc * tau
+    survives = sch.on & (~node_lost | sch.keeps)
+    use_loc = survives & ((k_loc >= 1.0) | st.w0_local) & (w_loc >= w_pfs)
+    return k_done, comp, at_fail, k_loc, w_pfs, use_loc, np.where(use_loc, w_loc, w_pfs)

@@ -24,6 +24,7 @@ from clustertwin.reliability.tierbulk import (
     bounded,
     mod_counts,
     need,
+    newest_copies,
     whole_counts,
 )
 
@@ -153,25 +154,10 @@ def _checkpoints(flat: Flat, st: Resume, s: np.ndarray, cause: np.ndarray,
     """The masked event's checkpoint arithmetic; updates ``flat.vals``' resume state.
     Returns ``(kept, restart_h, stall if failing or stopped, lost, at_fail)``."""
     sch, v = flat.sch, flat.vals
-    tau, kk, p_loc, p_sup = sch.tau, sch.kk, sch.p_loc, sch.p_sup
+    tau, kk = sch.tau, sch.kk
     w0, p0, j0, w0_local = st.w0, st.p0, st.j0, st.w0_local
     node_lost = flat.loop.arrivals.repair_of[cause]
-    u = s + j0 * p_loc
-    q = np.floor(u / p_sup)
-    r = u - q * p_sup
-    c = np.minimum(np.floor(r / p_loc), kk - 1.0)
-    r2 = r - c * p_loc
-    k_done = q * kk + c - j0
-    comp = np.minimum(r2, tau)
-    at_fail = w0 + k_done * tau + comp
-    k_loc = np.where((r2 >= sch.p_f) | (k_done <= 0), k_done, k_done - 1.0)
-    i_pfs = q * kk - j0
-    i_pfs = np.where(r >= sch.p_s, i_pfs, i_pfs - kk)
-    w_pfs = np.where(i_pfs >= 1.0, w0 + i_pfs * tau, p0)
-    w_loc = w0 + k_loc * tau
-    survives = sch.on & (~node_lost | sch.keeps)
-    use_loc = survives & ((k_loc >= 1.0) | w0_local) & (w_loc >= w_pfs)
-    w_new = np.where(use_loc, w_loc, w_pfs)
+    k_done, comp, at_fail, k_loc, w_pfs, use_loc, w_new = newest_copies(sch, s, st, node_lost)
     kept_after = np.where(planned, at_fail, w_new)
     v["n_local"] += unexp & use_loc
     v["w0"] = np.where(fail, kept_after, w0)

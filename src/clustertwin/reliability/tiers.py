@@ -31,7 +31,7 @@ import numpy as np
 
 from clustertwin.reliability.montecarlo import Outcome, RunSpec, TrialLoop
 from clustertwin.reliability.runspec import TierSpec
-from clustertwin.reliability.tierbulk import Resume, Schedule, need, run_bulk
+from clustertwin.reliability.tierbulk import Resume, Schedule, need, newest_copies, run_bulk
 from clustertwin.reliability.tierflat import run_flat
 
 
@@ -83,31 +83,14 @@ def simulate_tiers(spec: RunSpec, tiers: TierSpec, local_h: np.ndarray | float,
 
 def _masked_event(loop: TrialLoop, sch: Schedule, st: Resume) -> None:
     """One event of the event loop, every state update masked by what each pair does."""
-    tau, kk, on, p_loc, p_sup = sch.tau, sch.kk, sch.on, sch.p_loc, sch.p_sup
+    tau, kk, on = sch.tau, sch.kk, sch.on
     w0, p0, j0, w0_local = st.w0, st.p0, st.j0, st.w0_local
     cause, planned, s = loop.next()
     node_lost = loop.arrivals.repair_of[cause]
     remaining, need_h = need(sch, st)
     finish, stop, fail, unexp = loop.classify(need_h)
 
-    # position in the schedule, measured from the last PFS position before the resume
-    u = s + j0 * p_loc
-    q = np.floor(u / p_sup)
-    r = u - q * p_sup                               # time since that PFS stall ended
-    c = np.minimum(np.floor(r / p_loc), kk - 1.0)
-    r2 = r - c * p_loc                              # time since the last stall ended
-    k_done = q * kk + c - j0                        # checkpoints completed since resume
-    comp = np.minimum(r2, tau)
-    at_fail = w0 + k_done * tau + comp
-    # newest durable copy of each tier
-    k_loc = np.where((r2 >= sch.p_f) | (k_done <= 0), k_done, k_done - 1.0)
-    i_pfs = q * kk - j0
-    i_pfs = np.where(r >= sch.p_s, i_pfs, i_pfs - kk)
-    w_pfs = np.where(i_pfs >= 1.0, w0 + i_pfs * tau, p0)
-    w_loc = w0 + k_loc * tau
-    survives = on & (~node_lost | sch.keeps)
-    use_loc = survives & ((k_loc >= 1.0) | w0_local) & (w_loc >= w_pfs)
-    w_new = np.where(use_loc, w_loc, w_pfs)
+    k_done, comp, at_fail, k_loc, w_pfs, use_loc, w_new = newest_copies(sch, s, st, node_lost)
 
     kept_after = np.where(planned, at_fail, w_new)
     st.n_local += unexp & use_loc
