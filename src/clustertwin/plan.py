@@ -200,7 +200,7 @@ def _reliability_checked(scenario: Scenario, catalog: Catalog, training: Any, de
     try:
         check(scenario, catalog, training, design)
         return training, design
-    except Exception:  # noqa: BLE001 - reported below, on the job plan runs
+    except (UserError, *COMPUTE_ERRORS):  # reported below, on the job plan runs
         pass
     training, design = _spares_inside(
         scenario, catalog, training, design,
@@ -254,10 +254,12 @@ def _deadline_excess(scenario: Scenario, reliability: Any) -> float:
 
 
 def feasibility_problems(scenario: Scenario, catalog: Catalog) -> list[str]:
-    """The user mistakes ``plan`` would stop on, all in one pass (``validate``): each stage
-    runs as in :func:`make_plan`; a stage that cannot run because an earlier one failed on
-    the user's input is skipped, the others still report theirs. Bugs are not user problems
-    and are left to ``plan``, which shows their traceback."""
+    """The user mistakes ``plan`` would stop on, all in one pass (``validate``): training,
+    design (its site unplaced: placing it only ever warns) and economics run as in
+    :func:`make_plan`; reliability and build-out check their inputs without their Monte
+    Carlos. A stage that cannot run because an earlier one failed on the user's input is
+    skipped, the others still report theirs. Bugs are not user problems and are left to
+    ``plan``, which shows their traceback."""
     from clustertwin.buildout.inputs import check_buildout
     from clustertwin.deadline import train as training_stage
     from clustertwin.design import design as design_stage

@@ -143,8 +143,7 @@ def terminal_yaml(docs: list[Any]) -> str:
 
     if all(_printable(d) for d in docs):
         return yaml.safe_dump_all(docs, sort_keys=False, allow_unicode=True)
-    return yaml.dump_all(docs, Dumper=_yaml_dumper(), allow_unicode=False, sort_keys=False,
-                         default_flow_style=False, width=1_000_000_000)
+    return "---\n".join(yaml_text(d) for d in docs)
 
 
 def _printable(o: Any) -> bool:

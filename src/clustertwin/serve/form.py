@@ -55,15 +55,6 @@ def dom_id(key: str) -> str:
     return "f-" + key.replace(".", "-").replace("_", "-")
 
 
-def get(doc: Any, key: str) -> Any:
-    node = doc
-    for part in key.split("."):
-        if not isinstance(node, dict) or part not in node:
-            return None
-        node = node[part]
-    return node
-
-
 def shown(value: Any) -> str:
     """A document value as its field shows it (lists comma-separated, None empty)."""
     if value is None:

@@ -16,11 +16,12 @@ _STATIC_TYPES = {".js": "text/javascript", ".css": "text/css", ".txt": "text/pla
 
 
 def _editor_ctx(request: Any, text: str, doc: dict[str, Any] | None) -> dict[str, Any]:
-    from clustertwin.serve.form import fields, get, shown
+    from clustertwin.fmt import dotted
+    from clustertwin.serve.form import fields, shown
 
     st = request.app.state
     ids = st.engine.catalog_ids()
-    rows = [{"f": f, "value": shown(get(doc, f.key)) if doc else "", "options": ids.get(f.catalog, [])}
+    rows = [{"f": f, "value": shown(dotted(doc, f.key)) if doc else "", "options": ids.get(f.catalog, [])}
             for f in fields()]
     return {"fields": rows, "yaml": text, "saved": st.library.items.values(), "errors": {}}
 

@@ -344,8 +344,9 @@ def _pdus_cdus(design, naming, racks) -> list[tuple[str, list[Device]]]:
         if not pool or count <= 0:
             continue
         per = math.ceil(count / len(pool))
-        pdus += [Device(f"{r.name}-pdu{i % per + 1}", "pdu", "", r.name, 0, r.row)
-                 for i, r in ((i, pool[i // per]) for i in range(count))]
+        for i in range(count):
+            r = pool[i // per]
+            pdus.append(Device(f"{r.name}-pdu{i % per + 1}", "pdu", "", r.name, 0, r.row))
     n_cdu = design.cooling.cdu_units
     compute = [r for r in racks if r.kind == "compute"] or racks
     cdus = [Device(nm, "cdu", "", "", 0, compute[i * len(compute) // n_cdu].row)
