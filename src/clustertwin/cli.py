@@ -197,6 +197,7 @@ _STAGE_CLIS = (
     "clustertwin.reliability.cli",
     "clustertwin.buildout.cli",
     "clustertwin.scheduling.cli",
+    "clustertwin.scheduling.cli_traces",
     "clustertwin.acceptance.cli",
     "clustertwin.sweep.cli",
     "clustertwin.export.cli",
