@@ -20,7 +20,7 @@ def need_server() -> None:
         import starlette  # noqa: F401
         import uvicorn  # noqa: F401
     except ImportError as exc:
-        pytest.skip(f"{exc.name or 'starlette/uvicorn'} is not installed (pip install 'clustertwin[serve]')")
+        pytest.skip(f"{exc.name or 'starlette/uvicorn'} is not installed (a dependency of clustertwin: pip install starlette uvicorn)")
 
 
 @pytest.fixture

@@ -17,8 +17,8 @@ def _need_server() -> None:
         import starlette  # noqa: F401
         import uvicorn  # noqa: F401
     except ImportError:
-        raise UsageError([Problem("serve", "", "the web server is an extra: "
-                                  "pip install 'clustertwin[serve]' (starlette, uvicorn)")]) from None
+        raise UsageError([Problem("serve", "", "starlette or uvicorn is missing (dependencies "
+                                  "of clustertwin): pip install starlette uvicorn")]) from None
 
 
 def _check_port(host: str, port: int) -> None:
