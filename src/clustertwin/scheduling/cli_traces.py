@@ -23,8 +23,8 @@ def register(app: typer.Typer) -> None:
         from clustertwin.scheduling.traces.locate import ENV, PACKAGED
 
         rows = packaged_traces()
-        if as_json:
-            emit_json({"folder": str(PACKAGED), "traces": [asdict(r) for r in rows]})
+        if as_json:  # the contract's [{name, jobs, source, license}], plus unit, folder, cite
+            emit_json([{**asdict(r), "folder": str(PACKAGED / r.folder)} for r in rows])
             return
         _print(rows)
         typer.echo(f"\nfiles, attribution and licences: {PACKAGED}\n[bracketed]: reference "
@@ -40,9 +40,9 @@ def _print(rows) -> None:  # noqa: ANN001
 
     table = Table(show_header=True, header_style="bold")
     for col, just in (("name", "left"), ("jobs", "right"), ("source", "left"),
-                      ("licence", "left")):
+                      ("license", "left")):
         table.add_column(col, justify=just)
     for r in rows:
         table.add_row(terminal_text(r.name), f"{r.jobs:,} {r.unit}", terminal_text(r.source, 200),
-                      terminal_text(r.licence))
+                      terminal_text(r.license))
     Console().print(table)

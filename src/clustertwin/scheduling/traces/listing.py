@@ -23,12 +23,8 @@ class PackagedTrace:
     jobs: int  #: data rows of the default file(s)
     unit: str  #: what a row is (pods, jobs, machines, ...)
     source: str
-    licence: str
+    license: str  #: the licence, as the contract spells the key
     cite: str
-
-    @property
-    def replayable(self) -> bool:
-        return not self.name.startswith("[")
 
 
 def _rows(entry: dict) -> int:
@@ -49,5 +45,5 @@ def packaged_traces() -> tuple[PackagedTrace, ...]:
 
     entries = yaml.safe_load(INDEX.read_text(encoding="utf-8"))
     return tuple(PackagedTrace(name=e["name"], folder=e["folder"], jobs=_rows(e), unit=e["unit"],
-                               source=e["source"], licence=e["licence"], cite=e["cite"])
+                               source=e["source"], license=e["licence"], cite=e["cite"])
                  for e in entries)
