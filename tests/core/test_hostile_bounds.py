@@ -241,3 +241,97 @@ def test_a_plan_with_an_absurd_figure_is_refused_in_one_line(monkeypatch, tmp_pa
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ") and "economics" in lines[0]
     assert "capex_usd" in lines[0] and not any(w in err for w in INTERNAL)
+
+
+# --- every numeric scenario key has an upper bound: found by walking the schema, so a key
+# added later without one fails here ---
+def _numeric(ann) -> bool:
+    import types
+    import typing
+
+    if ann in (int, float):
+        return True
+    origin, args = typing.get_origin(ann), typing.get_args(ann)
+    if origin is typing.Annotated:
+        return _numeric(args[0])
+    return origin in (typing.Union, types.UnionType) and any(_numeric(a) for a in args)
+
+
+def _submodels(ann) -> list:
+    import typing
+
+    from pydantic import BaseModel
+
+    if isinstance(ann, type) and issubclass(ann, BaseModel):
+        return [ann]
+    return [m for a in typing.get_args(ann) for m in _submodels(a)]
+
+
+def _numeric_keys(model=None, prefix: str = "") -> list[str]:
+    from clustertwin.scenario.document import ScenarioFile
+
+    out = []
+    for name, f in (model or ScenarioFile).model_fields.items():
+        if _numeric(f.annotation):
+            out.append(prefix + name)
+        for m in _submodels(f.annotation):
+            out += _numeric_keys(m, f"{prefix}{name}.")
+    return out
+
+
+NUMERIC_KEYS = _numeric_keys()
+MOE = {"experts": 64, "active_experts": 8, "expert_ffn_hidden": 2048}
+
+
+def test_the_schema_walk_finds_the_keys():
+    assert len(NUMERIC_KEYS) > 60
+    assert {"cluster.spare_nodes", "economics.depreciation_years", "reliability.seed",
+            "buildout.crews", "decision.cloud.max_gpus", "model.moe.experts"} <= set(NUMERIC_KEYS)
+
+
+@pytest.mark.parametrize("value", [1e300, 2**62], ids=["1e300", "2^62"])
+def test_every_numeric_scenario_key_has_an_upper_bound(catalog, value):
+    from clustertwin.scenario import scenario_from_dict
+
+    accepted = []
+    for key in NUMERIC_KEYS:
+        if key == "reliability.seed" and value < 2**63:   # any 64-bit seed costs the same
+            continue
+        doc = _doc(key, value)
+        if key.startswith("model.moe."):
+            doc["model"]["moe"] = {**MOE, **doc["model"]["moe"]}
+        if key == "cluster.deadline_days":
+            doc["cluster"].pop("gpus")
+        try:
+            scenario_from_dict(doc, "<probe>", catalog)
+        except UserError as exc:
+            assert any(key in ln for ln in exc.lines()), (key, exc.lines())
+            assert not any(w in ln for ln in exc.lines() for w in INTERNAL), exc.lines()
+            continue
+        accepted.append(key)
+    assert accepted == []
+
+
+@pytest.mark.parametrize("value", [1e300, 2**62], ids=["1e300", "2^62"])
+def test_every_numeric_catalog_field_has_an_upper_bound(catalog, value):
+    """Each kind's first built-in entry with one numeric field set absurd: refused by the typed
+    model a --catalog folder goes through (walked from the models, so a new field counts)."""
+    from pydantic import ValidationError
+
+    from clustertwin.catalog.models import KINDS
+
+    accepted = []
+    for kind, model in KINDS.items():
+        entries = list(catalog.all(kind))
+        if not entries:
+            continue
+        base = entries[0].model_dump()
+        for name, f in model.model_fields.items():
+            if not _numeric(f.annotation):
+                continue
+            try:
+                model.model_validate({**base, name: value})
+            except ValidationError:
+                continue
+            accepted.append(f"{kind}.{name}")
+    assert accepted == []
