@@ -48,6 +48,7 @@ import os
 import re
 import shutil
 import stat
+import weakref
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
@@ -99,6 +100,7 @@ class OutputDir:
         self.names = list(names)
         self._stage: Path | None = None
         self._staged: list[str] = []
+        self._tidy: weakref.finalize | None = None
         self._check_folder()
         self.cleaned: list[str] = []
         with _folder_lock(self.path):   # never between another writer's rename and its record
@@ -185,6 +187,9 @@ class OutputDir:
             except OSError as exc:
                 raise _os_problem(self.path, exc, "write") from None
             self._stage = stage
+            # a run that ends (an error, an exit) without commit() leaves nothing behind; a
+            # SIGKILLed one leaves this folder to the next open (_recover)
+            self._tidy = weakref.finalize(self, _remove_stage, stage)
         return self._stage
 
     @contextlib.contextmanager
@@ -250,14 +255,19 @@ class OutputDir:
             except OSError as exc:
                 raise _os_problem(journal, exc, "write") from None
             _remove_stage(stage)
-        self._stage, self._staged = None, []
+        self._forget_stage()
         return [self.path / n for n in names]
 
     def discard(self) -> None:
         """Drop what is staged (nothing in the folder changes)."""
         if self._stage is not None:
             _remove_stage(self._stage)
-        self._stage, self._staged = None, []
+        self._forget_stage()
+
+    def _forget_stage(self) -> None:
+        if self._tidy is not None:
+            self._tidy.detach()
+        self._stage, self._staged, self._tidy = None, [], None
 
     def _drop_empty_stage(self) -> None:
         if self._stage is not None and not self._staged:

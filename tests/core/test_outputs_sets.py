@@ -184,3 +184,22 @@ def test_export_all_killed_over_an_earlier_export(tmp_path):
     assert (out / JOURNAL).exists()
     OutputDir(out, [])
     assert _files(out) == new
+
+
+def test_a_run_that_fails_before_commit_leaves_the_old_set_and_no_stage(tmp_path):
+    import gc
+
+    write_outputs(tmp_path, {n: "old" for n in NAMES})
+
+    def failing_command() -> None:
+        od = OutputDir(tmp_path, NAMES)
+        od.write("a.txt", "new")
+        raise RuntimeError("the command failed after its first file")
+
+    try:
+        failing_command()
+    except RuntimeError:
+        pass
+    gc.collect()
+    assert _contents(tmp_path) == dict.fromkeys(NAMES, "old")
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([MANIFEST, *NAMES])
