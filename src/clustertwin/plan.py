@@ -59,11 +59,68 @@ class Plan:
 COMPUTE_ERRORS = (ArithmeticError, ValueError, MemoryError, RecursionError)
 
 
+#: The scenario section (or sections) each stage reads: what a refusal names as the key, since
+#: the user wrote those, not the stage's name.
+STAGE_KEYS = {"training": "model/training", "design": "cluster", "reliability": "reliability",
+              "economics": "economics", "buildout": "buildout", "decision": "decision"}
+
+
 def cannot_compute(scenario: Scenario, stage: str, exc: BaseException) -> InfeasibleError:
-    """A stage failing on the input's numbers, as the input's one-line error."""
-    why = (str(exc).splitlines() or [""])[0][:200]
-    return InfeasibleError([Problem(scenario.source, stage, f"the {stage} stage cannot compute "
-                                    f"this scenario ({type(exc).__name__}: {why}); check the values it uses")])
+    """A stage failing on the input's numbers, as the input's one-line error: the section the
+    user wrote and what to check, never the internal exception's text (issue 31)."""
+    why = ("needs more memory than this machine has" if isinstance(exc, MemoryError)
+           else "overflows or leaves the range its model computes")
+    return InfeasibleError([Problem(scenario.source, STAGE_KEYS.get(stage, stage),
+                                    f"the {stage} stage cannot compute this scenario: it {why}; "
+                                    "check the sizes, counts, rates and prices it uses (here and "
+                                    "in any --catalog entries)")])
+
+
+#: Plan figures that are +inf by meaning: no failures give an infinite mean time between
+#: failures and no optimum checkpoint interval; a fabric tier without uplinks (one leaf) has an
+#: infinite down:up ratio (any key ending in ``oversubscription``). Any other inf or NaN is
+#: refused.
+NEVER_KEYS = frozenset({"reliability.mtbf_h", "reliability.young_interval_min",
+                        "reliability.daly_interval_min"})
+#: Largest dollar figure a plan may show: ~10x world GDP (2024: ~$110 trillion). Past it the
+#: inputs are typos (a 1e300 price once gave capex near 1e308 with exit status 0).
+MONEY_MAX_USD = 1e15
+
+
+def implausible_figures(doc: dict[str, Any]) -> list[tuple[str, float]]:
+    """(dotted key, value) of each plan figure that is NaN, an infinity that does not mean
+    "never" (:data:`NEVER_KEYS`), or a dollar figure (``*_usd``) past :data:`MONEY_MAX_USD`."""
+    import math
+
+    out: list[tuple[str, float]] = []
+
+    def walk(o: Any, path: str) -> None:
+        if isinstance(o, dict):
+            for k, v in o.items():
+                walk(v, f"{path}.{k}" if path else str(k))
+        elif isinstance(o, list | tuple):
+            for v in o:
+                walk(v, path)
+        elif isinstance(o, float | int) and not isinstance(o, bool):
+            x = float(o)
+            never = path in NEVER_KEYS or path.endswith("oversubscription")
+            if math.isnan(x) or (math.isinf(x) and not (x > 0 and never)) \
+                    or ("usd" in path.rsplit(".", 1)[-1] and abs(x) > MONEY_MAX_USD):
+                out.append((path, x))
+
+    walk(doc, "")
+    return out
+
+
+def _check_plausible(plan: Plan) -> Plan:
+    bad = implausible_figures({k: v for k, v in plan.to_dict().items() if k != "scenario"})
+    if not bad:
+        return plan
+    shown = ", ".join(f"{k} = {v:.3g}" for k, v in bad[:3]) + (f" (+{len(bad) - 3} more)" if len(bad) > 3 else "")
+    section = STAGE_KEYS.get(bad[0][0].split(".", 1)[0], "")
+    raise InfeasibleError([Problem(plan.scenario.source, section, "the plan comes out with figures "
+                                   f"no real cluster has ({shown}); check the sizes, rates and "
+                                   "prices it uses (here and in any --catalog entries)")])
 
 
 def _stage_functions() -> tuple[Callable[..., Any], ...]:
@@ -148,7 +205,8 @@ def make_plan(scenario: Scenario, catalog: Catalog,
         for attr in attrs:
             for msg in getattr(result, attr, None) or ():
                 warnings.append(f"{name}: {msg}")
-    return _sized(Plan(scenario=scenario, warnings=tuple(warnings), skipped=tuple(skipped), **res), catalog)
+    return _check_plausible(_sized(Plan(scenario=scenario, warnings=tuple(warnings),
+                                        skipped=tuple(skipped), **res), catalog))
 
 
 def _sized(plan: Plan, catalog: Catalog) -> Plan:

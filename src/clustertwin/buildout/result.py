@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 import datetime as _dt
 import io
 import math
@@ -11,6 +10,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from clustertwin.fmt import plural
+from clustertwin.quoting import csv_writer
 
 
 class _Frozen(BaseModel):
@@ -185,7 +185,7 @@ class BuildoutPlan(_Frozen):
     def to_csv(self) -> str:
         """One row per step, for a project tool (dates are earliest/latest on likely durations)."""
         buf = io.StringIO()
-        w = csv.writer(buf, lineterminator="\n")
+        w = csv_writer(buf)
         w.writerow(
             [
                 "step",

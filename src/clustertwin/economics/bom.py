@@ -166,11 +166,12 @@ def vendor_bom(design, economics, catalog=None) -> tuple[VendorLine, ...]:
 
 def bom_csv(lines) -> str:
     """``bom.csv``: a header of :data:`COLUMNS` and one row per line (prices in USD)."""
-    import csv
     import io
 
+    from clustertwin.quoting import csv_writer
+
     buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
+    w = csv_writer(buf)
     w.writerow(COLUMNS)
     for ln in lines:
         r = list(ln.row())

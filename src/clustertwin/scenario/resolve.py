@@ -16,6 +16,7 @@ from clustertwin.scenario.checks import (
     _check_dates,
     _check_model,
     _check_sizes,
+    _check_spares,
     job_unit_gpus,
 )
 from clustertwin.scenario.document import Scenario, ScenarioFile
@@ -81,6 +82,7 @@ def _resolve(doc: ScenarioFile, catalog: Catalog, source: str) -> Scenario:
             problems.append(Problem(source, "cluster.gpus",
                                     f"{cl.gpus} is not a multiple of the {unit} {what}; try {hint}"))
         problems.extend(_check_sizes(doc, node, source))
+        problems.extend(_check_spares(doc, node, source))
     problems.extend(_check_budget(doc, source))
     problems.extend(_check_dates(doc, source))
     if gpu_ok and doc.training is not None:
