@@ -83,6 +83,10 @@ class Priced(_Frozen):
     price_usd: float | None = Field(None, ge=0, description="unit price, USD")
     price_source: str = Field("", description="where the price comes from")
     price_as_of: OptAsOf = Field("", description="when the price was quoted (YYYY[-MM[-DD]])")
+    part_number: str = Field("", description="the manufacturer's part number, or a named "
+                             "configuration (a DGX/HGX SKU, an appliance and its building block)")
+    part_number_reason: str = Field("", description="why there is no public part number (a "
+                                    "configured-to-order system, a site-built plant item)")
 
 
 class GPU(Entry, Priced):
@@ -197,6 +201,10 @@ class StorageSystem(Entry, Priced):
     read_gb_per_s: PositiveFloat = Field(description="sustained read of one block, GB/s")
     rack_units: PositiveInt
     power_kw: PositiveFloat
+    usd_per_usable_pb_range: tuple[float, float] | None = Field(
+        None, description="published range of a whole system's price per usable PB of this tier "
+                          "(USD), that the block's price_usd / capacity_tb must lie in")
+    range_source: str = Field("", description="where usd_per_usable_pb_range comes from")
 
 
 class MoESpec(_Frozen):
@@ -385,6 +393,43 @@ class GoodputProfile(Entry):
     rampup_tokens: float = Field(ge=0, description="tokens over which the batch grows linearly to full (0 = no ramp-up)")
 
 
+class Equipment(Entry, Priced):
+    """A unit of facility plant the design sizes (transformer, switchgear, UPS module, battery,
+    generator, RPP, CRAH, in-row cooler, CDU, chiller) or a facility line priced by a design
+    quantity (shell per MW, fire protection per m2). ``price_usd`` is per ``price_per`` (kW of
+    rating, kVA, kWh, m2, MW of critical IT load, or each); ``rating`` is one unit's size in that
+    measure (0 for a line priced by quantity alone)."""
+
+    category: Literal["power", "cooling", "facility"]
+    vendor: str = Field("", description="a maker whose product this unit price describes")
+    price_per: Literal["each", "kW", "kVA", "kWh", "m", "m2", "MW"] = Field(
+        description="what price_usd buys: one unit, or one kW / kVA / kWh / m / m2 / MW of it")
+    rating: float = Field(0.0, ge=0, description="one unit's size in price_per units (0: none)")
+    width_m: float = Field(0.0, ge=0, description="footprint along a wall or row, m (0: off the floor)")
+    depth_m: float = Field(0.0, ge=0, description="footprint depth, m")
+
+
+class PriceCurve(Entry):
+    """New-part price of a GPU generation by product age: (years since launch, fraction of the
+    launch-era list price) points, linear between them and flat past the last
+    (:mod:`clustertwin.catalog.pricing`)."""
+
+    generation: str = Field(description="GPU generation (gpus.yaml ``generation``) it prices")
+    launch: AsOf = Field(description="volume-shipment date the ages count from")
+    points: list[tuple[float, float]] = Field(min_length=1, description="(age in years >= 0, "
+                                              "price as a fraction of the launch-era list, > 0)")
+
+    @field_validator("points", mode="after")
+    @classmethod
+    def _points_ordered(cls, v: list[tuple[float, float]]) -> list[tuple[float, float]]:
+        ages = [a for a, _ in v]
+        if any(a < 0 for a in ages) or ages != sorted(set(ages)):
+            raise ValueError("ages must be >= 0 and strictly increasing")
+        if any(f <= 0 for _, f in v):
+            raise ValueError("price fractions must be > 0")
+        return v
+
+
 KINDS: dict[str, type[Entry]] = {
     "gpu": GPU,
     "node": Node,
@@ -402,6 +447,8 @@ KINDS: dict[str, type[Entry]] = {
     "kernels": Kernels,
     "route": Route,
     "goodput": GoodputProfile,
+    "equipment": Equipment,
+    "price_curve": PriceCurve,
 }
 
 

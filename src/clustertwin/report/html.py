@@ -138,6 +138,16 @@ def default_drawings(plan: Any) -> dict[str, str]:
             "Rack elevations": rack_elevations_svg(plan.design, inv, name)}
 
 
+def stage_extra(plan: Any, name: str, res: Any) -> str:
+    """A stage's extra HTML; the design's is the one bill of materials (``vendor_bom``: the
+    lines ``bom.csv`` and ``bom.xlsx`` write, summing to ``economics.capex_usd``)."""
+    if name == "design" and getattr(plan, "economics", None) is not None:
+        from clustertwin.economics.bom import bom_html, vendor_bom
+
+        return bom_html(vendor_bom(res, plan.economics))
+    return res.html_extra() if hasattr(res, "html_extra") else ""
+
+
 def render(plan: Any, drawings: dict[str, str] | None = None) -> str:
     """plan.html: ``drawings`` ({title: svg}) default to :func:`default_drawings`."""
     from clustertwin.report.headline import headline
@@ -145,7 +155,7 @@ def render(plan: Any, drawings: dict[str, str] | None = None) -> str:
     s = plan.scenario
     sections = []
     for name, res in plan.blocks():
-        extra = res.html_extra() if hasattr(res, "html_extra") else ""
+        extra = stage_extra(plan, name, res)
         rows = res.summary_rows() if hasattr(res, "summary_rows") else []
         sections.append({"title": TITLES.get(name, humanize(name)), "rows": rows,
                          "figures": section_figures(plan, name, res), "html": extra})

@@ -88,6 +88,6 @@ def media_bom_lines(counts: tuple[MediumCount, ...]) -> tuple:
         item = (f"{c.medium} links ({m.kind}, up to {m.max_length_m:g} m; cable and both ends' "
                 f"optics): {c.cables:,} cables, {c.total_length_m:,.0f} m in all")
         out.append(BomLine("network", item, None, c.links, float(m.usd_per_link),
-                           float(m.usd_per_link) * c.links, f"{m.source} ({m.as_of})",
-                           part_number=m.part_number))
+                           float(m.usd_per_link) * c.links, m.source,
+                           part_number=m.part_number, as_of=m.as_of, vendor=m.vendor))
     return tuple(out)
