@@ -105,3 +105,15 @@ def test_elevations_show_every_rack_type_with_its_power(catalog, gpus):
     assert len(powers) == len(types) and all(p.endswith("kW max") for p in powers)
     sizes = [float(t.get("font-size")) for t in root.iter(f"{NS}text")]
     assert min(sizes) >= MIN_TEXT_MM
+
+
+def test_an_air_hall_whose_crahs_cannot_fit_is_warned_and_caught(catalog):
+    """Open-air A100 racks (28 kW rack limit) with small 100 kW CRAHs: 150 units for 78 m of
+    gallery on each side. The design warns, and the drawn layout shows the overlaps."""
+    rules = load_rules().with_values(rack_power_limit_air_kw=28, crah_kw=100)
+    d = design(scenario(catalog, 16_384, node="dgx-a100", gpu="a100-sxm-80gb",
+                        fabric={"technology": "ib-hdr"}), catalog, None, rules=rules)
+    assert d.cooling.mode == "air"
+    assert any("do not fit" in w and "CRAH" in w for w in d.warnings)
+    _, lays, _, _ = layouts(d, name="t")
+    assert any("CRAH" in p and "overlaps" in p for lay in lays for p in check_layout(lay))

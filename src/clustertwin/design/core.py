@@ -89,6 +89,7 @@ def design(scenario, catalog, estimate=None, *, rules: DesignRules | None = None
                         "(contained aisles or rear-door heat exchangers)")
     floor = plan_floor(racks, rules, it_kw=power.it_kw)
     cooling = with_halls(cooling, floor.halls, rules)
+    warnings += _crah_fit(cooling, floor, rules, catalog)
     notes = list(cf.notes) + notes
     power, existing = _existing_facility(power, rules, notes)
     lines = _bom(catalog, node, fab, switch, inband_sw, oob_sw, cf, mgmt, storage, power,
@@ -125,6 +126,23 @@ def _with_cabling(catalog, d: ClusterDesign) -> ClusterDesign:
     at = next((i for i, ln in enumerate(d.bom) if ln.item.startswith(MEDIA_ITEMS)), len(d.bom))
     bom = (*kept[:at], *media_bom_lines(counts), *kept[at:])
     return replace(d, cabling=counts, bom=bom)
+
+
+def _crah_fit(cooling, floor, rules, catalog) -> list[str]:
+    """A warning when a hall's CRAHs (N+1) do not fit along its two side galleries."""
+    from clustertwin.design.geometry import Geometry
+
+    if not cooling.crah_units or not catalog.has("equipment", "crah-fanwall-400kw"):
+        return []
+    width = catalog.get("equipment", "crah-fanwall-400kw").width_m
+    depth = Geometry.from_rules(rules).hall_depth_m(max(1, floor.rows_per_hall or floor.rows))
+    per_hall = math.ceil(cooling.crah_units / max(1, cooling.halls))
+    fit = 2 * int(depth // width) if width else per_hall
+    if per_hall <= fit:
+        return []
+    return [f"{per_hall} CRAHs per hall do not fit the two {depth:.0f} m side galleries "
+            f"({fit} of {width:g} m each): lower the rack density of air-cooled rows, or use "
+            "rear-door or liquid cooling"]
 
 
 def _storage(scenario, catalog, estimate, node, gpus, nodes, rules, notes, warnings):
