@@ -18,7 +18,7 @@ cooling plant, bought only when the facility is built).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 CATEGORIES = ("compute", "network", "storage", "power", "cooling", "facility", "other")
 SCOPES = ("it", "fit-out", "plant")
@@ -120,4 +120,34 @@ def totals(lines: tuple[BomLine, ...]) -> dict[str, float]:
     for ln in lines:
         if ln.total_usd is not None:
             out[ln.category] += ln.total_usd
+    return out
+
+
+def node_line(catalog, node, nodes: int, purchase) -> BomLine:
+    """The GPU servers, priced at the purchase date along their generation's price curve."""
+    from clustertwin.catalog.pricing import price_at
+
+    item = f"{node.name} (NICs included)"
+    if node.price_usd is None:
+        return line("compute", item, nodes, node)
+    gen = catalog.gpu(node.gpu).generation if catalog.has("gpu", node.gpu) else None
+    dated = price_at(catalog, gen, node.price_usd, node.price_as_of, purchase)
+    ln = line("compute", item, nodes, node, unit_usd=round(dated.usd, 2), as_of=dated.as_of)
+    if dated.note:
+        ln = replace(ln, source=f"{ln.source}; {dated.note}")
+    return ln
+
+
+def storage_lines(catalog, storage) -> list[BomLine]:
+    """Each shared storage tier as a system: its building blocks and usable capacity."""
+    names = {"pfs": "all-flash parallel file system", "object": "object store"}
+    out = []
+    for t in storage.tiers:
+        if t.system_id is None:
+            continue
+        entry = catalog.get("storage", t.system_id) if catalog.has("storage", t.system_id) else None
+        label = names.get(t.tier, t.tier)
+        out.append(line("storage", f"{label}: {t.blocks:,} building blocks, "
+                          f"{t.capacity_tb / 1000:,.2f} PB usable", t.blocks, entry,
+                          catalog_id=t.system_id))
     return out

@@ -98,3 +98,20 @@ def with_halls(cooling: CoolingDesign, halls: int, rules) -> CoolingDesign:
     from dataclasses import replace
 
     return replace(cooling, halls=max(1, halls), crah_units=crahs(cooling.air_kw, halls, rules))
+
+
+def crah_fit_warnings(cooling, floor, rules, catalog) -> list[str]:
+    """A warning when a hall's CRAHs (N+1) do not fit along its two side galleries."""
+    from clustertwin.design.geometry import Geometry
+
+    if not cooling.crah_units or not catalog.has("equipment", "crah-fanwall-400kw"):
+        return []
+    width = catalog.get("equipment", "crah-fanwall-400kw").width_m
+    depth = Geometry.from_rules(rules).hall_depth_m(max(1, floor.rows_per_hall or floor.rows))
+    per_hall = math.ceil(cooling.crah_units / max(1, cooling.halls))
+    fit = 2 * int(depth // width) if width else per_hall
+    if per_hall <= fit:
+        return []
+    return [f"{per_hall} CRAHs per hall do not fit the two {depth:.0f} m side galleries "
+            f"({fit} of {width:g} m each): lower the rack density of air-cooled rows, or use "
+            "rear-door or liquid cooling"]

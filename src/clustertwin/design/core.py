@@ -8,7 +8,7 @@ from dataclasses import replace
 
 from clustertwin.design import bom as B
 from clustertwin.design import plant
-from clustertwin.design.cooling import plan_cooling, with_halls
+from clustertwin.design.cooling import crah_fit_warnings, plan_cooling, with_halls
 from clustertwin.design.fabric import plan_compute_fabric
 from clustertwin.design.floor import Racks, plan_floor
 from clustertwin.design.layout import plan_layout, rack_capacity
@@ -89,7 +89,7 @@ def design(scenario, catalog, estimate=None, *, rules: DesignRules | None = None
                         "(contained aisles or rear-door heat exchangers)")
     floor = plan_floor(racks, rules, it_kw=power.it_kw)
     cooling = with_halls(cooling, floor.halls, rules)
-    warnings += _crah_fit(cooling, floor, rules, catalog)
+    warnings += crah_fit_warnings(cooling, floor, rules, catalog)
     notes = list(cf.notes) + notes
     power, existing = _existing_facility(power, rules, notes)
     lines = _bom(catalog, node, fab, switch, inband_sw, oob_sw, cf, mgmt, storage, power,
@@ -126,23 +126,6 @@ def _with_cabling(catalog, d: ClusterDesign) -> ClusterDesign:
     at = next((i for i, ln in enumerate(d.bom) if ln.item.startswith(MEDIA_ITEMS)), len(d.bom))
     bom = (*kept[:at], *media_bom_lines(counts), *kept[at:])
     return replace(d, cabling=counts, bom=bom)
-
-
-def _crah_fit(cooling, floor, rules, catalog) -> list[str]:
-    """A warning when a hall's CRAHs (N+1) do not fit along its two side galleries."""
-    from clustertwin.design.geometry import Geometry
-
-    if not cooling.crah_units or not catalog.has("equipment", "crah-fanwall-400kw"):
-        return []
-    width = catalog.get("equipment", "crah-fanwall-400kw").width_m
-    depth = Geometry.from_rules(rules).hall_depth_m(max(1, floor.rows_per_hall or floor.rows))
-    per_hall = math.ceil(cooling.crah_units / max(1, cooling.halls))
-    fit = 2 * int(depth // width) if width else per_hall
-    if per_hall <= fit:
-        return []
-    return [f"{per_hall} CRAHs per hall do not fit the two {depth:.0f} m side galleries "
-            f"({fit} of {width:g} m each): lower the rack density of air-cooled rows, or use "
-            "rear-door or liquid cooling"]
 
 
 def _storage(scenario, catalog, estimate, node, gpus, nodes, rules, notes, warnings):
@@ -344,44 +327,14 @@ def _entry(catalog, kind: str, entry_id: str):
 def _bom(catalog, node, fab, switch, inband_sw, oob_sw, cf, mgmt, storage, power, cooling,
          racks, floor, nodes, *, leaf_sw, upper_sw, rules, existing: bool = False,
          purchase=None) -> tuple[B.BomLine, ...]:
-    out = [_node_line(catalog, node, nodes, purchase)]
+    out = [B.node_line(catalog, node, nodes, purchase)]
     out += _network_lines(catalog, fab, switch, inband_sw, oob_sw, cf, mgmt, leaf_sw, upper_sw,
                           rules)
-    out += _storage_lines(catalog, storage)
+    out += B.storage_lines(catalog, storage)
     out += plant.power_lines(catalog, power, floor, rules, plant=not existing)
     out += plant.cooling_lines(catalog, cooling, plant=not existing)
     out += plant.facility_lines(catalog, power, floor, racks, plant=not existing)
     return tuple(out)
-
-
-def _node_line(catalog, node, nodes: int, purchase) -> B.BomLine:
-    """The GPU servers, priced at the purchase date along their generation's price curve."""
-    from clustertwin.catalog.pricing import price_at
-
-    item = f"{node.name} (NICs included)"
-    if node.price_usd is None:
-        return B.line("compute", item, nodes, node)
-    gen = catalog.gpu(node.gpu).generation if catalog.has("gpu", node.gpu) else None
-    dated = price_at(catalog, gen, node.price_usd, node.price_as_of, purchase)
-    ln = B.line("compute", item, nodes, node, unit_usd=round(dated.usd, 2), as_of=dated.as_of)
-    if dated.note:
-        ln = replace(ln, source=f"{ln.source}; {dated.note}")
-    return ln
-
-
-def _storage_lines(catalog, storage) -> list[B.BomLine]:
-    """Each shared storage tier as a system: its building blocks and usable capacity."""
-    names = {"pfs": "all-flash parallel file system", "object": "object store"}
-    out = []
-    for t in storage.tiers:
-        if t.system_id is None:
-            continue
-        entry = _entry(catalog, "storage", t.system_id)
-        label = names.get(t.tier, t.tier)
-        out.append(B.line("storage", f"{label}: {t.blocks:,} building blocks, "
-                          f"{t.capacity_tb / 1000:,.2f} PB usable", t.blocks, entry,
-                          catalog_id=t.system_id))
-    return out
 
 
 def _network_lines(catalog, fab, switch, inband_sw, oob_sw, cf, mgmt, leaf_sw, upper_sw,
