@@ -107,7 +107,7 @@ def bom_html(lines) -> str:
             + "</tr>")
     total = sum(ln.total_usd for ln in lines)
     return (f"<h3>Bill of materials</h3><p>{len(lines)} lines, "
-            f"<span data-key='bom.total_usd'>${total:,.2f}</span> (equals capex)</p>"
+            f"<span class='bom-total'>${total:,.2f}</span> (equals capex)</p>"
             f"<table class='data bom'><tr>{head}</tr>{''.join(body)}</table>")
 
 
