@@ -118,8 +118,11 @@ def _hall_sheet(design, lay, geo, project: str, date: str, rev: str, n: int, of:
                       f"{lay.depth_m:.1f} m", anchor="middle", cls="dimension", rotate=True))
     out += _legend(sh, lay, design)
     right = ox + sh.mm(lay.width_m + lay.gallery_m) + 12
-    if ax + aw - right >= 90:
+    below = oy + sh.mm(lay.depth_m) + 14
+    if ax + aw - right >= 90:                       # the schedule beside the hall, or below it
         out += _schedule(right, ay + 10, lay, design)
+    elif ay + ah - below >= 75:
+        out += _schedule(ax + 10, below, lay, design)
     out += S.title_block(sh, project=project, scenario=project,
                          drawing=f"hall {lay.hall} floor plan ({design.cooling.mode} cooling)",
                          date=date, revision=rev, number=n, of=of)
