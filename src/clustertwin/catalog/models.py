@@ -48,11 +48,12 @@ _GBps = Annotated[float, Field(gt=0, le=1e6)]
 #: Most a unit of each kind may cost: ten times the dearest priced part of that kind in the
 #: built-in catalog (see its ``price_source``); a price past it is a typo (1e300 used to flow
 #: into every cost). GPU: H200 $35,000; node: GB200 NVL72 rack $3.1M; switch: Arista 7808R3
-#: $161,280; transceiver: 1.6T twin DR4 $2,200; cable: 800G twin DAC $300; storage: DDN
-#: AI400X2 $110,550; NIC (none priced): ten times a $10,000 dual-port 400G adapter.
+#: $161,280; transceiver: 1.6T twin DR4 $2,200; cable: 800G twin DAC $300; storage: an
+#: all-flash PFS building block $225,000; NIC (none priced): ten times a $10,000 dual-port 400G
+#: adapter; equipment (facility.yaml): the dearest line, $3.42M.
 PRICE_MAX_USD = {"gpu": 350_000.0, "node": 31_000_000.0, "switch": 1_612_800.0,
-                 "transceiver": 22_000.0, "cable": 3_000.0, "storage": 1_105_500.0,
-                 "nic": 100_000.0}
+                 "transceiver": 22_000.0, "cable": 3_000.0, "storage": 2_250_000.0,
+                 "nic": 100_000.0, "equipment": 34_200_000.0}
 #: Largest figure a cost book or route table may hold: ~100x its largest built-in figure
 #: (facility build cost, $11.7M per MW of critical IT load; costs.yaml).
 VALUE_MAX = 1e9
@@ -109,6 +110,10 @@ class Priced(_Frozen):
                                     "dearest built-in part of the kind (catalog.models.PRICE_MAX_USD)")
     price_source: str = Field("", description="where the price comes from")
     price_as_of: OptAsOf = Field("", description="when the price was quoted (YYYY[-MM[-DD]])")
+    part_number: str = Field("", description="the manufacturer's part number, or a named "
+                             "configuration (a DGX/HGX SKU, an appliance and its building block)")
+    part_number_reason: str = Field("", description="why there is no public part number (a "
+                                    "configured-to-order system, a site-built plant item)")
     _price_kind: ClassVar[str] = ""
 
     @field_validator("price_usd")
@@ -240,6 +245,10 @@ class StorageSystem(Entry, Priced):
     read_gb_per_s: _GBps = Field(description="sustained read of one block, GB/s")
     rack_units: _Count
     power_kw: _SystemKw
+    usd_per_usable_pb_range: tuple[float, float] | None = Field(
+        None, description="published range of a whole system's price per usable PB of this tier "
+                          "(USD), that the block's price_usd / capacity_tb must lie in")
+    range_source: str = Field("", description="where usd_per_usable_pb_range comes from")
 
 
 class MoESpec(_Frozen):
@@ -432,6 +441,46 @@ class GoodputProfile(Entry):
     rampup_tokens: float = Field(ge=0, le=1e18, description="tokens over which the batch grows linearly to full (0 = no ramp-up)")
 
 
+class Equipment(Entry, Priced):
+    """A unit of facility plant the design sizes (transformer, switchgear, UPS module, battery,
+    generator, RPP, CRAH, in-row cooler, CDU, chiller) or a facility line priced by a design
+    quantity (shell per MW, fire protection per m2). ``price_usd`` is per ``price_per`` (kW of
+    rating, kVA, kWh, m2, MW of critical IT load, or each); ``rating`` is one unit's size in that
+    measure (0 for a line priced by quantity alone)."""
+
+    _price_kind: ClassVar[str] = "equipment"
+    category: Literal["power", "cooling", "facility"]
+    vendor: str = Field("", description="a maker whose product this unit price describes")
+    price_per: Literal["each", "kW", "kVA", "kWh", "m", "m2", "MW"] = Field(
+        description="what price_usd buys: one unit, or one kW / kVA / kWh / m / m2 / MW of it")
+    rating: float = Field(0.0, ge=0, le=1e6,
+                          description="one unit's size in price_per units (0: none)")
+    width_m: float = Field(0.0, ge=0, le=100,
+                           description="footprint along a wall or row, m (0: off the floor)")
+    depth_m: float = Field(0.0, ge=0, le=100, description="footprint depth, m")
+
+
+class PriceCurve(Entry):
+    """New-part price of a GPU generation by product age: (years since launch, fraction of the
+    launch-era list price) points, linear between them and flat past the last
+    (:mod:`clustertwin.catalog.pricing`)."""
+
+    generation: str = Field(description="GPU generation (gpus.yaml ``generation``) it prices")
+    launch: AsOf = Field(description="volume-shipment date the ages count from")
+    points: list[tuple[float, float]] = Field(min_length=1, description="(age in years >= 0, "
+                                              "price as a fraction of the launch-era list, > 0)")
+
+    @field_validator("points", mode="after")
+    @classmethod
+    def _points_ordered(cls, v: list[tuple[float, float]]) -> list[tuple[float, float]]:
+        ages = [a for a, _ in v]
+        if any(a < 0 for a in ages) or ages != sorted(set(ages)):
+            raise ValueError("ages must be >= 0 and strictly increasing")
+        if any(f <= 0 for _, f in v):
+            raise ValueError("price fractions must be > 0")
+        return v
+
+
 KINDS: dict[str, type[Entry]] = {
     "gpu": GPU,
     "node": Node,
@@ -449,6 +498,8 @@ KINDS: dict[str, type[Entry]] = {
     "kernels": Kernels,
     "route": Route,
     "goodput": GoodputProfile,
+    "equipment": Equipment,
+    "price_curve": PriceCurve,
 }
 
 

@@ -108,6 +108,9 @@ class ClusterDesign:
             "cooling": {
                 "mode": c.mode, "pue": c.pue, "heat_kw": c.heat_kw, "liquid_kw": c.liquid_kw,
                 "air_kw": c.air_kw, "crah_units": c.crah_units, "cdu_units": c.cdu_units,
+                "crah_rating_kw": c.crah_rating_kw, "rdhx_units": c.rdhx_units,
+                "rdhx_kw": c.rdhx_kw, "chillers": c.chillers,
+                "chiller_rating_kw": c.chiller_rating_kw,
                 "high_density": c.high_density,
             },
             "storage": {
@@ -207,7 +210,9 @@ class ClusterDesign:
                                   f"UPS {p.ups_modules} x {p.ups_module_kw:,.0f} kW "
                                   f"({p.ups_redundancy}), {p.generators} generators")),
             ("cooling", f"{c.mode}, {c.crah_units} CRAH"
+                        + (f", {c.rdhx_units} rear doors" if c.rdhx_units else "")
                         + (f", {c.cdu_units} CDU" if c.cdu_units else "")
+                        + (f", {c.chillers} chillers" if c.chillers else "")
                         + (" (the facility's)" if self.facility == "existing-facility" else "")),
             ("bill of materials", f"{usd(self.bom_priced_usd)} priced "
                                   f"({sum(1 for b in self.bom if not b.priced)} lines unpriced)"),
@@ -222,12 +227,15 @@ class ClusterDesign:
 
         rows = "".join(
             f"<tr><td>{html_text(b.category)}</td><td>{html_text(b.item)}</td>"
-            f"<td>{html_text(b.catalog_id or '')}</td><td>{b.quantity:,.0f}</td>"
+            f"<td>{html_text(b.part_number or b.part_number_reason)}</td>"
+            f"<td>{b.quantity:,.0f}</td>"
             f"<td>{money(b.unit_usd)}</td><td>{money(b.total_usd)}</td>"
-            f"<td title='{html_text(b.source)}'>{html_text(b.source[:60])}</td></tr>"
+            f"<td title='{html_text(b.source)}'>{html_text(b.source[:60])}</td>"
+            f"<td>{html_text(b.as_of)}</td></tr>"
             for b in self.bom)
         return ("<h3>Bill of materials</h3><table class='data'><tr><th>category</th><th>item</th>"
-                "<th>catalog id</th><th>quantity</th><th>unit</th><th>total</th><th>source</th></tr>"
+                "<th>part number</th><th>quantity</th><th>unit</th><th>total</th><th>source</th>"
+                "<th>as of</th></tr>"
                 f"{rows}</table>")
 
     def figures(self) -> list[tuple[str, Any]]:

@@ -117,25 +117,34 @@ def section_figures(plan: Any, name: str, res: Any) -> list[tuple[str, Any]]:
     return res.figures() if hasattr(res, "figures") else []
 
 
-#: halls drawn rack by rack on plan.html; the others are drawn as outlines (page size at 100K GPUs)
-PAGE_DETAIL_HALLS = 1
-
-
 def default_drawings(plan: Any) -> dict[str, str]:
     """The drawings plan.html shows (from :mod:`clustertwin.drawings`, which escapes every name
-    it draws): the floor plan to scale (the first hall rack by rack, the other halls as
-    outlines), the fabric topology (tiers as blocks, one scalable unit link by link) and the
-    rack elevations."""
+    it draws): the floor plan sheet (a multi-hall site's key plan, then its first hall's sheet),
+    the fabric topology and the rack elevations of every rack type."""
     if plan.design is None:
         return {}
-    from clustertwin.drawings import rack_elevations_svg, topology_svg
-    from clustertwin.drawings.floor import floor_plan_svg, inventory_of
+    from clustertwin.drawings import rack_elevations_svg, sheet_date, topology_svg
+    from clustertwin.drawings.floor import floor_plan_sheets, inventory_of
 
     name = plan.scenario.name
+    date = sheet_date(plan.scenario)
     inv, _ = inventory_of(plan.design, None, name)
-    return {"Floor plan": floor_plan_svg(plan.design, inv, name, detail_halls=PAGE_DETAIL_HALLS),
-            "Fabric topology": topology_svg(plan.design, name),
-            "Rack elevations": rack_elevations_svg(plan.design, inv, name)}
+    sheets = floor_plan_sheets(plan.design, inv, name, date=date)
+    out = {"Floor plan": sheets[0][1]}
+    if len(sheets) > 1:
+        out["Floor plan, hall 1"] = sheets[1][1]
+    return out | {"Fabric topology": topology_svg(plan.design, name),
+                  "Rack elevations": rack_elevations_svg(plan.design, inv, name, date=date)}
+
+
+def stage_extra(plan: Any, name: str, res: Any) -> str:
+    """A stage's extra HTML; the design's is the one bill of materials (``vendor_bom``: the
+    lines ``bom.csv`` and ``bom.xlsx`` write, summing to ``economics.capex_usd``)."""
+    if name == "design" and getattr(plan, "economics", None) is not None:
+        from clustertwin.economics.bom import bom_html, vendor_bom
+
+        return bom_html(vendor_bom(res, plan.economics))
+    return res.html_extra() if hasattr(res, "html_extra") else ""
 
 
 def render(plan: Any, drawings: dict[str, str] | None = None) -> str:
@@ -145,7 +154,7 @@ def render(plan: Any, drawings: dict[str, str] | None = None) -> str:
     s = plan.scenario
     sections = []
     for name, res in plan.blocks():
-        extra = res.html_extra() if hasattr(res, "html_extra") else ""
+        extra = stage_extra(plan, name, res)
         rows = res.summary_rows() if hasattr(res, "summary_rows") else []
         sections.append({"title": TITLES.get(name, humanize(name)), "rows": rows,
                          "figures": section_figures(plan, name, res), "html": extra})

@@ -119,7 +119,9 @@ def sections(plan: Any, catalog: Any) -> list[dict[str, Any]]:
 
     out = []
     for name, res in plan.blocks():
-        extra = res.html_extra() if hasattr(res, "html_extra") else ""
+        from clustertwin.report.html import stage_extra
+
+        extra = stage_extra(plan, name, res)
         if name == "design":
             extra += drawings(plan, catalog)
         figs = [{"title": t, "div": f.to_html(full_html=False, include_plotlyjs=False,

@@ -17,7 +17,8 @@ through ``model_dump``; a dotted key covers that key only. What each stage reads
   fabric keys of the collectives model; in deadline mode on a wall-clock basis also the
   reliability keys of the analytic ETTR (:mod:`clustertwin.deadline`). Not economics,
   seed, trials, spares, fabric topology or switch models.
-- design: ``cluster``, ``model``/``training`` (checkpoint size, tokens), ``economics.pue`` and
+- design: ``cluster``, ``model``/``training`` (checkpoint size, tokens), ``economics.pue``,
+  ``buildout.start_date`` (the GPU servers' purchase date, issue 37) and
   the reliability keys that size the auto spares (failure profile, rate, repair time).
 - reliability: ``reliability``, ``cluster``, ``model``/``training`` and, unexpectedly for a
   reliability stage, ``economics.cloud_usd_per_gpu_hour`` (it prices the wasted GPU-hours).
@@ -58,7 +59,8 @@ READS: dict[str, tuple[str, ...]] = {
                  "cluster.deadline_days", "cluster.deadline_basis", "cluster.fabric.technology",
                  "cluster.fabric.oversubscription", "cluster.fabric.pod_gpus",
                  "cluster.fabric.pod_oversubscription"),
-    "design": ("source", "model", "training", "cluster", "economics.pue", *SPARES),
+    "design": ("source", "model", "training", "cluster", "economics.pue",
+               "buildout.start_date", *SPARES),
     "reliability": ("source", "model", "training", "cluster", "reliability",
                     "economics.cloud_usd_per_gpu_hour"),
     "economics": ("source", "model", "training", "cluster", "reliability", "economics"),
