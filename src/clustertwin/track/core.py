@@ -46,6 +46,8 @@ def _first_time(it: Iterator[Any]) -> tuple[float, list[Any]]:
         head.append(x)
         if isinstance(x, Record) and x.t is not None:
             return x.t, head
+        if isinstance(x, dict) and len(x.get("t", ())):
+            return float(x["t"][0]), head
     return float("inf"), head
 
 
@@ -61,6 +63,9 @@ def read_history(sources: list[tuple[str, str, Iterator[Any], LineStats]], pv: P
         for x in it:
             if isinstance(x, Resume):
                 acc.resume(x.t)
+            elif isinstance(x, dict):  # a block of columns (the block reader)
+                acc.flush()
+                acc.add_columns(x)
             else:
                 acc.add(x)
     history = acc.finish()

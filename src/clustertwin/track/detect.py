@@ -13,6 +13,7 @@ import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from clustertwin.errors import Problem, UsageError
 from clustertwin.track import hf, readers
@@ -86,6 +87,98 @@ def items(path: Path, fmt: str, stats: LineStats) -> Iterator[object]:
             raise UsageError([Problem(str(path), "--log", f"valid JSON ({exc})")]) from None
         yield from hf.read_state(doc, stats)
         return
+    if fmt == "megatron":
+        yield from megatron_blocks(path, stats)
+        return
     reader = {"megatron": readers.read_megatron, "torchtitan": readers.read_torchtitan,
               "hf-lines": hf.read_lines, "csv": readers.read_csv}[fmt]
     yield from reader(numbered_lines(path, stats), stats)
+
+
+#: files at least this large are parsed by a pool of worker processes, block by block
+PARALLEL_MIN_BYTES = 64 * 2**20
+WORKERS_MAX = 4
+
+
+def _blocks(path: Path, stats: LineStats) -> Iterator[tuple[bytes, int]]:
+    """``(block, first line number - 1)``: the file cut at newlines into blocks of ~BLOCK bytes."""
+    from clustertwin.track.fastmeg import BLOCK
+
+    line_no, rest = 0, b""
+    with path.open("rb") as f:
+        while True:
+            data = f.read(BLOCK)
+            if not data and not rest:
+                return
+            block = rest + data
+            cut = block.rfind(b"\n") + 1 if data else len(block)
+            if cut == 0 and len(block) > LINE_MAX:  # no newline in a whole block: an over-long line
+                stats.reject(line_no + 1, f"line longer than {LINE_MAX} characters")
+                rest = b""
+                continue
+            block, rest = block[:cut], block[cut:]
+            if block:
+                yield block, line_no
+                line_no += block.count(b"\n") + (0 if block.endswith(b"\n") else 1)
+
+
+def _parsed(blocks: Iterator[tuple[bytes, int]], workers: int) -> Iterator[tuple[bytes, int, Any]]:
+    """Each block with its :func:`fastmeg.parse_block` result, in order; with ``workers`` > 1
+    parsed by a process pool holding at most 2 x workers blocks in flight (bounded memory)."""
+    from clustertwin.track.fastmeg import parse_block
+
+    if workers <= 1:
+        for block, no in blocks:
+            yield block, no, parse_block(block) if block.endswith(b"\n") else None
+        return
+    import multiprocessing
+    from collections import deque
+    from concurrent.futures import ProcessPoolExecutor
+
+    ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
+    with ProcessPoolExecutor(workers, mp_context=ctx) as pool:
+        window: deque = deque()
+        for block, no in blocks:
+            window.append((block, no, pool.submit(parse_block, block) if block.endswith(b"\n") else None))
+            if len(window) >= 2 * workers:
+                b, n, fut = window.popleft()
+                yield b, n, fut.result() if fut is not None else None
+        while window:
+            b, n, fut = window.popleft()
+            yield b, n, fut.result() if fut is not None else None
+
+
+def megatron_blocks(path: Path, stats: LineStats, workers: int | None = None) -> Iterator[object]:
+    """A Megatron log a block at a time (:mod:`.fastmeg`): whole blocks as column dicts, the
+    blocks it cannot take line by line through :func:`readers.read_megatron`. Large files are
+    parsed by up to :data:`WORKERS_MAX` processes (``workers`` overrides)."""
+    import os
+
+    if workers is None:
+        big = path.stat().st_size >= PARALLEL_MIN_BYTES
+        workers = min(os.cpu_count() or 1, WORKERS_MAX) if big else 1
+    state: dict[str, Any] = {}
+    for block, line_no, parsed in _parsed(_blocks(path, stats), workers):
+        n_lines = block.count(b"\n") + (0 if block.endswith(b"\n") else 1)
+        if parsed is None:
+            text = block.decode("utf-8", errors="replace").splitlines()
+            yield from readers.read_megatron(enumerate(text, start=line_no + 1), stats, state)
+        else:
+            yield from _block_items(parsed, n_lines, line_no, stats, state)
+
+
+def _block_items(parsed: tuple[dict, list], n_lines: int, line_no: int, stats: LineStats,
+                 state: dict) -> Iterator[object]:
+    """A parsed block's columns, cut at its restart lines (each read by the line reader)."""
+    cols, events = parsed
+    n = len(cols.get("t", ()))
+    stats.read += n
+    stats.other += n_lines - n - len(events)
+    done = 0
+    for k, i, text in [*events, (n, -1, "")]:
+        if k > done:
+            yield {name: v[done:k] for name, v in cols.items()}
+            state["clock"], state["step"] = None, None
+            done = k
+        if i >= 0:
+            yield from readers.read_megatron([(line_no + i + 1, text)], stats, state)

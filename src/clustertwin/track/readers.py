@@ -89,17 +89,20 @@ def _meg_record(text: str, m: re.Match[str]) -> Record:
     return rec
 
 
-def read_megatron(lines: Iterable[tuple[int, str]], stats: LineStats) -> Iterator[Record | Resume]:
+def read_megatron(lines: Iterable[tuple[int, str]], stats: LineStats,
+                  state: dict[str, float | None] | None = None) -> Iterator[Record | Resume]:
     """Megatron-LM / NeMo / Megatron-DeepSpeed iteration lines (consumed samples are turned
-    into tokens by the caller, who knows the sequence length)."""
-    anchor: float | None = None
-    clock: float | None = None
+    into tokens by the caller, who knows the sequence length). ``state`` carries the launch
+    time across calls (the block reader calls this once per block it cannot take whole)."""
+    state = state if state is not None else {}
+    anchor, clock = state.get("anchor"), state.get("clock")
     for no, text in lines:
         m = _MEG_ITER_RE.search(text)
         if m is None:
             a = _MEG_ANCHOR_RE.search(text)
             if a is not None:
                 anchor, clock = parse_time(a.group(1)), None
+                state["anchor"], state["clock"], state["step"] = anchor, clock, None
             if RESUME_RE.search(text):
                 yield Resume(_stamp(text), no)
             stats.other += 1
@@ -110,8 +113,11 @@ def read_megatron(lines: Iterable[tuple[int, str]], stats: LineStats) -> Iterato
             stats.reject(no, str(exc))
             continue
         if rec.t is None and anchor is not None:  # date it from the launch's datetime line
-            clock = (anchor if clock is None else clock) + rec.step_s
+            prev = state.get("step")
+            steps = rec.step - prev if prev is not None and clock is not None and rec.step > prev else 1
+            clock = (anchor if clock is None else clock) + steps * rec.step_s
             rec.t = clock
+        state["anchor"], state["clock"], state["step"] = anchor, clock, rec.step
         stats.read += 1
         yield rec
 
@@ -153,7 +159,7 @@ def read_csv(lines: Iterable[tuple[int, str]], stats: LineStats) -> Iterator[Rec
     """``time, step, tokens[, loss]`` with a header row (any column order, extra columns ignored)."""
     it = iter(lines)
     header: list[str] | None = None
-    for no, text in it:
+    for _no, text in it:
         if text.strip():
             header = [h.strip().lower() for h in text.strip().split(",")]
             break

@@ -171,10 +171,11 @@ class Accumulator:
             return
         day = np.floor(t[ok] / DAY_S).astype(np.int64)
         bins = np.clip(np.searchsorted(HIST_EDGES, step_s[ok]) - 1, 0, len(HIST_EDGES) - 2)
+        w = weight[ok]
         for d in np.unique(day):
             sel = day == d
             h = self.days.setdefault(int(d), np.zeros(len(HIST_EDGES) - 1))
-            np.add.at(h, bins[sel], weight[ok][sel])
+            h += np.bincount(bins[sel], weights=w[sel], minlength=len(h))
 
     def _points(self, t: np.ndarray, step: np.ndarray, tok: np.ndarray) -> None:
         idx = np.arange(self.seen, self.seen + len(t))

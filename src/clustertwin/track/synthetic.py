@@ -85,3 +85,24 @@ def generate(plan: PlanView, seed: int, step_factor: float = 1.0, rate_factor: f
                 f"{_stamp(t).replace(' ', 'T')}|{int(t - alloc_start)}|gpu[0001-{nodes:04d}]\n")
     head = "JobID|JobName|State|Start|End|ElapsedRaw|NodeList\n"
     return SyntheticRun("".join(lines), head + "".join(rows), START, truth[-1][0], fails, truth)
+
+
+def write_big_log(path: str, n_lines: int, restart_every: int = 50_000, save_every: int = 100,
+                  seed: int = 0) -> None:
+    """A long Megatron log (benchmarks, the bounded-memory test): iteration lines with a save
+    line every ``save_every`` and a restart from the last save every ``restart_every`` lines."""
+    rng = np.random.default_rng(seed)
+    t, it, saved = START, 0, 0
+    with open(path, "w", encoding="utf-8") as f:
+        for i in range(1, n_lines + 1):
+            if i % restart_every == 0:
+                t += 900.0
+                f.write(f"[{_stamp(t)}] loading checkpoint from /ckpt at iteration {saved}\n")
+                it = saved
+            it += 1
+            s = 20.0 * float(np.exp(rng.normal(0.0, JITTER))) if i % 997 == 0 else 20.0
+            t += s
+            f.write(_line(t, it, 10**8, it * 1536, s, 1536, 2.0 + 8.0 / np.sqrt(1.0 + it / 100.0)))
+            if it % save_every == 0:
+                saved = it
+                f.write(f" saving checkpoint at iteration {it:>8d} to /ckpt in torch_dist format\n")
