@@ -178,7 +178,7 @@ def _block_items(parsed: tuple[dict, list], n_lines: int, line_no: int, stats: L
     for k, i, text in [*events, (n, -1, "")]:
         if k > done:
             yield {name: v[done:k] for name, v in cols.items()}
-            state["clock"], state["step"] = None, None
+            state["clock"], state["step"] = None, int(cols["step"][k - 1])
             done = k
         if i >= 0:
             yield from readers.read_megatron([(line_no + i + 1, text)], stats, state)

@@ -124,18 +124,22 @@ def parse_block(block: bytes) -> tuple[dict[str, np.ndarray], list[tuple[int, in
             found[name] = hit
     step_key = "step_ms" if "step_ms" in found else "step_s" if "step_s" in found else None
     if step_key is None or ("step_ms" in found and "step_s" in found):
-        return None if b"iteration" in block else ({}, _other_lines(block, line_start, len(nl), np.zeros(0, int)))
+        others = None if b"iteration" in block else _other_lines(block, line_start, len(nl), np.zeros(0, int))
+        return None if others is None else ({}, others)
     lines = np.searchsorted(line_start, found[step_key], side="right") - 1
     for hits in found.values():
         if len(hits) != len(lines) or not np.array_equal(np.searchsorted(line_start, hits, side="right") - 1, lines):
             return None
     cols = _columns(buf, found, lines, line_start, step_key)
-    return None if cols is None else (cols, _other_lines(block, line_start, len(nl), lines))
+    others = _other_lines(block, line_start, len(nl), lines)
+    return None if cols is None or others is None else (cols, others)
 
 
-def _other_lines(block: bytes, line_start: np.ndarray, n_lines: int, metric: np.ndarray) -> list[tuple[int, int, str]]:
-    """The non-metric lines that say the job loaded a checkpoint or give a launch time."""
-    from clustertwin.track.readers import _MEG_ANCHOR_RE, RESUME_RE
+def _other_lines(block: bytes, line_start: np.ndarray, n_lines: int,
+                 metric: np.ndarray) -> list[tuple[int, int, str]] | None:
+    """The non-metric lines that say the job loaded a checkpoint or give a launch time; None
+    when one looks like a torn iteration line (the line reader names it as a bad line)."""
+    from clustertwin.track.readers import _MEG_ANCHOR_RE, _MEG_ITER_RE, RESUME_RE
 
     is_metric = np.zeros(n_lines, dtype=bool)
     is_metric[metric] = True
@@ -143,6 +147,8 @@ def _other_lines(block: bytes, line_start: np.ndarray, n_lines: int, metric: np.
     before = np.cumsum(is_metric)
     for i in np.flatnonzero(~is_metric):
         text = block[line_start[i]:line_start[i + 1]].decode("utf-8", errors="replace")
+        if _MEG_ITER_RE.search(text):
+            return None
         if RESUME_RE.search(text) or _MEG_ANCHOR_RE.search(text):
             out.append((int(before[i]), int(i), text))
     return out

@@ -35,6 +35,7 @@ RESUME_RE = re.compile(r"(?i)\b(resum(?:e|ed|ing) (?:from|training)|loading (?:t
                        r"loaded (?:the )?checkpoint|restor(?:e|ed|ing) (?:from )?checkpoint)")
 _STAMP_RE = re.compile(r"(\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?)")
 _MEG_ITER_RE = re.compile(r"\biteration\s+(\d+)\s*/\s*(\d+)\s*\|")
+_LOADED_AT_RE = re.compile(r"\bat iteration\s+(\d+)")
 _MEG_ANCHOR_RE = re.compile(r"datetime:\s*(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2})")
 _TT_RE = re.compile(r"\bstep:\s*(\d+)\s+loss:\s*(\S+)")
 _TT_FIELDS = re.compile(r"\b(tps|tflops|mfu|memory):\s*([\d.,]+)")
@@ -102,8 +103,11 @@ def read_megatron(lines: Iterable[tuple[int, str]], stats: LineStats,
             a = _MEG_ANCHOR_RE.search(text)
             if a is not None:
                 anchor, clock = parse_time(a.group(1)), None
-                state["anchor"], state["clock"], state["step"] = anchor, clock, None
+                state["anchor"], state["clock"] = anchor, clock
             if RESUME_RE.search(text):
+                at = _LOADED_AT_RE.search(text)
+                if at is not None:  # a launch's first logged step counts from here
+                    state["step"] = int(at.group(1))
                 yield Resume(_stamp(text), no)
             stats.other += 1
             continue
@@ -113,8 +117,8 @@ def read_megatron(lines: Iterable[tuple[int, str]], stats: LineStats,
             stats.reject(no, str(exc))
             continue
         if rec.t is None and anchor is not None:  # date it from the launch's datetime line
-            prev = state.get("step")
-            steps = rec.step - prev if prev is not None and clock is not None and rec.step > prev else 1
+            prev = state.get("step") or 0  # a launch without a loaded checkpoint starts at 0
+            steps = rec.step - prev if rec.step > prev else 1
             clock = (anchor if clock is None else clock) + steps * rec.step_s
             rec.t = clock
         state["anchor"], state["clock"], state["step"] = anchor, clock, rec.step

@@ -79,6 +79,7 @@ class Accumulator:
     perf_weight: float = 0.0
     tflops_weight: float = 0.0
     last_loss: float | None = None
+    ref_step_s: float = 0.0   #: typical time per step between records (logs without a step time)
     dropped_after: int = 0    #: records after --as-of
     untimed: int = 0          #: records without a time (undatable)
 
@@ -132,8 +133,14 @@ class Accumulator:
         prev_t = np.concatenate(([self.last[0] if self.last else np.nan], t[:-1]))
         prev_step = np.concatenate(([self.last[1] if self.last else -1], step[:-1]))
         dstep = step - prev_step
-        own = np.where(np.isfinite(c["step_s"]), c["step_s"], 0.0) * np.maximum(dstep, 0)
         dt = t - prev_t
+        # the steps' own time: as logged, else the chunk's median time per step (a log without a
+        # step time: a gap is a silence well beyond what its neighbours take per step)
+        per = np.where(dstep > 0, dt / np.maximum(dstep, 1), np.nan)
+        fin = per[np.isfinite(per)]
+        if len(fin) >= 5 or (len(fin) and not self.ref_step_s):
+            self.ref_step_s = float(np.median(fin))
+        own = np.where(np.isfinite(c["step_s"]), c["step_s"], self.ref_step_s) * np.maximum(dstep, 0)
         back = dstep <= 0
         gap = np.isfinite(dt) & (dt > own + GAP_MIN_S)
         brk = (back | gap) & np.isfinite(prev_t)
@@ -148,8 +155,8 @@ class Accumulator:
         for i in np.flatnonzero(brk):
             why = "step went back" if back[i] else ("gap" if gap[i] else "resume line")
             self.restarts.append(Restart(float(prev_t[i]), int(prev_step[i]), float(t[i]), int(step[i]), why))
-        starts = np.concatenate(([0], np.flatnonzero(brk)))
-        ends = np.concatenate((np.flatnonzero(brk) - 1, [len(t) - 1]))
+        starts = np.unique(np.concatenate(([0], np.flatnonzero(brk))))
+        ends = np.append(starts[1:] - 1, len(t) - 1)
         for s, e in zip(starts, ends, strict=True):
             if s == 0 and not brk[0] and self.seg_start is not None:
                 first = self.seg_start
