@@ -44,6 +44,16 @@ def track_cmd(
     if not log:
         raise UsageError([Problem("--log", "--log", "at least one training log file")])
     when = as_of_time(as_of)
+    from clustertwin.track.detect import open_log
+
+    problems = []
+    for path in log:  # refuse an unreadable or unknown log before planning
+        try:
+            open_log(path)
+        except UsageError as exc:
+            problems += exc.problems
+    if problems:
+        raise UsageError(problems)
     folder = OutputDir(out, OUT_FILES, force) if out is not None else None
     scen, cat = load_inputs(scenario, catalog)
     from clustertwin.track.core import track

@@ -3,7 +3,7 @@
 The run follows the plan's step time (times ``step_factor``, a lognormal jitter of
 :data:`JITTER` per logged interval) and the reliability model's failure process: Poisson
 interruptions at the plan's rate per wall-clock hour (times ``rate_factor``), each costing a
-restart (the plan's ``restart_min``, lognormal spread :data:`RESTART_SPREAD`) and the work
+restart (lognormal, mean the plan's ``restart_min``, spread :data:`RESTART_SPREAD`) and the work
 since the last checkpoint (saved every ``checkpoint_interval_min``, each save stalling the
 plan's ``checkpoint_blocking_s``). It writes what the real job would: Megatron-LM iteration
 lines (with a "loading checkpoint" line at each restart) and ``sacct --parsable2`` rows, one
@@ -68,7 +68,7 @@ def generate(plan: PlanView, seed: int, step_factor: float = 1.0, rate_factor: f
             state = "NODE_FAIL" if rng.random() < 0.6 else "FAILED"
             rows.append(f"{job}|pretrain|{state}|{_stamp(alloc_start).replace(' ', 'T')}|"
                         f"{_stamp(next_fail).replace(' ', 'T')}|{int(next_fail - alloc_start)}|{node}\n")
-            t = next_fail + plan.restart_min * 60.0 * float(np.exp(rng.normal(0.0, RESTART_SPREAD)))
+            t = next_fail + plan.restart_min * 60.0 * float(np.exp(rng.normal(-RESTART_SPREAD**2 / 2, RESTART_SPREAD)))
             job, fails, it, alloc_start = job + 1, fails + 1, saved, t
             lines.append(f"[{_stamp(t)}] loading checkpoint from /ckpt at iteration {saved}\n")
             next_fail = t + rng.exponential(1.0 / lam)
