@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import DATA, read
 
 from clustertwin.track import fastmeg
+from track.helpers import DATA, read
+from track.helpers import plan_stub as _plan
 
 
 def _line_reader_history(path, **kw):
@@ -86,13 +87,3 @@ def test_pool_of_workers_gives_the_same_history(tmp_path):
     assert out[0] == out[1]
     assert out[0][2] == 40_000 and len(out[0][0]) == 3
 
-
-def _plan():
-    from clustertwin.track.planview import PlanView
-
-    return PlanView(tokens=1e12, seq_len=2048, batch_tokens=1536 * 2048, gpus=64, nodes=8, step_time_s=20.0,
-                    step_time_low_s=17.0, step_time_high_s=24.0, tokens_per_s=1.5e5, mfu=0.4,
-                    peak_tflops_per_gpu=312.0, days=40.0, effective_days=42.0, ettr=0.95,
-                    interruptions_mean=20.0, interruptions_p5=12.0, interruptions_p95=28.0, mtbf_h=50.0,
-                    restart_min=10.0, checkpoint_interval_min=30.0, checkpoint_blocking_s=10.0,
-                    min_interval_min=0.5, lost_per_interruption_min=15.0)

@@ -8,17 +8,11 @@ import math
 import numpy as np
 import pytest
 
-from clustertwin.track.core import track_plan
 from clustertwin.track.forecast import PRIOR_HOURS
 from clustertwin.track.synthetic import generate
+from track.helpers import at as _at
 
 SEEDS = 20
-
-
-def _at(run, pv, share):
-    """The forecast replayed up to the log line where ``share`` of the tokens were trained."""
-    when = next(t for t, tok in run.checkpoints if tok >= share * pv.tokens)
-    return track_plan(pv, [("run.log", run.log)], "job.sacct", as_of=when, sacct_text=run.sacct)
 
 
 def test_forecast_at_25_percent_p50_within_5_percent_and_p90_covers(pv):

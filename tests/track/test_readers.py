@@ -6,9 +6,9 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
-from conftest import DATA, read
 
 from clustertwin.errors import UsageError
+from track.helpers import DATA, read
 
 
 def _t(text: str) -> float:

@@ -6,10 +6,10 @@ import tracemalloc
 
 import numpy as np
 import pytest
-from test_fastmeg import _plan
 
 from clustertwin.track.records import Record
 from clustertwin.track.stream import POINTS_MAX, Accumulator
+from track.helpers import plan_stub as _plan
 
 
 def _peak_reading(path) -> tuple[int, object]:
