@@ -3,11 +3,15 @@
 Remaining wall-clock time = remaining tokens / productive rate + the cost of the interruptions
 still to come. Monte Carlo (seeded) over:
 
-- the interruption rate, per wall-clock hour: Gamma(alpha, beta), the conjugate update of the
-  plan's rate ``lambda0`` (its expected interruptions over its wall-clock days) with a prior
-  worth :data:`PRIOR_HOURS` hours of exposure: ``alpha = lambda0 x PRIOR_HOURS + n``, ``beta =
-  PRIOR_HOURS + hours observed``. A few days of data move it a little; weeks move it a lot
-  (after one prior-length of observation the data carry half the weight);
+- the interruption rate, per wall-clock hour: the conjugate update of a prior centred on the
+  plan's rate ``lambda0`` (its expected interruptions over its wall-clock days). The prior is a
+  mixture of two Gammas: with weight :data:`PRIOR_TRUST` one worth :data:`PRIOR_HOURS` hours
+  of exposure (``Gamma(lambda0 x H, H)``), else a vague one worth one interruption
+  (``Gamma(1, 1 / lambda0)``). Each updates to ``Gamma(alpha + n, beta + hours observed)`` and
+  the weights by how likely each made the ``n`` interruptions seen (negative binomial). While
+  the run agrees with the plan a few days of data move the rate a little and weeks move it a
+  lot (after ``H`` hours the data carry half the weight); a run far off the plan's failure rate
+  hands the forecast to the vague part instead of staying anchored to a plan it contradicts;
 - the interruptions to come, Poisson with that rate over the remaining wall-clock time;
 - the cost of each: drawn from the plan's (restart + work redone, uniform up to twice the
   plan's mean loss) with probability ``k / (k + n)``, else one of the ``n`` costs observed
@@ -35,6 +39,8 @@ from clustertwin.track.planview import PlanView
 from clustertwin.track.stream import RunHistory, hist_quantile
 
 PRIOR_HOURS = 336.0
+#: prior weight of the plan's failure model (the rest: a vague prior at the same mean)
+PRIOR_TRUST = 0.8
 TRIALS = 4000
 FAN_POINTS = 12
 
@@ -49,8 +55,9 @@ class Forecast:
     rate_post_per_h: float
     rate_post_p5: float
     rate_post_p95: float
-    alpha: float
+    alpha: float                                   #: the plan-centred part of the posterior
     beta: float
+    plan_weight: float                             #: its posterior weight
     mtbf_post_h: float
     interval_min: float                            #: recommended now (Daly, learnt MTBF)
     interval_plan_min: float
@@ -68,15 +75,33 @@ def _day_spread(history: RunHistory) -> float:
     return float(np.std(np.log(meds)) / math.sqrt(len(meds)))
 
 
+def rate_posterior(lam0: float, n: int, hours: float) -> list[tuple[float, float, float]]:
+    """``[(weight, alpha, beta)]`` of the two-part Gamma posterior of the interruption rate."""
+    parts = [(PRIOR_TRUST, lam0 * PRIOR_HOURS, PRIOR_HOURS), (1.0 - PRIOR_TRUST, 1.0, 1.0 / max(lam0, 1e-12))]
+    logs = []
+    for w, a, b in parts:  # log of w x negative-binomial P(n | a, b, hours), n! dropped (common)
+        logs.append(math.log(w) + math.lgamma(a + n) - math.lgamma(a) + a * math.log(b / (b + hours))
+                    + (n * math.log(hours / (b + hours)) if n else 0.0))
+    top = max(logs)
+    ws = [math.exp(x - top) for x in logs]
+    return [(w / sum(ws), a + n, b + hours) for w, (_, a, b) in zip(ws, parts, strict=True)]
+
+
+def draw_rate(post: list[tuple[float, float, float]], rng: np.random.Generator, size: int) -> np.ndarray:
+    """Draws of the rate from the mixture posterior."""
+    pick = rng.random(size) < post[0][0]
+    return np.where(pick, rng.gamma(post[0][1], 1.0 / post[0][2], size), rng.gamma(post[1][1], 1.0 / post[1][2], size))
+
+
 def remaining_draws(plan: PlanView, obs: Observed, history: RunHistory, remaining: np.ndarray,
                     rng: np.random.Generator, trials: int = TRIALS) -> tuple[np.ndarray, dict[str, float]]:
     """Wall-clock hours to train each of ``remaining`` tokens: (len(remaining), trials)."""
     lam0 = plan.interruptions_per_h
     n = len(obs.interruptions)
-    alpha, beta = lam0 * PRIOR_HOURS + n, PRIOR_HOURS + obs.elapsed_h
+    post = rate_posterior(lam0, n, obs.elapsed_h)
     sigma = math.hypot(_day_spread(history), math.log(obs.step_s_recent / obs.step_s))
     rate = obs.productive_tokens_per_s * np.exp(rng.normal(0.0, sigma, trials) - sigma * sigma / 2)
-    lam = rng.gamma(max(alpha, 1e-9), 1.0 / beta, trials)
+    lam = draw_rate(post, rng, trials)
     costs = np.array([x.lost_h for x in obs.interruptions], dtype=float)
     k = lam0 * PRIOR_HOURS
     c_plan = plan.cost_per_interruption_h
@@ -93,7 +118,7 @@ def remaining_draws(plan: PlanView, obs: Observed, history: RunHistory, remainin
                      plan.restart_min / 60.0 + rng.random(total) * 2.0 * plan.lost_per_interruption_min / 60.0,
                      costs[rng.integers(0, max(n, 1), total)] if n else 0.0)
         out[j] = work_h + np.bincount(owner, weights=c, minlength=trials)
-    info = {"alpha": alpha, "beta": beta, "sigma": sigma}
+    info = {"post": post, "sigma": sigma}
     return out, info
 
 
@@ -105,14 +130,15 @@ def forecast(plan: PlanView, obs: Observed, history: RunHistory, seed: int = 0,
     hours, info = remaining_draws(plan, obs, history, fracs * remaining, rng, trials)
     q = np.percentile(hours, [10, 50, 90], axis=1)  # (3, points)
     end_q = q[:, -1]
-    alpha, beta = info["alpha"], info["beta"]
+    post = info["post"]
+    alpha, beta = post[0][1], post[0][2]   # the plan-centred component
     lam0 = plan.interruptions_per_h
-    lam_post = alpha / beta
+    lam_post = sum(w * a / b for w, a, b in post)
     mtbf_post = plan.mtbf_h * (lam0 / lam_post) if lam_post > 0 else math.inf
     delta_min = plan.checkpoint_blocking_s / 60.0
     interval = max(daly(delta_min, mtbf_post * 60.0), plan.min_interval_min) if math.isfinite(mtbf_post) \
         else plan.checkpoint_interval_min
-    g = np.random.default_rng(seed + 1).gamma(max(alpha, 1e-9), 1.0 / beta, 20000)
+    g = draw_rate(post, np.random.default_rng(seed + 1), 20000)
     fan = tuple((float(obs.tokens_done + f * remaining), *(float(obs.as_of + h * 3600.0) for h in q[:, i]))
                 for i, f in enumerate(fracs))
     return Forecast(
@@ -121,6 +147,6 @@ def forecast(plan: PlanView, obs: Observed, history: RunHistory, seed: int = 0,
         trained_by=tuple(float(obs.as_of + h * 3600.0) for h in end_q),
         rate_prior_per_h=lam0, rate_post_per_h=lam_post,
         rate_post_p5=float(np.percentile(g, 5)), rate_post_p95=float(np.percentile(g, 95)),
-        alpha=alpha, beta=beta, mtbf_post_h=mtbf_post, interval_min=interval,
+        alpha=alpha, beta=beta, plan_weight=post[0][0], mtbf_post_h=mtbf_post, interval_min=interval,
         interval_plan_min=plan.checkpoint_interval_min, productive_tokens_per_s=obs.productive_tokens_per_s,
         rate_sigma=info["sigma"], fan=fan, seed=seed)
