@@ -7,8 +7,9 @@ Definitions (one place; the report, the forecast and the drift flags read them f
   that restarts from an older checkpoint has ``step_after < step_before``, so the work redone
   counts as lost; a job down for an hour loses the hour.
 - *productive rate*: tokens per second inside segments (uninterrupted training, checkpoint
-  stalls and slow steps included), scaled by the steady step time of the last quarter of the
-  run over the whole run's (speed changes count from when they happen).
+  stalls and slow steps included) over the recent window: the last :data:`RATE_DAYS` days or
+  the last :data:`RATE_SHARE` of the time elapsed, whichever is longer (speed changes, a batch ramp, a
+  different GPU count, count from when they happen); ``productive_all`` is the whole run's.
 - *steady step time*: the median logged step time (weighted by steps); the recent one is over
   the last :data:`RECENT_DAYS` days.
 - *observed ETTR*: tokens trained in the window / (steady tokens per second x wall time).
@@ -26,6 +27,9 @@ from clustertwin.track.slurm import Allocation
 from clustertwin.track.stream import RunHistory
 
 RECENT_DAYS = 7.0
+#: the productive rate's window: the last RATE_DAYS days or RATE_SHARE of the time elapsed
+RATE_DAYS = 3.0
+RATE_SHARE = 0.1
 #: a Slurm allocation end this long before a log restart still explains it
 MATCH_SLACK_S = 3600.0
 
@@ -52,6 +56,7 @@ class Observed:
     tokens_per_step: float
     tokens_per_s: float          #: steady state: tokens per step / steady step time
     productive_tokens_per_s: float
+    productive_all_tokens_per_s: float
     mfu: float
     interruptions: tuple[Interruption, ...]
     lost_h: float
@@ -109,6 +114,19 @@ def interruptions(history: RunHistory, allocs: list[Allocation], step_s: float) 
     return sorted(out, key=lambda x: x.t)
 
 
+def _window_rate(history: RunHistory, since: float) -> float | None:
+    """Tokens per second inside the segments after ``since`` (a segment cut by it counts in part,
+    at its own average rate)."""
+    tok = t = 0.0
+    for t0, _, k0, t1, _, k1 in history.segments:
+        if t1 <= since or t1 <= t0:
+            continue
+        share = (t1 - max(t0, since)) / (t1 - t0)
+        tok += (k1 - k0) * share
+        t += (t1 - max(t0, since))
+    return tok / t if t > 0 and tok > 0 else None
+
+
 def observe(history: RunHistory, plan: PlanView, allocs: list[Allocation], as_of: float | None) -> Observed:
     end = as_of if as_of is not None else history.end
     step_s = history.step_time() or plan.step_time_s
@@ -118,7 +136,9 @@ def observe(history: RunHistory, plan: PlanView, allocs: list[Allocation], as_of
     seg_steps = sum(s[4] - s[1] for s in history.segments)
     per_step = seg_tok / seg_steps if seg_steps > 0 and seg_tok > 0 else plan.batch_tokens
     steady = per_step / step_s
-    productive = (seg_tok / seg_t if seg_t > 0 and seg_tok > 0 else steady) * (step_s / recent)
+    overall = seg_tok / seg_t if seg_t > 0 and seg_tok > 0 else steady
+    window = max(RATE_DAYS * 86400.0, RATE_SHARE * (end - history.start))
+    productive = _window_rate(history, end - window) or overall
     ints = interruptions(history, allocs, step_s)
     elapsed_h = max(end - history.start, 1.0) / 3600.0
     tok0, tok = history.segments[0][2], history.tokens_done
@@ -135,7 +155,7 @@ def observe(history: RunHistory, plan: PlanView, allocs: list[Allocation], as_of
     return Observed(
         start=history.start, as_of=end, tokens_start=tok0, tokens_done=tok, fraction=tok / plan.tokens,
         elapsed_h=elapsed_h, step_s=step_s, step_s_recent=recent, tokens_per_step=per_step,
-        tokens_per_s=steady, productive_tokens_per_s=productive, mfu=mfu, interruptions=tuple(ints),
+        tokens_per_s=steady, productive_tokens_per_s=productive, productive_all_tokens_per_s=overall, mfu=mfu, interruptions=tuple(ints),
         lost_h=sum(x.lost_h for x in ints), ettr=min(1.0, (tok - tok0) / (steady * elapsed_h * 3600.0)),
         expected_interruptions=expected, expected_p5=poisson_quantile(expected, 0.05),
         expected_p95=poisson_quantile(expected, 0.95), by_cause=causes)

@@ -46,8 +46,11 @@ def _line(t: float, it: int, total: int, samples: int, step_s: float, batch: int
 
 
 def generate(plan: PlanView, seed: int, step_factor: float = 1.0, rate_factor: float = 1.0,
-             nodes: int = 128) -> SyntheticRun:
-    """One run to the end of the plan's tokens."""
+             nodes: int = 128, slowdown: tuple[float, float] | None = None,
+             outage: tuple[float, float] | None = None) -> SyntheticRun:
+    """One run to the end of the plan's tokens. Like a real logbook, a run may change on the way:
+    ``slowdown=(share, factor)`` multiplies the step time from that share of the tokens on;
+    ``outage=(share, hours)`` stops the job that long once it gets there (waiting for repairs)."""
     rng = np.random.default_rng(seed)
     step = plan.step_time_s * step_factor
     batch = max(1, round(plan.batch_tokens / plan.seq_len))
@@ -61,17 +64,22 @@ def generate(plan: PlanView, seed: int, step_factor: float = 1.0, rate_factor: f
     alloc_start, job, fails = t, 1000, 0
     while it < total:
         n = min(ck_steps - it % ck_steps, total - it)
-        s = step * float(np.exp(rng.normal(0.0, JITTER)))
+        slow = slowdown[1] if slowdown is not None and it >= slowdown[0] * total else 1.0
+        s = step * slow * float(np.exp(rng.normal(0.0, JITTER)))
         end = t + n * s
+        down = None
+        if outage is not None and it >= outage[0] * total:
+            next_fail, down, outage = min(next_fail, end), outage[1] * 3600.0, None
         if end > next_fail:  # the job dies inside this interval: back to the last checkpoint
             node = f"gpu{rng.integers(1, nodes + 1):04d}"
             state = "NODE_FAIL" if rng.random() < 0.6 else "FAILED"
             rows.append(f"{job}|pretrain|{state}|{_stamp(alloc_start).replace(' ', 'T')}|"
                         f"{_stamp(next_fail).replace(' ', 'T')}|{int(next_fail - alloc_start)}|{node}\n")
-            t = next_fail + plan.restart_min * 60.0 * float(np.exp(rng.normal(-RESTART_SPREAD**2 / 2, RESTART_SPREAD)))
+            restart = plan.restart_min * 60.0 * float(np.exp(rng.normal(-RESTART_SPREAD**2 / 2, RESTART_SPREAD)))
+            t = next_fail + (down if down is not None else restart)
             job, fails, it, alloc_start = job + 1, fails + 1, saved, t
             lines.append(f"[{_stamp(t)}] loading checkpoint from /ckpt at iteration {saved}\n")
-            next_fail = t + rng.exponential(1.0 / lam)
+            next_fail = t + rng.exponential(1.0 / lam) if lam > 0 else np.inf
             continue
         it += n
         t = end
