@@ -58,7 +58,7 @@ def test_block_with_a_torn_line_goes_to_the_line_reader():
 
 
 @pytest.mark.parametrize("text, value", [(b"  1536 |", 1536.0), (b"2.500000E+00 |", 2.5), (b"-3.5e-05 |", -3.5e-05),
-                                         (b"nan |", None), (b"0 |", 0.0), (b"179.8\n", 179.8),
+                                         (b"nan |", None), (b"0 |", 0.0), (b"   08 |", 8.0), (b"05\n", 5.0), (b"179.8\n", 179.8),
                                          (b"12abc |", "bad"), (b"1.2.3 |", "bad"), (b" |", "bad")])
 def test_parse_numbers(text, value):
     buf = np.frombuffer(text.ljust(40) + b" " * 40, np.uint8)

@@ -61,6 +61,13 @@ def track_cmd(
 
     res = track(scen, cat, list(log), sacct, when)
     doc = to_doc(res)
+    from clustertwin.quoting import terminal_text
+
+    skipped = doc["lines"]["skipped"]
+    for line in doc["lines"]["bad"][:5]:  # named, never fatal
+        typer.echo(f"warning: skipped {terminal_text(line)}", err=True)
+    if skipped > 5:
+        typer.echo(f"warning: {skipped} lines skipped in all (track.json lines.bad names the first 20 per file)", err=True)
     if folder is not None:
         from clustertwin.track.page import render
 

@@ -73,7 +73,8 @@ def read_history(sources: list[tuple[str, str, Iterator[Any], LineStats]], pv: P
         names = ", ".join(s[0] for s in sources)
         why = (f"every record is after --as-of ({history.dropped_after})" if history.dropped_after
                else "no dated training records")
-        raise UsageError([Problem(names, "--log", f"training records with times ({why})")])
+        bad = [Problem(s[3].source, f"{s[3].unit} {no}", why_bad) for s in sources for no, why_bad in s[3].bad[:3]]
+        raise UsageError([Problem(names, "--log", f"training records with times ({why})"), *bad])
     return history
 
 

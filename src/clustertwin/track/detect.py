@@ -100,8 +100,8 @@ PARALLEL_MIN_BYTES = 64 * 2**20
 WORKERS_MAX = 4
 
 
-def _blocks(path: Path, stats: LineStats) -> Iterator[tuple[bytes, int]]:
-    """``(block, first line number - 1)``: the file cut at newlines into blocks of ~BLOCK bytes."""
+def _blocks(path: Path, stats: LineStats) -> Iterator[tuple[bytes, int, int]]:
+    """``(block, first line number - 1, lines)``: the file cut at newlines into ~BLOCK bytes."""
     from clustertwin.track.fastmeg import BLOCK
 
     line_no, rest = 0, b""
@@ -118,18 +118,19 @@ def _blocks(path: Path, stats: LineStats) -> Iterator[tuple[bytes, int]]:
                 continue
             block, rest = block[:cut], block[cut:]
             if block:
-                yield block, line_no
-                line_no += block.count(b"\n") + (0 if block.endswith(b"\n") else 1)
+                n = block.count(b"\n") + (0 if block.endswith(b"\n") else 1)
+                yield block, line_no, n
+                line_no += n
 
 
-def _parsed(blocks: Iterator[tuple[bytes, int]], workers: int) -> Iterator[tuple[bytes, int, Any]]:
+def _parsed(blocks: Iterator[tuple[bytes, int, int]], workers: int) -> Iterator[tuple[bytes, int, int, Any]]:
     """Each block with its :func:`fastmeg.parse_block` result, in order; with ``workers`` > 1
     parsed by a process pool holding at most 2 x workers blocks in flight (bounded memory)."""
     from clustertwin.track.fastmeg import parse_block
 
     if workers <= 1:
-        for block, no in blocks:
-            yield block, no, parse_block(block) if block.endswith(b"\n") else None
+        for block, no, n in blocks:
+            yield block, no, n, parse_block(block) if block.endswith(b"\n") else None
         return
     import multiprocessing
     from collections import deque
@@ -138,14 +139,14 @@ def _parsed(blocks: Iterator[tuple[bytes, int]], workers: int) -> Iterator[tuple
     ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
     with ProcessPoolExecutor(workers, mp_context=ctx) as pool:
         window: deque = deque()
-        for block, no in blocks:
-            window.append((block, no, pool.submit(parse_block, block) if block.endswith(b"\n") else None))
+        for block, no, n in blocks:
+            window.append((block, no, n, pool.submit(parse_block, block) if block.endswith(b"\n") else None))
             if len(window) >= 2 * workers:
-                b, n, fut = window.popleft()
-                yield b, n, fut.result() if fut is not None else None
+                b, no_, n_, fut = window.popleft()
+                yield b, no_, n_, fut.result() if fut is not None else None
         while window:
-            b, n, fut = window.popleft()
-            yield b, n, fut.result() if fut is not None else None
+            b, no_, n_, fut = window.popleft()
+            yield b, no_, n_, fut.result() if fut is not None else None
 
 
 def megatron_blocks(path: Path, stats: LineStats, workers: int | None = None) -> Iterator[object]:
@@ -158,8 +159,7 @@ def megatron_blocks(path: Path, stats: LineStats, workers: int | None = None) ->
         big = path.stat().st_size >= PARALLEL_MIN_BYTES
         workers = min(os.cpu_count() or 1, WORKERS_MAX) if big else 1
     state: dict[str, Any] = {}
-    for block, line_no, parsed in _parsed(_blocks(path, stats), workers):
-        n_lines = block.count(b"\n") + (0 if block.endswith(b"\n") else 1)
+    for block, line_no, n_lines, parsed in _parsed(_blocks(path, stats), workers):
         if parsed is None:
             text = block.decode("utf-8", errors="replace").splitlines()
             yield from readers.read_megatron(enumerate(text, start=line_no + 1), stats, state)

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 BLOCK = 4 * 2**20
-WIDTH = 20  #: bytes gathered per number
+WIDTH = 32  #: bytes gathered per number (spaces before it included)
 _PAD = b"\n" + b" " * (WIDTH + 32)
 
 #: field -> the bytes just before its colon (the longest unambiguous tail of the key)
@@ -33,38 +33,39 @@ KEYS = {
 
 
 def _signatures(buf: np.ndarray, col: np.ndarray) -> np.ndarray:
-    """The 16 bytes before each colon as two integers (keys are matched by equality)."""
-    c = np.maximum(col, 16)
-    return buf[c[:, None] - np.arange(16, 0, -1)].copy().view(np.uint64)
+    """The 8 bytes before each colon as one integer (a key's tail is matched by equality)."""
+    c = np.maximum(col, 8)
+    return buf[c[:, None] - np.arange(8, 0, -1)].copy().view(np.uint64).ravel()
 
 
 def _tail_matches(buf: np.ndarray, col: np.ndarray, sig: np.ndarray, key: bytes) -> np.ndarray:
-    """Mask of the colons in ``col`` that ``key`` directly precedes."""
-    k16 = np.frombuffer(key[-16:].rjust(16, b"\0"), np.uint8)
-    mask = np.frombuffer(bytes(0 if i < 16 - len(key) else 255 for i in range(16)), np.uint8)
-    want, m = k16.copy().view(np.uint64), mask.copy().view(np.uint64)
-    ok = (sig[:, 1] == want[1]) & ((sig[:, 0] & m[0]) == want[0]) & (col >= len(key))
-    if len(key) > 16 and ok.any():
+    """Mask of the colons in ``col`` that ``key`` directly precedes (the last 8 bytes by the
+    signature, the rest checked on those colons only)."""
+    tail = np.frombuffer(key[-8:].rjust(8, b" "), np.uint8).copy().view(np.uint64)[0]
+    ok = (sig == tail) & (col >= len(key))
+    if len(key) > 8 and ok.any():
         k = np.frombuffer(key, np.uint8)
         sub = col[ok]
-        ok[ok] = (buf[sub[:, None] - np.arange(len(k), 16, -1)] == k[: len(k) - 16]).all(axis=1)
+        ok[ok] = (buf[sub[:, None] - np.arange(len(k), 8, -1)] == k[: len(k) - 8]).all(axis=1)
     return ok
 
 
 def parse_numbers(buf: np.ndarray, start: np.ndarray) -> np.ndarray | None:
-    """Floats written at ``start`` (leading spaces skipped, up to the next space, ``|`` or
-    newline; anything :func:`float` reads, ``nan`` included); None when one of them is not a
-    number. The tokens are laid side by side, blank-padded, and numpy's C parser reads them."""
+    """Floats written at ``start`` (after any spaces, up to the next space, ``|`` or newline;
+    anything :func:`float` reads, ``nan`` included); None when one of them is not a number.
+    The fields are laid side by side, blank-padded, and numpy's C parser reads them."""
     m = buf[start[:, None] + np.arange(WIDTH)]
-    skip = np.argmax(m != 32, axis=1)
-    m = buf[(start + skip)[:, None] + np.arange(WIDTH + 1)]
-    if (m[:, 0] == 48).all() and ((m[:, 1] == 32) | (m[:, 1] == 124) | (m[:, 1] == 10)).all():
+    idx = np.arange(WIDTH)[None, :]
+    first = np.argmax(m != 32, axis=1)
+    rows = np.arange(len(m))
+    nxt = m[rows, np.minimum(first + 1, WIDTH - 1)]
+    if (m[rows, first] == 48).all() and ((nxt == 32) | (nxt == 124) | (nxt == 10)).all():
         return np.zeros(len(start))  # a column of zeros (skipped and nan iterations, mostly)
-    sep = (m == 32) | (m == 124) | (m == 10)
+    sep = ((m == 32) | (m == 124) | (m == 10)) & (idx > first[:, None])
     end = np.argmax(sep, axis=1)
-    if (end == 0).any() or not sep.any(axis=1).all():
+    if (end == 0).any() or (m[rows, first] == 124).any() or (m[rows, first] == 10).any():
         return None
-    m = np.where(np.arange(WIDTH + 1)[None, :] >= end[:, None], np.uint8(32), m)
+    m = np.where(idx >= end[:, None], np.uint8(32), m)
     import warnings
 
     with warnings.catch_warnings():

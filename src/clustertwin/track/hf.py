@@ -45,7 +45,8 @@ def _entry(d: dict[str, Any]) -> Record | None:
 
 
 def read_state(doc: Any, stats: LineStats) -> Iterator[Record | Resume]:
-    """Entries of a parsed ``trainer_state.json`` (their index counts as the line number)."""
+    """Entries of a parsed ``trainer_state.json`` (named by their index in ``log_history``)."""
+    stats.unit = "log_history entry"
     history = doc.get("log_history") if isinstance(doc, dict) else None
     if not isinstance(history, list):
         stats.reject(1, "no log_history list: not a trainer_state.json")

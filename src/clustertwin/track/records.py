@@ -44,7 +44,7 @@ class LineStats:
     skipped: int = 0
     other: int = 0
     bad: list[tuple[int, str]] = field(default_factory=list)
-    resumes: list[tuple[float | None, int]] = field(default_factory=list)  #: (time, line) of resume lines
+    unit: str = "line"        #: what a number in ``bad`` counts ("log_history entry" for trainer_state.json)
 
     def reject(self, line_no: int, why: str) -> None:
         self.skipped += 1
@@ -52,7 +52,7 @@ class LineStats:
             self.bad.append((line_no, why))
 
     def named(self) -> list[str]:
-        return [f"{self.source}: line {n}: {why}" for n, why in self.bad]
+        return [f"{self.source}: {self.unit} {n}: {why}" for n, why in self.bad]
 
 
 class BadLine(ValueError):
