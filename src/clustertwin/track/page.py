@@ -10,8 +10,9 @@ from typing import Any
 
 import numpy as np
 
-from clustertwin.report.labels import label
+from clustertwin.report.labels import label_unit
 from clustertwin.track.core import TrackResult
+from clustertwin.track.records import iso
 from clustertwin.track.report import summary_rows, to_doc
 
 
@@ -78,13 +79,16 @@ def step_figure(res: TrackResult) -> Any:
 
 
 def _fmt(key: str, v: Any) -> str:
+    """A tile's value as a person reads it (the unit is in the label)."""
     if isinstance(v, str):
-        return v[:10] if key.startswith("forecast.trained_by") else v
-    if key.endswith(("fraction", "mfu")):
+        return v[:16].replace("T", " ") if key.startswith("forecast.trained_by") else v
+    if key.endswith(("fraction", "mfu", "ettr")):
         return f"{v:.1%}"
-    if key.endswith("ettr"):
-        return f"{v:.1%}"
-    return f"{v:,.4g}" if isinstance(v, float) else f"{v:,}"
+    if key == "progress.tokens_done":
+        return f"{v / 1e9:,.1f} billion" if v >= 1e9 else f"{v:,.0f}"
+    if isinstance(v, int):
+        return f"{v:,}"
+    return f"{v:,.0f}" if abs(v) >= 1000 else f"{v:.3g}" if abs(v) < 10 else f"{v:.1f}"
 
 
 def render(res: TrackResult) -> str:
@@ -94,10 +98,19 @@ def render(res: TrackResult) -> str:
     keys = ("progress.fraction", "progress.tokens_done", "forecast.trained_by_p50", "forecast.trained_by_p90",
             "observed.step_s", "observed.tokens_per_s", "observed.mfu", "observed.interruptions",
             "observed.lost_days", "observed.ettr", "forecast.checkpoint_interval_min")
+    pl = doc["planned"]
+    versus = {"observed.step_s": _fmt("x", pl["step_s"]), "observed.tokens_per_s": _fmt("x", pl["tokens_per_s"]),
+              "observed.mfu": f"{pl['mfu']:.1%}", "observed.ettr": f"{pl['ettr']:.1%}",
+              "observed.interruptions": f"{pl['interruptions_by_now']:.0f} ({pl['interruptions_by_now_p5']:.0f}-"
+                                        f"{pl['interruptions_by_now_p95']:.0f})",
+              "forecast.checkpoint_interval_min": _fmt("x", doc["forecast"]["plan_checkpoint_interval_min"]),
+              "observed.lost_days": _fmt("x", pl["lost_h_per_interruption"] * pl["interruptions_by_now"] / 24.0),
+              "forecast.trained_by_p50": _fmt("forecast.trained_by", iso(res.observed.start + pl["effective_days"] * 86400.0))}
     tiles = []
     for k in keys:
         block, name = k.split(".")
-        tiles.append({"key": k, "value": _fmt(k, doc[block][name]), "label": label(k)})
+        text = label_unit(k) + (f"; plan {versus[k]}" if k in versus else "")
+        tiles.append({"key": k, "value": _fmt(k, doc[block][name]), "label": text})
     headline = {"title": f"Observed vs planned, as of {doc['as_of']}", "tiles": tiles, "options": None}
     sections = [
         {"title": "Progress and forecast", "rows": summary_rows(res),
