@@ -87,3 +87,10 @@ def test_pool_of_workers_gives_the_same_history(tmp_path):
     assert out[0] == out[1]
     assert out[0][2] == 40_000 and len(out[0][0]) == 3
 
+
+
+def test_zoned_stamps_go_to_the_line_reader():
+    """A time zone after the seconds is the line reader's to read (the block reader reads UTC)."""
+    line = (DATA / "megatron.log").read_bytes().splitlines(keepends=True)[4]
+    zoned = line.replace(b"[2027-03-01 00:01:00]", b"[2027-03-01T00:01:00+08:00]")
+    assert fastmeg.parse_block(line) is not None and fastmeg.parse_block(zoned) is None

@@ -138,3 +138,12 @@ def test_unknown_log_is_one_usage_error(tmp_path):
 def test_as_of_drops_later_records():
     h, _, _ = read(DATA / "megatron.log", seq_len=4096, as_of=_t("2027-03-01 00:30:00"))
     assert h.dropped_after == 3 and not h.restarts and h.tokens_done == 25600 * 4096
+
+
+def test_nemo2_progress_lines_with_a_zoned_prefix():
+    h, st, fmt = read(DATA / "nemo2.log", seq_len=8192)
+    assert fmt == "megatron" and (st.read, st.skipped) == (3, 0)
+    assert h.points[0, 0] == _t("2025-11-20 06:35:22")  # +08:00 read as such, not as UTC
+    assert h.tokens_done == 384 * 8192
+    assert h.step_time() == pytest.approx(12.22, rel=0.01)
+    assert h.last_loss == pytest.approx(10.97)

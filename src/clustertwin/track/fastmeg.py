@@ -77,8 +77,20 @@ def parse_numbers(buf: np.ndarray, start: np.ndarray) -> np.ndarray | None:
     return vals if len(vals) == len(start) else None
 
 
+def _zoneless(buf: np.ndarray, starts: np.ndarray) -> bool:
+    """Each stamp ends at its seconds or their fraction (no time zone: those the line reader reads)."""
+    after = buf[starts[:, None] + 20 + np.arange(12)]
+    frac = (after[:, 0] == ord(".")) | (after[:, 0] == ord(","))
+    digits = (after[:, 1:] >= 48) & (after[:, 1:] <= 57)
+    end = np.where(frac, 1 + np.argmin(np.concatenate([digits, np.zeros((len(after), 1), bool)], axis=1), axis=1), 0)
+    last = after[np.arange(len(after)), np.minimum(end, 11)]
+    return bool(((last == ord("]")) | (last == 32)).all())
+
+
 def _stamps(buf: np.ndarray, starts: np.ndarray) -> np.ndarray | None:
     """Epoch seconds of ``[YYYY-MM-DD HH:MM:SS`` at each position (None if one is not)."""
+    if not _zoneless(buf, starts):
+        return None
     off = np.array([1, 2, 3, 4, 6, 7, 9, 10, 12, 13, 15, 16, 18, 19])
     d = buf[starts[:, None] + off].astype(np.int64) - 48
     if ((d < 0) | (d > 9)).any():

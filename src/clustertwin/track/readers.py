@@ -12,9 +12,13 @@ Formats (as the frameworks print them):
   global batch size:     1 | lm loss: 7.220541E+00 | loss scale: 1.0 | grad norm: 6.003 |
   number of skipped iterations:   0 | number of nan iterations:   0 |``. The leading time is
   printed by recent versions only; older logs print ``[before the start of training step]
-  datetime: 2023-07-16 11:34:57`` once per launch, and the reader dates later lines from it
-  and the elapsed time per iteration. Megatron-DeepSpeed adds ``consumed tokens:``, prints the
-  elapsed time in ``(s)`` and the throughput as ``TFLOPs:``.
+  datetime: 2023-07-16 11:34:57`` once per launch, and the reader dates later lines from it (or
+  from the last dated line of any kind) and the elapsed time per iteration. Megatron-DeepSpeed
+  adds ``consumed tokens:``, prints the elapsed time in ``(s)`` and the throughput as
+  ``TFLOPs:``. NeMo 2 prints ``Training epoch 0, iteration 97/99 | lr: 1.469e-05 |
+  global_batch_size: 128 | global_step: 97 | reduced_train_loss: 6.265 | train_step_timing in s:
+  12.22 | consumed_samples: 12544`` (dated by the launcher's ``[2025-11-20T14:55:23+08:00]``
+  prefix, or by the ``[NeMo I 2024-11-15 10:22:04 ...]`` lines around it).
 - torchtitan's metrics logger: ``[titan] 2026-02-11 00:54:17,768 - root - INFO - step:  2  loss:
   12.85991  grad_norm:  2.1345  memory: 19.45GiB(30.39%)  tps: 5,941  tflops: 56.37  mfu:
   18.91%`` (``tps`` is tokens per second per GPU; the time is the logging module's).
@@ -33,10 +37,14 @@ from clustertwin.track.records import BadLine, LineStats, Record, number, parse_
 #: a line saying the job loaded a checkpoint (any framework): a restart, whatever the steps do
 RESUME_RE = re.compile(r"(?i)\b(resum(?:e|ed|ing) (?:from|training)|loading (?:the )?checkpoint|"
                        r"loaded (?:the )?checkpoint|restor(?:e|ed|ing) (?:from )?checkpoint)")
-_STAMP_RE = re.compile(r"(\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?)")
+_STAMP_RE = re.compile(r"(\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2}\b)?)")
 _MEG_ITER_RE = re.compile(r"\biteration\s+(\d+)\s*/\s*(\d+)\s*\|")
 _LOADED_AT_RE = re.compile(r"\bat iteration\s+(\d+)")
 _MEG_ANCHOR_RE = re.compile(r"datetime:\s*(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2})")
+#: NeMo 2 (``Training epoch 0, iteration 97/99 | lr: ... | global_batch_size: 128 | global_step: 97 |
+#: reduced_train_loss: 6.265 | train_step_timing in s: 12.22 | consumed_samples: 12544``) -> Megatron's names
+_NEMO2 = {"train_step_timing in s": "elapsed time per iteration (s)", "reduced_train_loss": "lm loss",
+          "consumed_samples": "consumed samples", "global_batch_size": "global batch size"}
 _TT_RE = re.compile(r"\bstep:\s*(\d+)\s+loss:\s*(\S+)")
 _TT_FIELDS = re.compile(r"\b(tps|tflops|mfu|memory):\s*([\d.,]+)")
 
@@ -54,6 +62,13 @@ def _stamp(text: str) -> float | None:
     return parse_time(m.group(1)) if m else None
 
 
+def _stamp_or_none(text: str) -> float | None:
+    try:
+        return _stamp(text)
+    except BadLine:
+        return None
+
+
 def _meg_fields(text: str) -> dict[str, str]:
     out = {}
     for part in text.split("|"):
@@ -65,6 +80,9 @@ def _meg_fields(text: str) -> dict[str, str]:
 
 def _meg_record(text: str, m: re.Match[str]) -> Record:
     f = _meg_fields(text[m.end():])
+    for nemo, meg in _NEMO2.items():  # NeMo 2's progress line names the same fields its own way
+        if nemo in f and meg not in f:
+            f[meg] = f[nemo]
     step_s = None
     if "elapsed time per iteration (ms)" in f:
         step_s = number(f["elapsed time per iteration (ms)"], "elapsed time per iteration (ms)") / 1e3
@@ -76,7 +94,8 @@ def _meg_record(text: str, m: re.Match[str]) -> Record:
         raise BadLine("elapsed time per iteration is not positive")
     loss = f.get("lm loss", f.get("lm_loss"))
     tflops = f.get("throughput per gpu (tflop/s/gpu)", f.get("tflops"))
-    rec = Record(step=int(m.group(1)), t=_stamp(text[: m.start()]), step_s=step_s,
+    step = int(number(f["global_step"], "global_step")) if "global_step" in f else int(m.group(1))
+    rec = Record(step=step, t=_stamp(text[: m.start()]), step_s=step_s,
                  loss=number(loss, "lm loss") if loss is not None else None,
                  skipped=int(number(f.get("number of skipped iterations", "0"), "skipped iterations")),
                  nan=int(number(f.get("number of nan iterations", "0"), "nan iterations")),
@@ -101,8 +120,9 @@ def read_megatron(lines: Iterable[tuple[int, str]], stats: LineStats,
         m = _MEG_ITER_RE.search(text)
         if m is None:
             a = _MEG_ANCHOR_RE.search(text)
-            if a is not None:
-                anchor, clock = parse_time(a.group(1)), None
+            when = parse_time(a.group(1)) if a is not None else _stamp_or_none(text)
+            if when is not None:  # a dated line: undated iteration lines count on from it
+                anchor, clock = when, None
                 state["anchor"], state["clock"] = anchor, clock
             if RESUME_RE.search(text):
                 at = _LOADED_AT_RE.search(text)
