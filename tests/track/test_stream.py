@@ -75,3 +75,16 @@ def test_loss_spikes_and_untimed_records():
     h = acc.finish()
     assert h.n_spikes == 1 and h.spikes[0][1] == 151
     assert h.untimed == 1
+
+
+def test_coarse_log_rows_that_vary_are_not_restarts():
+    """Hourly rows without a step time, 10-20% apart in progress: no restarts; a day's silence is one."""
+    acc = Accumulator(tokens_per_step=1.0, seq_len=1)
+    step, t = 0, 0.0
+    for i in range(48):
+        step += 600 if i % 3 else 520
+        t += 3600.0
+        acc.add(Record(step=step, t=t, tokens=float(step)))
+    acc.add(Record(step=step + 600, t=t + 86400.0, tokens=float(step + 600)))
+    h = acc.finish()
+    assert [r.why for r in h.restarts] == ["gap"]

@@ -5,8 +5,9 @@ columns of up to :data:`BATCH`; nothing per line is kept. What is kept, all boun
 
 - segments: stretches of uninterrupted training (a new one starts at a restart);
 - restarts: the step counter going back (the job reloaded an older checkpoint), a silence
-  longer than :data:`GAP_MIN_S` plus the steps' own time (the job was down), or a "resuming
-  from checkpoint" line;
+  longer than the steps' own time by :data:`GAP_MIN_S` (plus :data:`GAP_REL` of it when the log
+  gives no step time: then it is a typical one) (the job was down), or a "resuming from
+  checkpoint" line;
 - at most :data:`POINTS_MAX` points (time, step, tokens) for the burn-up chart, thinned by
   doubling the stride when full (segment ends are kept exactly in the segments);
 - step time as one log-spaced histogram per day (weights: the steps each record covers), so
@@ -31,6 +32,9 @@ EVENTS_MAX = 2000
 #: a silence in the log longer than this (beyond the logged steps' own time) is a restart: the
 #: job was down. Shorter stalls (a slow checkpoint save, a hiccup) count as slow steps.
 GAP_MIN_S = 600.0
+#: ... and, in a log that does not give the step time, longer than this share of the steps'
+#: typical time (a coarse log, one row an hour or a day, whose rows vary is not a string of restarts)
+GAP_REL = 0.5
 SPIKE_RATIO = 1.2
 SPIKE_MADS = 8.0
 #: step-time histogram: log-spaced bins (0.9% wide) from 1 ms to 1e5 s
@@ -142,7 +146,8 @@ class Accumulator:
             self.ref_step_s = float(np.median(fin))
         own = np.where(np.isfinite(c["step_s"]), c["step_s"], self.ref_step_s) * np.maximum(dstep, 0)
         back = dstep <= 0
-        gap = np.isfinite(dt) & (dt > own + GAP_MIN_S)
+        slack = np.where(np.isfinite(c["step_s"]), 0.0, GAP_REL) * own  # the steps' time is a guess
+        gap = np.isfinite(dt) & (dt > own + slack + GAP_MIN_S)
         brk = (back | gap) & np.isfinite(prev_t)
         if self.resume_pending and self.last is not None:
             brk[0] = True
