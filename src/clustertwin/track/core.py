@@ -54,7 +54,7 @@ def _first_time(it: Iterator[Any]) -> tuple[float, list[Any]]:
 def read_history(sources: list[tuple[str, str, Iterator[Any], LineStats]], pv: PlanView,
                  as_of: float | None) -> RunHistory:
     """Stream ``(name, format, items, stats)`` sources, earliest first, into one history."""
-    acc = Accumulator(tokens_per_step=pv.batch_tokens, seq_len=pv.seq_len, as_of=as_of, gpus=pv.gpus)
+    acc = Accumulator(tokens_per_step=pv.batch_tokens, seq_len=pv.seq_len, as_of=as_of)
     ordered = []
     for name, _fmt, it, stats in sources:
         t0, head = _first_time(it)

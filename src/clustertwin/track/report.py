@@ -7,7 +7,6 @@ from typing import Any
 
 from clustertwin.track.core import TrackResult
 from clustertwin.track.records import iso
-from clustertwin.track.slurm import Allocation
 
 #: recalibration: fixed-point rounds matching the re-predicted step time to the observed one
 RECAL_ROUNDS = 4
@@ -104,6 +103,3 @@ def measured_doc(res: TrackResult, scenario: Any, catalog: Any) -> dict[str, Any
             "suspect_nodes": [n for n, _, _ in suspects(res.observed, res.plan.nodes)],
             "measured": {"gemm_ratio": ratio, "nvlink_ratio": None, "fabric_ratio": None, "drained_nodes": []}}
 
-
-def allocation_rows(allocs: tuple[Allocation, ...]) -> list[tuple[str, str]]:
-    return [(a.job, f"{a.state} {iso(a.start)} - {iso(a.end) if a.end else 'running'}") for a in allocs[:50]]

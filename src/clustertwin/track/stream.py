@@ -62,7 +62,6 @@ class Accumulator:
     tokens_per_step: float
     seq_len: int
     as_of: float | None = None
-    gpus: int = 1
     buf: list[Record] = field(default_factory=list)
     resume_pending: bool = False
     last: tuple[float, int, float] | None = None     #: (t, step, tokens) of the last record
