@@ -52,6 +52,13 @@ def track_cmd(
             open_log(path)
         except UsageError as exc:
             problems += exc.problems
+    if sacct is not None:
+        from clustertwin.track.slurm import read_sacct
+
+        try:
+            read_sacct(sacct)
+        except UsageError as exc:
+            problems += exc.problems
     if problems:
         raise UsageError(problems)
     folder = OutputDir(out, OUT_FILES, force) if out is not None else None
