@@ -84,3 +84,19 @@ def test_bad_input_exits_2_with_one_line_each(args, message):
     assert res.exit_code == 2
     lines = [ln for ln in res.output.splitlines() if ln.startswith("error:")]
     assert len(lines) == 1 and message in lines[0]
+
+
+def test_hostile_job_names_reach_page_and_terminal_as_text(run_files):
+    """A JobID carrying markup shows as written: escaped in track.html (plotly hover text
+    included) and in the terminal (no rich markup)."""
+    tmp, r, half = run_files
+    evil = '<a href="javascript:alert(1)">x</a>[bold]'
+    sacct = r.sacct.replace("|pretrain|", "|p|").splitlines()
+    sacct[1] = sacct[1].replace(sacct[1].split("|")[0], evil, 1)
+    (tmp / "evil.sacct").write_text("\n".join(sacct) + "\n")
+    out = tmp / "e"
+    res = run(str(SCENARIO), "--log", str(tmp / "train.log"), "--sacct", str(tmp / "evil.sacct"),
+              "--as-of", iso(half), "--out", str(out))
+    assert res.exit_code == 0, res.output
+    page = (out / "track.html").read_text()
+    assert 'href="javascript' not in page and "javascript:alert" in page.replace("&quot;", '"')

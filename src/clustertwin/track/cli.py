@@ -85,7 +85,8 @@ def track_cmd(
     if json_out:
         emit_json(doc)
         return
-    print_rows(f"Tracking {scen.name}", summary_rows(res))
+    # log, sacct and scenario text reaches the terminal as data (no markup, no escape sequences)
+    print_rows(f"Tracking {scen.name}", [(k, terminal_text(v, 2000)) for k, v in summary_rows(res)])
     if out is not None:
         typer.echo(f"wrote {out / 'track.json'}, {out / 'track.html'} and {out / 'measured.json'}")
 

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from clustertwin.quoting import html_text
 from clustertwin.report.labels import label_unit
 from clustertwin.track.core import TrackResult
 from clustertwin.track.records import iso
@@ -53,8 +54,10 @@ def timeline_figure(res: TrackResult) -> Any:
     for x in res.observed.interruptions:
         by.setdefault(x.cause, []).append(x)
     for cause, xs in sorted(by.items()):
+        # plotly reads tags in trace text: what a log or sacct file says is escaped to show as written
         fig.add_trace(go.Scatter(x=_dates([x.t for x in xs]), y=[x.lost_h for x in xs], mode="markers",
-                                 name=cause[:1].upper() + cause[1:], text=[x.evidence[:120] for x in xs]))
+                                 name=html_text(cause[:1].upper() + cause[1:]),
+                                 text=[html_text(x.evidence[:120]) for x in xs]))
     fig.update_layout(title="Interruptions by cause and the time each cost", xaxis_title="Date",
                       yaxis_title="Time lost (h)")
     return fig
