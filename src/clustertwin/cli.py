@@ -204,6 +204,7 @@ _STAGE_CLIS = (
     "clustertwin.export.cli",
     "clustertwin.serve.cli",
     "clustertwin.measure.cli",
+    "clustertwin.track.cli",
 )
 for _mod in _STAGE_CLIS:
     try:

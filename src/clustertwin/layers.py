@@ -35,7 +35,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("decision", ("decision",)),
     ("plan", ("plan", "deadline", "upstream", "sizing")),
     ("consumers", ("report", "export", "acceptance", "sweep", "serve", "scheduling",
-                   "drawings", "measure")),
+                   "drawings", "measure", "track")),
     ("cli", ("cli", "cli_common", "__main__")),
 )
 
