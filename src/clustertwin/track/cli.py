@@ -82,6 +82,7 @@ def track_cmd(
         folder.write("track.json", to_json(doc) + "\n")
         folder.write("track.html", page)
         folder.write("measured.json", to_json(measured) + "\n")
+        folder.commit()
     if json_out:
         emit_json(doc)
         return
