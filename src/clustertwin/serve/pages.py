@@ -62,10 +62,16 @@ async def _form_doc(request: Any, fields_win: bool = False) -> tuple[Any, dict[s
     return form, doc, [], trigger
 
 
-def _plan_or_problems(engine: Any, doc: dict[str, Any]) -> tuple[Any, list[Any]]:
+async def plan_or_problems(runner: Any, doc: dict[str, Any], source: str = "yaml") -> tuple[Any, list[Any]]:
+    """(answer, []) or (None, the problems) when the scenario cannot be planned (422: its
+    fields, or a limit it runs into); a busy server is still an error (503)."""
+    from clustertwin.serve.guard import HttpError
+
     try:
-        return engine.plan(doc, "yaml"), []
-    except UserError as exc:
+        return await runner.plan(doc, source), []
+    except HttpError as exc:
+        if exc.status != 422:
+            raise
         return None, exc.problems
 
 
@@ -79,7 +85,7 @@ async def answer(request: Any) -> Any:
     _form, doc, problems, trigger = await _form_doc(request)
     result = None
     if doc is not None:
-        result, problems = await st.runner.run(_plan_or_problems, st.engine, doc)
+        result, problems = await plan_or_problems(st.runner, doc)
     at, rest = field_problems(problems)
     ctx = {"errors": at, "problems": rest, "trigger": trigger, "ok": not problems,
            "all_keys": [f.key for f in fields()]}

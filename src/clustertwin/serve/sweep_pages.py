@@ -71,9 +71,14 @@ def _build(st: Any, form: dict[str, str]) -> Any:
     saved = st.library.get(form.get("base", ""))
     if saved is None:
         raise UserError([Problem("sweep", "base", "pick one of the saved scenarios")])
-    sw = build(doc_from_yaml(saved.text, saved.name), parse_axes(form))
-    if len(sw.points) > MAX_POINTS:
-        raise UserError([Problem("sweep", "", f"{len(sw.points)} scenarios; at most {MAX_POINTS} from the page "
+    grid = parse_axes(form)
+    count = 1
+    for values in grid.values():  # the grid's size before building it: 3 axes of 10^5 values
+        count *= len(values)      # would be 10^15 scenarios
+    sw = build(doc_from_yaml(saved.text, saved.name), grid) if count <= MAX_POINTS else None
+    if sw is None or len(sw.points) > MAX_POINTS:
+        n = count if sw is None else len(sw.points)
+        raise UserError([Problem("sweep", "", f"{n:,} scenarios; at most {MAX_POINTS} from the page "
                                  "(use clustertwin sweep for more)")])
     return sw
 

@@ -76,8 +76,14 @@ class SweepBoard:
         except UserError as exc:
             job.error = "; ".join(exc.lines())
             return
-        except Exception as exc:  # noqa: BLE001 - the page says it; the server keeps serving
-            job.error = f"the sweep failed: {type(exc).__name__}: {str(exc)[:200]}"
+        except Exception as exc:  # noqa: BLE001 - the page says so; the server keeps serving
+            import logging
+
+            from clustertwin.serve.workers import where
+
+            logging.getLogger("clustertwin.serve").error("sweep %s failed: %s at %s", job.id,
+                                                         type(exc).__name__, where(exc))
+            job.error = "the sweep failed with an internal error; see the server log"
             return
         job.rows = rows
 
