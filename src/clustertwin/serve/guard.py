@@ -150,12 +150,13 @@ def check_origin(headers: Any, allowed: Allowed, local: tuple[str, int] | None =
         raise refused
 
 
-async def read_body(request: Any, limit: int = MAX_BODY_BYTES, timeout_s: float = BODY_TIMEOUT_S) -> bytes:
+async def read_body(request: Any, limit: int = MAX_BODY_BYTES, timeout_s: float | None = None) -> bytes:
     """The request body, refused with 413 past ``limit`` bytes (checked while reading) and with
     408 when it does not arrive whole within ``timeout_s`` (a slow client holds no slot)."""
     declared = request.headers.get("content-length")
     if declared is not None and declared.isascii() and declared.isdigit() and int(declared) > limit:
         raise HttpError(413, f"body of {int(declared):,} bytes; at most {limit:,}")
+    timeout_s = BODY_TIMEOUT_S if timeout_s is None else timeout_s
     chunks: list[bytes] = []
     size = 0
     try:

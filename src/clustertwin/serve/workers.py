@@ -18,7 +18,7 @@ from typing import Any
 
 log = logging.getLogger("clustertwin.serve")
 
-MEMORY_CAP_MB = 2048  #: address space of one planning process (the default plan peaks ~250 MB)
+MEMORY_CAP_MB = 1024  #: address space of one planning process (the default plan peaks ~250 MB)
 STARTUP_S = 120.0  #: time a fresh worker may take to import the stages and load the catalog
 _THREAD_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
@@ -57,13 +57,30 @@ def _answer(engine: Any, job: tuple[Any, ...]) -> tuple[str, Any]:
     try:
         return "ok", _job(engine, job)
     except UserError as exc:
-        return "user", list(exc.problems)
+        cause = exc.__cause__ or exc.__context__
+        if isinstance(cause, MemoryError | RecursionError):
+            return "memory", None
+        return "user", [_plain(p, cause) for p in exc.problems]
     except MemoryError:
         return "memory", None
     except RecursionError:
         return "memory", None  # a structure too deep to plan: a resource limit, not a bug
     except Exception as exc:  # noqa: BLE001 - one line in the server log; the user gets a 500 without details
         return "bug", f"{type(exc).__name__} at {where(exc)}"
+
+
+def _plain(problem: Any, cause: BaseException | None) -> Any:
+    """A stage's "cannot compute" problem without the exception's own text (which names
+    internals such as a math function): the stage and the key the user wrote stay."""
+    from clustertwin.errors import Problem
+    from clustertwin.plan import COMPUTE_ERRORS
+
+    if not isinstance(cause, COMPUTE_ERRORS) or "cannot compute" not in problem.message:
+        return problem
+    what = "a number too large to compute with" if isinstance(cause, OverflowError | ArithmeticError) \
+        else "a value outside what its model computes"
+    return Problem(problem.source, problem.path, f"the {problem.path or 'plan'} stage cannot compute this "
+                   f"scenario ({what}); check the values it uses")
 
 
 def where(exc: BaseException) -> str:
