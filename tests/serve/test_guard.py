@@ -11,8 +11,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from clustertwin.serve.guard import Allowed, HttpError, check_host, check_origin, is_loopback, parse_authority
-
+from clustertwin.serve.guard import (
+    Allowed,
+    HttpError,
+    check_host,
+    check_origin,
+    is_loopback,
+    parse_authority,
+)
 
 PORT = 8000
 A = Allowed("127.0.0.1", PORT)

@@ -13,6 +13,7 @@ from typing import Any
 
 from clustertwin.errors import UserError
 from clustertwin.serve.guard import (
+    MAX_HEADER_BYTES,
     SAFE_METHODS,
     Allowed,
     HttpError,
@@ -104,6 +105,9 @@ class GuardMiddleware:
             headers = Headers(scope=scope)
             local = scope.get("server")
             try:
+                size = sum(len(k) + len(v) for k, v in scope["headers"])
+                if size > MAX_HEADER_BYTES:  # h11 bounds a head that arrives in pieces; this, any head
+                    raise HttpError(431, f"request headers of {size:,} bytes; at most {MAX_HEADER_BYTES:,}")
                 check_host(headers, self.allowed, local)
                 if scope["method"] not in SAFE_METHODS:
                     check_origin(headers, self.allowed, local)

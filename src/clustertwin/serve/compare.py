@@ -43,12 +43,11 @@ def compare_rows(docs: list[dict[str, Any]], show_all: bool) -> list[dict[str, A
 
 async def _plan_all(runner: Any, texts: list[tuple[str, str]]) -> tuple[list[dict[str, Any]], list[str]]:
     from clustertwin.serve.engine import doc_from_yaml
-    from clustertwin.serve.pages import plan_or_problems
 
     docs, errors = [], []
     for name, text in texts:
         try:
-            answer, problems = await plan_or_problems(runner, doc_from_yaml(text, name), name)
+            answer, problems = await runner.plan_or_problems(doc_from_yaml(text, name), name)
         except UserError as exc:
             answer, problems = None, list(exc.problems)
         errors += [str(p) for p in problems]

@@ -18,11 +18,12 @@ import threading
 import time
 from typing import Any
 
+from clustertwin.serve.guard import MAX_HEADER_BYTES
+
 MAX_CONNECTIONS = 256
 LIMIT_CONCURRENCY = 200
 HEADER_TIMEOUT_S = 10.0
 KEEP_ALIVE_S = 5
-MAX_HEADER_BYTES = 16 * 1024
 LOG_EVERY_S = 10.0
 OPEN_FILES = 4096  #: soft limit on descriptors the server asks for (under the hard limit)
 

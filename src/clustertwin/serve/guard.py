@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 from clustertwin.errors import Problem
 
 MAX_BODY_BYTES = 1_000_000  #: a scenario is a few kB; the YAML pane at most this
+MAX_HEADER_BYTES = 16 * 1024  #: all request headers together (uvicorn's h11 limit too, in .conn)
 BODY_TIMEOUT_S = 20.0  #: time to receive a whole request body before 408
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 LOOPBACK = ("127.0.0.1", "localhost", "::1", "[::1]")

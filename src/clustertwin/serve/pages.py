@@ -62,19 +62,6 @@ async def _form_doc(request: Any, fields_win: bool = False) -> tuple[Any, dict[s
     return form, doc, [], trigger
 
 
-async def plan_or_problems(runner: Any, doc: dict[str, Any], source: str = "yaml") -> tuple[Any, list[Any]]:
-    """(answer, []) or (None, the problems) when the scenario cannot be planned (422: its
-    fields, or a limit it runs into); a busy server is still an error (503)."""
-    from clustertwin.serve.guard import HttpError
-
-    try:
-        return await runner.plan(doc, source), []
-    except HttpError as exc:
-        if exc.status != 422:
-            raise
-        return None, exc.problems
-
-
 async def answer(request: Any) -> Any:
     """POST /answer: the answer fragment for the form, plus out-of-band updates of the other
     pane (YAML after a field edit, fields after a YAML edit) and the problems at their fields."""
@@ -85,7 +72,7 @@ async def answer(request: Any) -> Any:
     _form, doc, problems, trigger = await _form_doc(request)
     result = None
     if doc is not None:
-        result, problems = await plan_or_problems(st.runner, doc)
+        result, problems = await st.runner.plan_or_problems(doc)
     at, rest = field_problems(problems)
     ctx = {"errors": at, "problems": rest, "trigger": trigger, "ok": not problems,
            "all_keys": [f.key for f in fields()]}

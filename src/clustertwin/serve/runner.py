@@ -99,6 +99,16 @@ class Runner:
         finally:
             del self._inflight[key]
 
+    async def plan_or_problems(self, doc: dict[str, Any], source: str = "yaml") -> tuple[Any, list[Any]]:
+        """(answer, []) or (None, the problems) when the scenario cannot be planned (422: its
+        fields, or a limit it runs into), for the pages; a busy server is still an error."""
+        try:
+            return await self.plan(doc, source), []
+        except HttpError as exc:
+            if exc.status != 422:
+                raise
+            return None, exc.problems
+
     async def problems(self, doc: Any, source: str = "request") -> list[Any]:
         """Every problem ``clustertwin validate`` reports, checked in a worker."""
         return await self._in_worker(("problems", doc, source))
