@@ -176,7 +176,7 @@ def create_app(scenarios: list[Path] | None = None, catalog_dirs: tuple[str, ...
     first = _warm_job(app.state.library) if warm else None
     app.state.runner = Runner(app.state.engine, tuple(catalog_dirs), timeout_s or PLAN_TIMEOUT_S,
                               workers, memory_mb or MEMORY_CAP_MB, warm=first)
-    app.state.sweeps = SweepBoard(tuple(catalog_dirs))
+    app.state.sweeps = SweepBoard(tuple(catalog_dirs), memory_mb or MEMORY_CAP_MB)
     return app
 
 

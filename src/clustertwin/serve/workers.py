@@ -31,7 +31,12 @@ class Outcome:
     value: Any = None
 
 
-def _cap_memory(cap_bytes: int) -> None:
+def cap_memory(cap_bytes: int) -> None:
+    """Cap this process's address space (and so each process it starts) at ``cap_bytes``, and
+    ask for one BLAS thread (each thread's pool reserves address space); call it before numpy
+    is imported."""
+    for var in _THREAD_VARS:
+        os.environ.setdefault(var, "1")
     try:
         import resource
     except ImportError:  # not on this platform: the time limit still holds
@@ -95,9 +100,7 @@ def worker_main(conn: Any, catalog_dirs: tuple[str, ...], cap_bytes: int, warm: 
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the server, which stops us
-    for var in _THREAD_VARS:  # one planning thread per worker: BLAS pools reserve address space
-        os.environ.setdefault(var, "1")
-    _cap_memory(cap_bytes)
+    cap_memory(cap_bytes)
     from clustertwin.serve.engine import Engine
 
     engine = Engine(catalog_dirs, cache_size=2)
