@@ -92,4 +92,5 @@ def running_server(**kw: Any) -> Any:
     finally:
         srv.should_exit = True
         thread.join(timeout=10)
+        app.state.sweeps.close()
         app.state.runner.close()

@@ -71,18 +71,15 @@ def test_slow_headers_are_cut_off_and_the_server_keeps_answering(tight, caplog):
     port = _port(tight)
     socks = []
     with caplog.at_level(logging.WARNING, logger="clustertwin.serve"):
-        for _ in range(60):  # more than the cap: those past it are closed at once
+        for _ in range(60):  # more than the cap: the longest-waiting ones are closed
             s = socket.create_connection(("127.0.0.1", port), timeout=5)
             socks.append(s)
             try:
                 s.sendall(b"GET /api/catalog HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nX-Slow: " % port)
             except OSError:
                 pass  # closed already: past the cap
-        t0 = time.monotonic()
-        try:  # at the cap: answered, or closed at once; never a hang
-            assert tight.request("/api/catalog").status in (200, 503)
-        except OSError:
-            assert time.monotonic() - t0 < 1.0
+        # at the cap a new client is still answered: the slowest connection gives way
+        assert tight.request("/api/catalog").status == 200
         time.sleep(1.5)
         try:
             assert all(_closed_by_server(s, 2.0) for s in socks)

@@ -91,4 +91,5 @@ def register(app: typer.Typer) -> None:
         try:
             uvicorn.Server(config).run()
         finally:
+            web.state.sweeps.close()
             web.state.runner.close()

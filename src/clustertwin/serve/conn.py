@@ -1,7 +1,9 @@
 """Connection limits for ``clustertwin serve`` (uvicorn): how many, how slow, how loud.
 
-- At most :data:`MAX_CONNECTIONS` open connections; one more is closed at once. Past
-  :data:`LIMIT_CONCURRENCY` connections or requests, uvicorn answers 503.
+- At most :data:`MAX_CONNECTIONS` open connections: one more closes the connection that has
+  waited longest for its request head (a slow client gives way), or is itself closed when every
+  connection is being answered. Past :data:`LIMIT_CONCURRENCY` connections or requests, uvicorn
+  answers 503.
 - A connection must send a complete request head within :data:`HEADER_TIMEOUT_S` of opening
   (and of its previous answer): a client that trickles its headers in holds no descriptor for
   long. Headers are at most :data:`MAX_HEADER_BYTES`; an idle keep-alive ends after
@@ -21,7 +23,7 @@ from typing import Any
 from clustertwin.serve.guard import MAX_HEADER_BYTES
 
 MAX_CONNECTIONS = 256
-LIMIT_CONCURRENCY = 200
+LIMIT_CONCURRENCY = MAX_CONNECTIONS + 1  #: requests in progress (the connection cap acts first)
 HEADER_TIMEOUT_S = 10.0
 KEEP_ALIVE_S = 5
 LOG_EVERY_S = 10.0
@@ -94,24 +96,36 @@ def guarded_protocol(max_connections: int = MAX_CONNECTIONS, header_timeout_s: f
     class GuardedH11(H11Protocol):  # type: ignore[misc]
         _head_timer: Any = None
 
+        _since = 0.0
+
         def connection_made(self, transport: Any) -> None:
             super().connection_made(transport)
             if len(self.connections) > max_connections:
-                log.warning("refused a connection: %d open (at most %d)", len(self.connections) - 1,
-                            max_connections)
-                transport.close()
-                return
+                idle = [c for c in self.connections if c is not self and c._waiting() and not c.transport.is_closing()]
+                if not idle:  # every connection is being answered: refuse this one
+                    log.warning("refused a connection: %d open (at most %d)", len(self.connections) - 1,
+                                max_connections)
+                    transport.close()
+                    return
+                oldest = min(idle, key=lambda c: c._since)  # a slow client gives way to a new one
+                log.warning("closed the longest-waiting connection: %d open (at most %d)",
+                            len(self.connections) - 1, max_connections)
+                oldest.transport.close()
             self._arm()
+
+        def _waiting(self) -> bool:
+            """Waiting for a request head (none yet, or the last one answered)."""
+            return self.cycle is None or self.cycle.response_complete
 
         def _arm(self) -> None:
             if self._head_timer is not None:
                 self._head_timer.cancel()
+            self._since = self.loop.time()
             self._head_timer = self.loop.call_later(header_timeout_s, self._head_late)
 
         def _head_late(self) -> None:
             self._head_timer = None
-            waiting = self.cycle is None or self.cycle.response_complete
-            if waiting and not self.transport.is_closing():
+            if self._waiting() and not self.transport.is_closing():
                 log.warning("closed a connection that sent no complete request in %g s", header_timeout_s)
                 self.transport.close()
 

@@ -6,6 +6,7 @@ from typing import Any
 
 from clustertwin.errors import Problem, UserError
 from clustertwin.serve.sweeps import COLUMNS, MAX_AXES, MAX_POINTS, Job, parse_axes
+from clustertwin.serve.workers import plain_message
 
 
 def table_rows(job: Job) -> tuple[list[str], list[dict[str, Any]]]:
@@ -22,7 +23,8 @@ def table_rows(job: Job) -> tuple[list[str], list[dict[str, Any]]]:
         cells += [{"text": str(assign.get(k, "")), "value": assign.get(k, "")} for k in job.keys]
         cells += [{"text": fmt(row.get(c), kinds.get(c, "")) if row.get(c) is not None else "",
                    "value": row.get(c) if row.get(c) is not None else ""} for c in COLUMNS]
-        cells.append({"text": row.get("error") or "", "value": row.get("error") or ""})
+        error = plain_message(str(row.get("error") or ""))
+        cells.append({"text": error, "value": error})
         rows.append({"cells": cells, "failed": bool(row.get("error"))})
     return header, rows
 

@@ -52,6 +52,7 @@ class SweepBoard:
         self.timeout_s = timeout_s
         self.jobs: dict[str, Job] = {}
         self._lock = threading.Lock()
+        self._procs: set[Any] = set()
 
     def start(self, sw: Any, executor: str) -> Job:
         with self._lock:
@@ -82,11 +83,14 @@ class SweepBoard:
             return
         ctx = multiprocessing.get_context("spawn")  # the server has threads: never fork it
         conn, child = ctx.Pipe(duplex=False)
-        proc = ctx.Process(target=sweep_process, daemon=True, name=f"clustertwin-sweep-{job.id}",
+        # not a daemon: the sweep starts a pool of its own; close() stops it with the server
+        proc = ctx.Process(target=sweep_process, daemon=False, name=f"clustertwin-sweep-{job.id}",
                            args=(child, [p.doc for p in sw.points], sw.source, self.catalog_dirs,
                                  executor, skip, self.memory_mb << 20))
         proc.start()
         child.close()
+        with self._lock:
+            self._procs.add(proc)
         try:
             self._follow(job, conn, proc)
         finally:
@@ -94,6 +98,17 @@ class SweepBoard:
                 proc.kill()
             proc.join(5)
             conn.close()
+            with self._lock:
+                self._procs.discard(proc)
+
+    def close(self) -> None:
+        """Stop the sweeps still running (the server is stopping)."""
+        with self._lock:
+            procs = list(self._procs)
+        for proc in procs:
+            if proc.is_alive():
+                proc.kill()
+            proc.join(5)
 
     def _follow(self, job: Job, conn: Any, proc: Any) -> None:
         """Read the sweep process's progress and rows until it ends or runs out of time."""

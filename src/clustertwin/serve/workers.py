@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import threading
 from dataclasses import dataclass
 from typing import Any
@@ -52,7 +53,7 @@ def _job(engine: Any, job: tuple[Any, ...]) -> Any:
     if kind == "plan":
         return engine.plan(doc, source)
     if kind == "problems":
-        return engine.problems(doc, source)
+        return [_plain(p) for p in engine.problems(doc, source)]
     raise ValueError(f"unknown job {kind!r}")
 
 
@@ -65,7 +66,7 @@ def _answer(engine: Any, job: tuple[Any, ...]) -> tuple[str, Any]:
         cause = exc.__cause__ or exc.__context__
         if isinstance(cause, MemoryError | RecursionError):
             return "memory", None
-        return "user", [_plain(p, cause) for p in exc.problems]
+        return "user", [_plain(p) for p in exc.problems]
     except MemoryError:
         return "memory", None
     except RecursionError:
@@ -74,18 +75,29 @@ def _answer(engine: Any, job: tuple[Any, ...]) -> tuple[str, Any]:
         return "bug", f"{type(exc).__name__} at {where(exc)}"
 
 
-def _plain(problem: Any, cause: BaseException | None) -> Any:
-    """A stage's "cannot compute" problem without the exception's own text (which names
-    internals such as a math function): the stage and the key the user wrote stay."""
-    from clustertwin.errors import Problem
-    from clustertwin.plan import COMPUTE_ERRORS
+#: the shape of :func:`clustertwin.plan.cannot_compute`'s message: the exception's own text inside
+_COMPUTE = re.compile(r"cannot compute this scenario \((\w+): [^\n]*?\); check the values it uses")
 
-    if not isinstance(cause, COMPUTE_ERRORS) or "cannot compute" not in problem.message:
-        return problem
-    what = "a number too large to compute with" if isinstance(cause, OverflowError | ArithmeticError) \
-        else "a value outside what its model computes"
-    return Problem(problem.source, problem.path, f"the {problem.path or 'plan'} stage cannot compute this "
-                   f"scenario ({what}); check the values it uses")
+
+def plain_message(message: str) -> str:
+    """A stage's "cannot compute" message with the exception's name and text (which speak of
+    internals, e.g. ``math range error``) replaced by what it means for the user."""
+    def said(m: re.Match[str]) -> str:
+        name = m.group(1)
+        what = ("it ran out of memory" if name == "MemoryError" else
+                "a number too large to compute with" if name in ("OverflowError", "ZeroDivisionError",
+                                                                  "ArithmeticError", "FloatingPointError")
+                else "a value outside what its model computes")
+        return f"cannot compute this scenario ({what}); check the values it uses"
+
+    return _COMPUTE.sub(said, message)
+
+
+def _plain(problem: Any) -> Any:
+    from clustertwin.errors import Problem
+
+    text = plain_message(problem.message)
+    return problem if text == problem.message else Problem(problem.source, problem.path, text)
 
 
 def where(exc: BaseException) -> str:
