@@ -107,3 +107,21 @@ def test_the_queue_is_bounded_and_says_when_to_retry(engine):
     refused = [e for e in burst if isinstance(e, HttpError)]
     assert len(refused) == 2 and all(e.status == 503 and int(e.headers["Retry-After"]) >= 1 for e in refused)
     assert planned == 2  # seed 51 once, and the burst's one admitted plan
+
+
+def test_a_sweep_past_its_time_is_stopped_and_says_which_limit():
+    """The page's sweep runs in its own capped process; past its wall-clock limit it is killed
+    and the job says so (the server's threads and other sweeps are untouched)."""
+    from clustertwin.serve.engine import doc_from_yaml
+    from clustertwin.serve.sweeps import SweepBoard
+    from clustertwin.sweep.study import build
+
+    board = SweepBoard((), memory_mb=1024, timeout_s=0.3)
+    sw = build(doc_from_yaml(DEFAULT_SCENARIO.read_text()), {"reliability.seed": [1, 2, 3]})
+    job = board.start(sw, "local")
+    deadline = time.monotonic() + 30
+    while not job.finished:
+        assert time.monotonic() < deadline, "the sweep was not stopped"
+        time.sleep(0.05)
+    board.close()
+    assert "0.3 s limit" in job.error and job.rows is None and not board._procs
