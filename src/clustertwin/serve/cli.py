@@ -46,7 +46,7 @@ def register(app: typer.Typer) -> None:
         port: Annotated[int, typer.Option("--port", min=1, max=65535, help="TCP port")] = 8000,
         catalog: CatalogOpt = None,
         timeout: Annotated[float, typer.Option("--timeout", min=1, max=3600, help="seconds one plan may run before its process is stopped and the request answered 503")] = 60.0,
-        memory_cap: Annotated[int, typer.Option("--memory-cap", min=256, max=1 << 20, help="MiB of memory one planning process may use; a plan past it is answered 422")] = 1024,
+        memory_cap: Annotated[int, typer.Option("--memory-cap", min=512, max=1 << 20, help="MiB of memory one planning process may use; a plan past it is answered 422")] = 1024,
         workers: Annotated[Optional[int], typer.Option("--workers", min=1, max=64, help="planning processes (default: one per core, at most 8)")] = None,  # noqa: UP045
         allow_host: Annotated[Optional[list[str]], typer.Option("--allow-host", help="another name this server answers to (a DNS name of this machine); repeatable")] = None,  # noqa: UP045
     ) -> None:

@@ -134,13 +134,23 @@ def worker_main(conn: Any, catalog_dirs: tuple[str, ...], cap_bytes: int, warm: 
             os._exit(0)
 
 
+def _context() -> Any:
+    """Fork while the server is still one thread (at start-up: the worker begins with the
+    stages imported and the catalog loaded); spawn once it has threads (a replacement)."""
+    import multiprocessing
+
+    if "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1:
+        import clustertwin.plan  # noqa: F401 - imported once here, inherited by the worker
+
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context("spawn")
+
+
 class Worker:
     """One worker process and the parent's end of its pipe."""
 
     def __init__(self, catalog_dirs: tuple[str, ...], cap_bytes: int, warm: tuple[Any, ...] | None) -> None:
-        import multiprocessing
-
-        ctx = multiprocessing.get_context("spawn")  # the server has threads: never fork it
+        ctx = _context()
         self.conn, child = ctx.Pipe()
         self.proc = ctx.Process(target=worker_main, args=(child, catalog_dirs, cap_bytes, warm),
                                 daemon=True, name="clustertwin-plan")
