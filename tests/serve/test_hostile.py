@@ -192,3 +192,18 @@ def test_fuzz_left_no_memory_past_the_cap(fuzz_server):
     before = _rss_mb()
     r = fuzz_server.post_json("/api/validate", {"cluster": {"gpus": 8}})
     assert r.status == 200 and _rss_mb() - before < 200
+
+
+@given(name=st.sampled_from(["MemoryError", "OverflowError", "ValueError", "ZeroDivisionError", "RecursionError"]),
+       text=st.text(alphabet=st.characters(blacklist_characters="\n"), max_size=80),
+       stage=st.sampled_from(["training", "design", "reliability", "economics", "buildout"]))
+@settings(max_examples=200, deadline=None)
+def test_a_stage_compute_error_reaches_the_user_without_its_exception_text(name, text, stage):
+    """Property: whatever the exception said, the user reads the stage and what it means."""
+    from clustertwin.serve.workers import plain_message
+
+    said = plain_message(f"{stage}: the {stage} stage cannot compute this scenario ({name}: {text}); "
+                         "check the values it uses")
+    meanings = ("it ran out of memory", "a number too large to compute with", "a value outside what its model computes")
+    assert said in {f"{stage}: the {stage} stage cannot compute this scenario ({m}); check the values it uses"
+                    for m in meanings}

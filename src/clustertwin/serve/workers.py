@@ -64,19 +64,21 @@ def _answer(engine: Any, job: tuple[Any, ...]) -> tuple[str, Any]:
         return "ok", _job(engine, job)
     except UserError as exc:
         cause = exc.__cause__ or exc.__context__
-        if isinstance(cause, MemoryError | RecursionError):
+        if isinstance(cause, MemoryError):
             return "memory", None
         return "user", [_plain(p) for p in exc.problems]
     except MemoryError:
         return "memory", None
     except RecursionError:
-        return "memory", None  # a structure too deep to plan: a resource limit, not a bug
+        from clustertwin.errors import Problem
+
+        return "user", [Problem(job[2], "", "the scenario is nested too deeply to plan")]
     except Exception as exc:  # noqa: BLE001 - one line in the server log; the user gets a 500 without details
         return "bug", f"{type(exc).__name__} at {where(exc)}"
 
 
 #: the shape of :func:`clustertwin.plan.cannot_compute`'s message: the exception's own text inside
-_COMPUTE = re.compile(r"cannot compute this scenario \((\w+): [^\n]*?\); check the values it uses")
+_COMPUTE = re.compile(r"cannot compute this scenario \((\w+): [^\n]*\); check the values it uses")
 
 
 def plain_message(message: str) -> str:
@@ -101,6 +103,7 @@ def _plain(problem: Any) -> Any:
 
 
 def where(exc: BaseException) -> str:
+    """``file:line`` where an exception was raised: for the server's one-line log entry."""
     tb = exc.__traceback__
     while tb is not None and tb.tb_next is not None:
         tb = tb.tb_next
