@@ -45,13 +45,15 @@ def _vm_peak_mb(pid: int) -> float:
 
 
 def test_a_plan_past_the_memory_cap_is_422_and_the_worker_is_replaced(engine):
-    """A spare count that validate accepts (10^6 nodes) drives the design stage past any cap:
-    the request is told which limit, the worker is replaced, the next plan is answered."""
+    """A million-GPU scenario (valid; its site placement and cabling take ~800 MiB) under a
+    640 MiB cap: the request is told which limit, the worker is replaced, the next plan is
+    answered. (A spare count past the installed nodes, the old trigger, is now refused by
+    validate before any worker runs.)"""
     runner = _runner(engine, workers=1, memory_mb=640)
     try:
         first_pid = runner.slots[0].worker.proc.pid
         with pytest.raises(HttpError) as exc:
-            asyncio.run(runner.plan(_doc(spare_nodes=1_000_000)))
+            asyncio.run(runner.plan(_doc(gpus=1_000_000)))
         assert exc.value.status == 422
         assert "640 MiB memory limit" in str(exc.value) and "MemoryError" not in str(exc.value)
         assert runner.slots[0].worker.proc.pid != first_pid and runner.slots[0].restarts == 1
