@@ -20,10 +20,35 @@ def _editor_ctx(request: Any, text: str, doc: dict[str, Any] | None) -> dict[str
     from clustertwin.serve.form import fields, shown
 
     st = request.app.state
-    ids = st.engine.catalog_ids()
+    ids = dict(st.engine.catalog_ids())
+    gpu = dotted(doc, "cluster.gpu") if doc else None
+    ids["node"] = nodes_for(st.engine.catalog, gpu) or ids.get("node", [])
     rows = [{"f": f, "value": shown(dotted(doc, f.key)) if doc else "", "options": ids.get(f.catalog, [])}
             for f in fields()]
     return {"fields": rows, "yaml": text, "saved": st.library.items.values(), "errors": {}}
+
+
+def nodes_for(catalog: Any, gpu: Any) -> list[str]:
+    """The catalog nodes that hold ``gpu`` (catalog order: the first is the default one), [] if none."""
+    if not isinstance(gpu, str):
+        return []
+    return [n.id for n in catalog.all("node") if n.gpu == gpu]
+
+
+def follow_gpu(catalog: Any, doc: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    """After the GPU field changed: a node that does not hold the new GPU is replaced by the
+    default one that does (:func:`clustertwin.perf.system.default_node`). Returns the document
+    and a note for the page ('' when the node already fits or no node holds the GPU)."""
+    from clustertwin.fmt import dotted
+    from clustertwin.perf.system import default_node
+    from clustertwin.sweep.grid import apply
+
+    gpu, node = dotted(doc, "cluster.gpu"), dotted(doc, "cluster.node")
+    held = nodes_for(catalog, gpu)
+    if not held or node in held:
+        return doc, ""
+    chosen = default_node(catalog, gpu)
+    return apply(doc, {"cluster.node": chosen}), f"node {node or '(none)'} does not hold {gpu}: set to {chosen}"
 
 
 async def editor(request: Any) -> Any:
@@ -64,26 +89,35 @@ async def _form_doc(request: Any, fields_win: bool = False) -> tuple[Any, dict[s
 
 async def answer(request: Any) -> Any:
     """POST /answer: the answer fragment for the form, plus out-of-band updates of the other
-    pane (YAML after a field edit, fields after a YAML edit) and the problems at their fields."""
+    pane (YAML after a field edit, fields after a YAML or GPU edit) and the problems at their
+    fields. Headers for the page: ``X-Answer-State`` (``ok``: the body is the answer for exactly
+    the posted scenario; ``stale``: it has problems, the page keeps the old answer greyed) and
+    ``X-Edit-Seq`` (the page's edit counter, echoed, so an answer to an older edit clears nothing)."""
     from clustertwin.serve.answer import render_answer
     from clustertwin.serve.form import field_problems, fields, yaml_of
 
     st = request.app.state
+    seq = request.headers.get("x-edit-seq", "")
+    seq = seq if seq.isdigit() and len(seq) <= 12 else ""
     _form, doc, problems, trigger = await _form_doc(request)
+    note = ""
+    if doc is not None and trigger == "cluster.gpu":
+        doc, note = follow_gpu(st.engine.catalog, doc)
     result = None
     if doc is not None:
         result, problems = await st.runner.plan_or_problems(doc)
     at, rest = field_problems(problems)
-    ctx = {"errors": at, "problems": rest, "trigger": trigger, "ok": not problems,
-           "all_keys": [f.key for f in fields()]}
-    if doc is not None and trigger == "yaml":
+    ctx = {"errors": at, "problems": rest, "notes": [note] if note else [], "trigger": trigger,
+           "ok": not problems, "all_keys": [f.key for f in fields()]}
+    if doc is not None and trigger in ("yaml", "cluster.gpu"):
         ctx.update(_editor_ctx(request, "", doc), errors=at)
-    elif doc is not None and trigger:
+    if doc is not None and trigger and trigger != "yaml":
         ctx["new_yaml"] = yaml_of(doc)
+    headers = {"X-Answer-State": "stale" if problems else "ok", "X-Edit-Seq": seq}
     if problems:
-        return html("oob.html.j2", headers={"HX-Reswap": "none"}, **ctx)
+        return html("oob.html.j2", headers={"HX-Reswap": "none", **headers}, **ctx)
     body = await st.runner.run(render_answer, env(), result, st.engine.catalog)
-    return html("oob.html.j2", body=body, **ctx)
+    return html("oob.html.j2", body=body, headers=headers, **ctx)
 
 
 async def download(request: Any) -> Any:

@@ -38,3 +38,35 @@ document.addEventListener("htmx:responseError", function (ev) {
   div.textContent = msg;
   box.replaceChildren(div);
 });
+// The answer is never stale without saying so. Every edit of the scenario form counts up an
+// edit number and marks the answer region pending; each /answer request carries the number
+// (X-Edit-Seq) and the server echoes it with X-Answer-State. Only an "ok" answer to the latest
+// edit clears the mark; problems (or a refused request) for the latest edit mark it stale.
+(function () {
+  var seq = 0;
+  var NOTES = {
+    pending: "recomputing: the answer below is for an earlier version of the scenario",
+    stale: "stale: the scenario has problems (listed beside the fields); the answer below is for an earlier version"
+  };
+  function mark(state) {
+    var a = document.getElementById("answer"), n = document.getElementById("answer-note");
+    if (a) a.setAttribute("data-state", state);
+    if (n) { n.textContent = NOTES[state] || ""; n.className = state; }
+  }
+  function edited(ev) {
+    if (ev.target.closest && ev.target.closest("#scenario")) { seq += 1; mark("pending"); }
+  }
+  // capture phase: counted before htmx (listening on the field itself) sends the request
+  document.addEventListener("input", edited, true);
+  document.addEventListener("change", edited, true);
+  document.addEventListener("htmx:configRequest", function (ev) {
+    if (ev.detail.path === "/answer") ev.detail.headers["X-Edit-Seq"] = String(seq);
+  });
+  document.addEventListener("htmx:afterRequest", function (ev) {
+    var xhr = ev.detail.xhr;
+    if (!xhr || ev.detail.requestConfig.path !== "/answer") return;
+    if (xhr.status >= 400) { mark("stale"); return; }
+    if (xhr.status === 0 || xhr.getResponseHeader("X-Edit-Seq") !== String(seq)) return;
+    mark(xhr.getResponseHeader("X-Answer-State") === "ok" ? "fresh" : "stale");
+  });
+})();
