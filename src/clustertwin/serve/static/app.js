@@ -54,7 +54,14 @@ document.addEventListener("htmx:responseError", function (ev) {
     if (n) { n.textContent = NOTES[state] || ""; n.className = state; }
   }
   function edited(ev) {
-    if (ev.target.closest && ev.target.closest("#scenario")) { seq += 1; mark("pending"); }
+    var el = ev.target;
+    if (!el.closest || !el.closest("#scenario")) return;
+    // a change event after the input events that set this value (or as a focused field is
+    // swapped out) is no new edit
+    if (ev.type === "change" && el.__ctValue === el.value) return;
+    el.__ctValue = el.value;
+    seq += 1;
+    mark("pending");
   }
   // capture phase: counted before htmx (listening on the field itself) sends the request
   document.addEventListener("input", edited, true);
