@@ -299,3 +299,47 @@ def html_text(s: object) -> str:
     characters that HTML and XML forbid (C0 but tab, LF and CR, DEL, C1), bidi overrides, lone
     surrogates and U+FFFE/U+FFFF become U+FFFD, so the text also stays well-formed XML (SVG)."""
     return html.escape(_HTML_BAD.sub("\ufffd", str(s)), quote=True)
+
+
+def yaml_roundtrip(text: str, doc: Any) -> str:
+    """``doc`` written over the YAML ``text`` it was edited from, keeping the text's comments,
+    key order and layout where the values did not change (ruamel.yaml's round-trip mode): keys
+    the document dropped are removed, changed values replaced, new keys added. Falls back to
+    :func:`yaml_text` when the text is not a mapping ruamel reads, or when the result would
+    not read back as ``doc`` (what a user typed never reaches the text but as a YAML value)."""
+    import io
+
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
+
+    rt = YAML(typ="rt")
+    rt.width = 1_000_000_000
+    rt.allow_unicode = False  # as yaml_text: non-ASCII written as escapes
+    try:
+        tree = rt.load(text)
+    except (YAMLError, ValueError, TypeError):
+        tree = None
+    if not isinstance(tree, dict) or not isinstance(doc, dict):
+        return yaml_text(doc)
+    _sync(tree, doc)
+    out = io.StringIO()
+    rt.dump(tree, out)
+    written = out.getvalue()
+    safe = YAML(typ="safe", pure=True)
+    try:
+        same = safe.load(written) == safe.load(yaml_text(doc))
+    except YAMLError:
+        same = False
+    return written if same else yaml_text(doc)
+
+
+def _sync(tree: Any, doc: dict[str, Any], depth: int = 0) -> None:
+    """Make the ruamel mapping ``tree`` equal ``doc`` in place, touching only what differs."""
+    for key in [k for k in tree if k not in doc]:
+        del tree[key]
+    for key, value in doc.items():
+        old = tree.get(key) if key in tree else None
+        if isinstance(old, dict) and isinstance(value, dict) and depth < 64:
+            _sync(old, value, depth + 1)
+        elif key not in tree or old != value or isinstance(old, bool) != isinstance(value, bool):
+            tree[key] = value

@@ -142,12 +142,13 @@ async def _bug(request: Any, exc: Exception) -> Any:
 def create_app(scenarios: list[Path] | None = None, catalog_dirs: tuple[str, ...] = (),
                host: str = "127.0.0.1", timeout_s: float | None = None, warm: bool = False,
                port: int | None = None, allow_hosts: tuple[str, ...] = (), workers: int | None = None,
-               memory_mb: int | None = None) -> Any:
+               memory_mb: int | None = None, db: str | Path | None = None) -> Any:
     """The ASGI app. ``scenarios``: files offered as saved scenarios beside the examples.
     ``host``/``port``/``allow_hosts``: the names the server answers to (the port defaults to
     the one each connection arrived at). ``workers``: planning processes (one per core),
     each capped at ``memory_mb`` and ``timeout_s``. ``warm``: each worker plans the scenario
-    the editor opens with as it starts, so the first page finds its answer in the cache."""
+    the editor opens with as it starts, so the first page finds its answer in the cache.
+    ``db``: the SQLite file that remembers saved scenarios and drafts (None: memory only)."""
     from starlette.applications import Starlette
     from starlette.exceptions import HTTPException
     from starlette.middleware import Middleware
@@ -157,6 +158,7 @@ def create_app(scenarios: list[Path] | None = None, catalog_dirs: tuple[str, ...
     from clustertwin.serve.library import Library
     from clustertwin.serve.pages import routes as page_routes
     from clustertwin.serve.runner import PLAN_TIMEOUT_S, Runner
+    from clustertwin.serve.store import Store
     from clustertwin.serve.sweep_pages import routes as sweep_routes
     from clustertwin.serve.sweeps import SweepBoard
     from clustertwin.serve.workers import MEMORY_CAP_MB
@@ -173,6 +175,9 @@ def create_app(scenarios: list[Path] | None = None, catalog_dirs: tuple[str, ...
                                         Exception: _bug})
     app.state.engine = Engine(tuple(catalog_dirs))
     app.state.library = Library(scenarios or [])
+    app.state.store = Store(db or ":memory:")
+    for v in app.state.store.latest():
+        app.state.library.remember(v.name, v.yaml)
     first = _warm_job(app.state.library) if warm else None
     app.state.runner = Runner(app.state.engine, tuple(catalog_dirs), timeout_s or PLAN_TIMEOUT_S,
                               workers, memory_mb or MEMORY_CAP_MB, warm=first)

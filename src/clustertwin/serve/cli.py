@@ -37,6 +37,12 @@ def _check_port(host: str, port: int) -> None:
                                       f"({exc.strerror or exc}); pick another --port")]) from None
 
 
+def _default_db() -> Path:
+    from clustertwin.serve.store import default_db
+
+    return default_db()
+
+
 def register(app: typer.Typer) -> None:
     @app.command("serve")
     @handle_user_errors
@@ -48,6 +54,7 @@ def register(app: typer.Typer) -> None:
         timeout: Annotated[float, typer.Option("--timeout", min=1, max=3600, help="seconds one plan may run before its process is stopped and the request answered 503")] = 60.0,
         memory_cap: Annotated[int, typer.Option("--memory-cap", min=512, max=1 << 20, help="MiB of memory one planning process may use; a plan past it is answered 422")] = 1024,
         workers: Annotated[Optional[int], typer.Option("--workers", min=1, max=64, help="planning processes (default: one per core, at most 8)")] = None,  # noqa: UP045
+        db: Annotated[Optional[Path], typer.Option("--db", help="SQLite file of saved scenarios, their versions and unsaved drafts (default: $XDG_DATA_HOME/clustertwin/serve.sqlite3)")] = None,  # noqa: UP045
         allow_host: Annotated[Optional[list[str]], typer.Option("--allow-host", help="another name this server answers to (a DNS name of this machine); repeatable")] = None,  # noqa: UP045
     ) -> None:
         """A local web app over the twin: scenario editor with the answer updated in place,
@@ -83,7 +90,8 @@ def register(app: typer.Typer) -> None:
             raise UsageError([Problem("--allow-host", n[:60], "expected a DNS name or an IP address") for n in bad_names])
         raise_open_files()
         web = create_app(list(scenario or []), tuple(str(c) for c in catalog or []), host, timeout, warm=True,
-                         port=port, allow_hosts=tuple(allow_host or ()), workers=workers, memory_mb=memory_cap)
+                         port=port, allow_hosts=tuple(allow_host or ()), workers=workers, memory_mb=memory_cap,
+                         db=db or _default_db())
         config = server_config(web, host.strip("[]"), port)
         bound_logs()  # after uvicorn set up its loggers
         shown = f"[{host}]" if ":" in host and not host.startswith("[") else host

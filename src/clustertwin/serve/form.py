@@ -101,7 +101,9 @@ def field_problems(problems: list[Problem]) -> tuple[dict[str, list[str]], list[
     return at, rest
 
 
-def yaml_of(doc: dict[str, Any]) -> str:
-    from clustertwin.quoting import yaml_text
+def yaml_of(doc: dict[str, Any], text: str | None = None) -> str:
+    """The document as YAML: written over ``text`` (the YAML it was edited from) when given,
+    so its comments and layout survive a field edit."""
+    from clustertwin.quoting import yaml_roundtrip, yaml_text
 
-    return yaml_text(doc)
+    return yaml_roundtrip(text, doc) if text else yaml_text(doc)

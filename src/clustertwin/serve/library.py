@@ -14,6 +14,7 @@ from pathlib import Path
 from clustertwin.errors import UserError
 
 SESSION = "saved in this session"
+STORED = "saved"  #: kept in the server's database (:mod:`.store`)
 MAX_SAVED = 32
 
 
@@ -74,6 +75,15 @@ class Library:
             raise UsageError([Problem("save", "", f"at most {MAX_SAVED} scenarios are kept per session")])
         self.items[name] = Saved(name, SESSION, text)
         return self.items[name]
+
+    def remember(self, name: str, text: str) -> bool:
+        """Offer a scenario from the database under its name; False (not offered) when the
+        name is a file's (built-in, example, command line)."""
+        old = self.items.get(name)
+        if old is not None and old.origin not in (SESSION, STORED):
+            return False
+        self.items[name] = Saved(name, STORED, text)
+        return True
 
     def names(self) -> list[str]:
         return list(self.items)

@@ -53,16 +53,75 @@ def follow_gpu(catalog: Any, doc: dict[str, Any]) -> tuple[dict[str, Any], str]:
 
 async def editor(request: Any) -> Any:
     """GET /: the editor, opened on ``?example=NAME`` (a saved scenario's name) or the first."""
-    from clustertwin.serve.engine import doc_from_yaml
-
     lib = request.app.state.library
     saved = lib.get(request.query_params.get("example", "")) or lib.first()
+    return open_editor(request, saved.text, f"ex/{saved.name}", current=saved.name)
+
+
+PLACE_RE = re.compile(r"(?:ex|s)/[A-Za-z0-9._-]{1,80}")
+CLIENT_COOKIE = "ct_client"
+
+
+def client_id(request: Any) -> tuple[str, bool]:
+    """This browser's random id (the cookie), and whether it is new (to be set)."""
+    import secrets
+
+    from clustertwin.serve.store import ID_RE
+
+    got = request.cookies.get(CLIENT_COOKIE, "")
+    if ID_RE.fullmatch(got):
+        return got, False
+    return secrets.token_urlsafe(16), True
+
+
+def open_editor(request: Any, text: str, place: str, current: str = "", **extra: Any) -> Any:
+    """The editor page on ``text``; this browser's unsaved edits of the same page (a draft in
+    the store) win unless ``?fresh=1``. ``place``: ``ex/NAME`` or ``s/ID``, the draft's key."""
+    from clustertwin.serve.engine import doc_from_yaml
+    from clustertwin.serve.form import fields
+
+    client, new = client_id(request)
+    store = request.app.state.store
+    draft = None if request.query_params.get("fresh") or new else store.draft(client, place)
+    if draft and isinstance(draft.get("yaml"), str):
+        text = draft["yaml"]
     try:
-        doc = doc_from_yaml(saved.text, saved.name)
+        doc = doc_from_yaml(text, "yaml")
     except UserError:
         doc = None
-    return html("editor.html.j2", title="clustertwin", current=saved.name,
-                **_editor_ctx(request, saved.text, doc))
+    ctx = _editor_ctx(request, text, doc)
+    for row in ctx["fields"]:
+        typed = (draft or {}).get(row["f"].key)
+        if isinstance(typed, str) and typed:
+            row["value"] = typed[:200]
+    keys = [f.key for f in fields()]
+    restored = bool(draft) and draft.get("yaml") is not None
+    resp = html("editor.html.j2", title="clustertwin", current=current, place=place, restored=restored,
+                fresh_url=request.url.path + "?" + _query(request, fresh="1"), keys=keys, **extra, **ctx)
+    if new:
+        resp.set_cookie(CLIENT_COOKIE, client, max_age=365 * 86400, httponly=True, samesite="strict")
+    return resp
+
+
+def _query(request: Any, **more: str) -> str:
+    from urllib.parse import urlencode
+
+    q = {k: v for k, v in request.query_params.items() if k in ("example", "v")}
+    return urlencode({**q, **more})
+
+
+def keep_draft(request: Any, form: dict[str, str], doc: Any, new_yaml: str | None) -> None:
+    """After an edit: the form as this browser left it, for a reload of the same page."""
+    from clustertwin.serve.form import fields
+    from clustertwin.serve.store import ID_RE
+
+    client, place = request.cookies.get(CLIENT_COOKIE, ""), form.get("place", "")
+    if not ID_RE.fullmatch(client) or not PLACE_RE.fullmatch(place):
+        return
+    kept = {"yaml": new_yaml if new_yaml is not None else form.get("yaml", "")}
+    if doc is None:  # fields that did not make it into the YAML: kept as typed
+        kept.update({f.key: form[f.key] for f in fields() if form.get(f.key)})
+    request.app.state.store.put_draft(client, place, kept)
 
 
 async def _form_doc(request: Any, fields_win: bool = False) -> tuple[Any, dict[str, Any] | None, list[Any], str]:
@@ -80,7 +139,7 @@ async def _form_doc(request: Any, fields_win: bool = False) -> tuple[Any, dict[s
         raise HttpError(400, "the form has no yaml field")
     try:
         doc = doc_from_yaml(text, "yaml")
-        if fields_win or trigger not in ("yaml", ""):
+        if fields_win or trigger not in ("yaml", "") or form.get("restored") == "1":
             doc = apply_fields(doc, form)
     except UserError as exc:
         return form, None, exc.problems, trigger
@@ -99,7 +158,7 @@ async def answer(request: Any) -> Any:
     st = request.app.state
     seq = request.headers.get("x-edit-seq", "")
     seq = seq if seq.isdigit() and len(seq) <= 12 else ""
-    _form, doc, problems, trigger = await _form_doc(request)
+    form, doc, problems, trigger = await _form_doc(request)
     note = ""
     if doc is not None and trigger == "cluster.gpu":
         doc, note = follow_gpu(st.engine.catalog, doc)
@@ -112,7 +171,9 @@ async def answer(request: Any) -> Any:
     if doc is not None and trigger in ("yaml", "cluster.gpu"):
         ctx.update(_editor_ctx(request, "", doc), errors=at)
     if doc is not None and trigger and trigger != "yaml":
-        ctx["new_yaml"] = yaml_of(doc)
+        ctx["new_yaml"] = yaml_of(doc, form.get("yaml"))
+    if trigger:
+        keep_draft(request, form, doc, ctx.get("new_yaml"))
     headers = {"X-Answer-State": "stale" if problems else "ok", "X-Edit-Seq": seq}
     if problems:
         return html("oob.html.j2", headers={"HX-Reswap": "none", **headers}, **ctx)
@@ -127,13 +188,13 @@ async def download(request: Any) -> Any:
     from clustertwin.serve.form import yaml_of
     from clustertwin.serve.guard import HttpError
 
-    _form, doc, problems, _ = await _form_doc(request, fields_win=True)
+    form, doc, problems, _ = await _form_doc(request, fields_win=True)
     if doc is None:
         raise HttpError(400, problems)
     from clustertwin.quoting import IDENT_MAX, IDENT_RE
 
     name = _file_name(doc.get("name"), IDENT_MAX - 5, IDENT_RE) or "scenario"  # an identifier only
-    return Response(yaml_of(doc), media_type="application/yaml",
+    return Response(yaml_of(doc, form.get("yaml")), media_type="application/yaml",
                     headers={"Content-Disposition": f'attachment; filename="{name}.yaml"'})
 
 
@@ -141,31 +202,6 @@ def _file_name(name: Any, limit: int, pattern: Any) -> str:
     """A scenario name as an identifier (runs of other characters -> '-'), '' if none is left."""
     text = re.sub(r"[^A-Za-z0-9._-]+", "-", str(name or ""))[:limit].strip(".-_")
     return text if pattern.fullmatch(text) else ""
-
-
-async def save(request: Any) -> Any:
-    """POST /save: keep the form's scenario (fields applied) under its name for compare and
-    sweep. Answers a line of HTML for the page either way (htmx swaps only 2xx answers)."""
-    from starlette.responses import HTMLResponse
-
-    from clustertwin.quoting import IDENT_MAX, IDENT_RE
-    from clustertwin.serve.form import yaml_of
-
-    _form, doc, problems, _ = await _form_doc(request, fields_win=True)
-    name = _file_name(doc.get("name"), IDENT_MAX, IDENT_RE) if doc is not None else ""
-    if doc is None:
-        msg, name = "fix the problems first: " + "; ".join(p.message for p in problems), ""
-    elif not name:
-        msg = "give the scenario a name (the name field) to save it"
-    else:
-        try:
-            request.app.state.library.save(name, yaml_of(doc))
-            msg = ""
-        except UserError as exc:
-            msg = exc.problems[0].message
-    tpl = ("{% if msg %}<span class='err'>{{ msg }}</span>{% else %}saved as <strong>{{ n }}</strong>: "
-           "pick it in <a href='/compare'>compare</a> or <a href='/sweep'>sweep</a>{% endif %}")
-    return HTMLResponse(env().from_string(tpl).render(n=name, msg=msg))
 
 
 @functools.lru_cache(maxsize=8)
@@ -196,12 +232,12 @@ def routes() -> list[Any]:
     from starlette.routing import Route
 
     from clustertwin.serve.compare import compare
+    from clustertwin.serve.saved_pages import routes as saved_routes
 
-    return [
+    return [*saved_routes(),
         Route("/", editor, methods=["GET"]),
         Route("/answer", answer, methods=["POST"]),
         Route("/download", download, methods=["POST"]),
-        Route("/save", save, methods=["POST"]),
         Route("/compare", compare, methods=["GET"]),
         Route("/static/{name}", static, methods=["GET"]),
     ]
