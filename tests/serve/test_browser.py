@@ -167,3 +167,55 @@ def test_compare_highlights_differences(page, server):
     row = page.locator('#compare-table tr[data-key="training.days"]')
     assert row.count() == 1 and "diff" in row.get_attribute("class")
     assert page.errors == []
+
+
+def test_a_reload_keeps_an_unsaved_edit(page, server):
+    page.goto(server.base + "/")
+    _wait_state(page, "fresh")
+    gpus = page.get_by_label("cluster.gpus", exact=True)
+    gpus.fill("8192")
+    gpus.dispatch_event("change")
+    page.wait_for_function("() => document.querySelector('#yaml').value.includes('gpus: 8192')")
+    _wait_state(page, "fresh")
+    days = _figure(page, "training.days")
+    page.reload()
+    _wait_state(page, "fresh")
+    assert page.get_by_label("cluster.gpus", exact=True).input_value() == "8192"
+    assert "gpus: 8192" in page.locator("#yaml").input_value()
+    assert "# The built-in default" in page.locator("#yaml").input_value()  # comments kept through the edit
+    assert _figure(page, "training.days") == days
+    assert page.locator("#restored").count() == 1
+    page.goto(server.base + "/?fresh=1")  # the saved version, on request
+    assert page.get_by_label("cluster.gpus", exact=True).input_value() == "16384"
+    assert page.errors == []
+
+
+def test_a_share_link_opens_the_same_scenario_and_answer_elsewhere(page, browser, server):
+    page.goto(server.base + "/")
+    _wait_state(page, "fresh")
+    for key, value in (("name", "shared-case"), ("cluster.gpus", "12288")):
+        box = page.get_by_label(key, exact=True)
+        box.fill(value)
+        box.blur()  # as a person leaves the field: one change event
+        _wait_state(page, "fresh")
+    days = _figure(page, "training.days")
+    page.locator("#save").click()
+    link = page.locator("#saved-msg #share-link")
+    link.wait_for()
+    href = link.get_attribute("href")
+    yaml_text = page.locator("#yaml").input_value()
+    other = browser.new_context()  # another browser: no cookie, no draft
+    try:
+        pg = other.new_page()
+        pg.goto(server.base + href)
+        pg.wait_for_selector('#answer[data-state="fresh"]', timeout=120_000)
+        assert pg.locator("#yaml").input_value() == yaml_text
+        assert pg.locator('[data-key="training.days"]').first.inner_text() == days
+        assert pg.locator("#share").count() == 1
+    finally:
+        other.close()
+    page.locator("#save").click()  # the same name again: the page asks
+    page.locator("#save-overwrite").wait_for()
+    page.locator("#save-rename").click()
+    page.wait_for_function("() => document.querySelector('#saved-msg').innerText.includes('shared-case-2')")
+    assert page.errors == [] and page.hosts == {"127.0.0.1"}

@@ -165,7 +165,7 @@ class Store:
             self._db.execute("INSERT OR REPLACE INTO drafts VALUES (?,?,?,?)",
                              (client, place, json.dumps(form), _now()))
             self._db.execute("DELETE FROM drafts WHERE rowid NOT IN (SELECT rowid FROM drafts "
-                             "ORDER BY at DESC LIMIT ?)", (MAX_DRAFTS,))
+                             "ORDER BY rowid DESC LIMIT ?)", (MAX_DRAFTS,))
 
     def draft(self, client: str, place: str) -> dict[str, str] | None:
         rows = self._q("SELECT form FROM drafts WHERE client=? AND place=?", (client, place))

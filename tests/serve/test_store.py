@@ -1,0 +1,91 @@
+"""The saved-scenario database (serve/store.py), the share link and the round-trip YAML."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from clustertwin.scenario import DEFAULT_SCENARIO
+
+
+def test_versions_names_and_reopening(tmp_path):
+    from clustertwin.serve.store import NameTaken, Store
+
+    db = tmp_path / "d" / "serve.sqlite3"
+    s = Store(db, project="/p/one", user="alice")
+    v1 = s.save("base", "name: a\n", {"x": 1})
+    assert (v1.version, v1.who) == (1, "alice") and v1.at.endswith("+00:00")
+    with pytest.raises(NameTaken) as taken:
+        s.save("base", "name: b\n")
+    assert taken.value.suggested == "base-2"
+    v2 = s.save("base", "name: b\n", on_conflict="overwrite")
+    assert (v2.scenario_id, v2.version) == (v1.scenario_id, 2)
+    v3 = s.save("base", "name: c\n", on_conflict="rename")
+    assert v3.name == "base-2" and v3.scenario_id != v1.scenario_id
+    other = Store(db, project="/p/two", user="bob")  # names are unique per project folder only
+    assert other.save("base", "name: z\n").version == 1
+    s.close()
+    again = Store(db, project="/p/one", user="carol")  # the file outlives the server
+    assert again.get(v1.scenario_id).yaml == "name: b\n"
+    assert again.get(v1.scenario_id, 1).plan_json == json.dumps({"x": 1}, sort_keys=True)
+    assert [h.version for h in again.history(v1.scenario_id)] == [2, 1]
+    assert [v.name for v in again.latest()] == ["base", "base-2"]
+    assert again.get("../../etc") is None and again.get("x" * 8) is None
+
+
+def test_drafts_are_per_browser_and_page_and_bounded(monkeypatch):
+    from clustertwin.serve import store as mod
+
+    monkeypatch.setattr(mod, "MAX_DRAFTS", 3)
+    s = mod.Store()
+    for i in range(5):
+        s.put_draft(f"client{i}", "ex/a", {"yaml": str(i)})
+    s.put_draft("client4", "ex/b", {"yaml": "other page"})
+    assert s.draft("client4", "ex/a") == {"yaml": "4"} and s.draft("client4", "ex/b") == {"yaml": "other page"}
+    assert s._q("SELECT COUNT(*) FROM drafts")[0][0] == 3
+    s.drop_draft("client4", "ex/a")
+    assert s.draft("client4", "ex/a") is None
+
+
+def test_default_db_is_in_the_users_data_directory(monkeypatch, tmp_path):
+    from clustertwin.serve.store import default_db
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    assert default_db() == tmp_path / "clustertwin" / "serve.sqlite3"
+
+
+def test_a_field_edit_keeps_the_yaml_comments():
+    from clustertwin.io import parse_text
+    from clustertwin.quoting import yaml_roundtrip
+
+    text = DEFAULT_SCENARIO.read_text()
+    doc = parse_text(text, "x")
+    doc["cluster"]["gpus"] = 8192
+    del doc["cluster"]["spare_nodes"]
+    doc["cluster"]["node"] = "dgx-b200"
+    out = yaml_roundtrip(text, doc)
+    assert parse_text(out, "x") == doc
+    kept = [line for line in text.splitlines() if line.startswith("#")]
+    assert kept and all(line in out.splitlines() for line in kept)  # the header comments survive
+    assert "tokens: 15.6e12" in out  # untouched values keep their spelling
+    assert "spare_nodes" not in out and "gpus: 8192" in out
+
+
+def test_save_api_asks_then_overwrites_or_renames_and_shares(server):
+    name = "store-api-case"
+    body = {"name": name, "yaml": DEFAULT_SCENARIO.read_text()}
+    first = server.post_json("/api/scenarios", body)
+    assert first.status == 201 and first.json()["version"] == 1
+    again = server.post_json("/api/scenarios", body)
+    assert again.status == 409 and again.json()["suggested"] == name + "-2"
+    over = server.post_json("/api/scenarios", {**body, "on_conflict": "overwrite"}).json()
+    assert (over["id"], over["version"]) == (first.json()["id"], 2)
+    renamed = server.post_json("/api/scenarios", {**body, "on_conflict": "rename"}).json()
+    assert renamed["name"] == name + "-2"
+    got = server.request(f"/api/scenarios/{over['id']}").json()
+    assert [v["version"] for v in got["versions"]] == [2, 1] and got["plan"]["training"]["days"] > 0
+    page = server.request(over["url"])
+    assert page.status == 200 and "version 2" in page.body.decode() and "# The built-in default" in page.body.decode()
+    assert server.request("/s/nosuchscenario1").status == 404
+    assert server.post_json("/api/scenarios", {"name": "../x", "yaml": 3}).status == 400
