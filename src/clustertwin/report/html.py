@@ -43,7 +43,10 @@ def _figure_div(fig: Any) -> str:
     from clustertwin.report import style
 
     style.apply(fig)
-    return fig.to_html(full_html=False, include_plotlyjs=False,
+    import hashlib  # the div id from the figure itself (not plotly's random uuid): the same plan, the same file
+
+    div_id = "fig-" + hashlib.sha256(fig.to_json().encode("utf-8")).hexdigest()[:16]
+    return fig.to_html(full_html=False, include_plotlyjs=False, div_id=div_id,
                        config={"displaylogo": False, "responsive": True})
 
 

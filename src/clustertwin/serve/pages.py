@@ -25,7 +25,9 @@ def _editor_ctx(request: Any, text: str, doc: dict[str, Any] | None) -> dict[str
     ids["node"] = nodes_for(st.engine.catalog, gpu) or ids.get("node", [])
     rows = [{"f": f, "value": shown(dotted(doc, f.key)) if doc else "", "options": ids.get(f.catalog, [])}
             for f in fields()]
-    return {"fields": rows, "yaml": text, "saved": st.library.items.values(), "errors": {}}
+    from clustertwin.serve.files import FILES
+
+    return {"fields": rows, "yaml": text, "saved": st.library.items.values(), "errors": {}, "downloads": list(FILES)}
 
 
 def nodes_for(catalog: Any, gpu: Any) -> list[str]:
@@ -198,6 +200,24 @@ async def download(request: Any) -> Any:
                     headers={"Content-Disposition": f'attachment; filename="{name}.yaml"'})
 
 
+async def download_file(request: Any) -> Any:
+    """POST /files/NAME: a file the CLI writes for the form's scenario (:mod:`.files`)."""
+    from starlette.responses import Response
+
+    from clustertwin.serve.files import FILES
+    from clustertwin.serve.guard import HttpError
+
+    name = request.path_params["name"]
+    if name not in FILES:
+        raise HttpError(404, f"no download {name[:60]!r}; one of {', '.join(FILES)}")
+    _form, doc, problems, _ = await _form_doc(request, fields_win=True)
+    if doc is None:
+        raise HttpError(400, problems)
+    data = await request.app.state.runner.file(doc, name)
+    return Response(data, media_type=FILES[name][1],
+                    headers={"Content-Disposition": f'attachment; filename="{name}"'})
+
+
 def _file_name(name: Any, limit: int, pattern: Any) -> str:
     """A scenario name as an identifier (runs of other characters -> '-'), '' if none is left."""
     text = re.sub(r"[^A-Za-z0-9._-]+", "-", str(name or ""))[:limit].strip(".-_")
@@ -238,6 +258,7 @@ def routes() -> list[Any]:
         Route("/", editor, methods=["GET"]),
         Route("/answer", answer, methods=["POST"]),
         Route("/download", download, methods=["POST"]),
+        Route("/files/{name}", download_file, methods=["POST"]),
         Route("/compare", compare, methods=["GET"]),
         Route("/static/{name}", static, methods=["GET"]),
     ]

@@ -109,6 +109,11 @@ class Runner:
                 raise
             return None, exc.problems
 
+    async def file(self, doc: dict[str, Any], name: str, source: str = "yaml") -> bytes:
+        """A download (a name of :data:`clustertwin.serve.files.FILES`), made in a worker."""
+        await self.run(self.engine.scenario, doc, source)  # a bad scenario: 422 before a slot
+        return await self._in_worker(("file", doc, source, name))
+
     async def problems(self, doc: Any, source: str = "request") -> list[Any]:
         """Every problem ``clustertwin validate`` reports, checked in a worker."""
         return await self._in_worker(("problems", doc, source))

@@ -49,9 +49,13 @@ def cap_memory(cap_bytes: int) -> None:
 
 
 def _job(engine: Any, job: tuple[Any, ...]) -> Any:
-    kind, doc, source = job
+    kind, doc, source = job[:3]
     if kind == "plan":
         return engine.plan(doc, source)
+    if kind == "file":  # a download (serve/files.py): the CLI's bytes for the planned scenario
+        from clustertwin.serve.files import make_file
+
+        return make_file(engine.plan(doc, source), engine.catalog, job[3])
     if kind == "problems":
         return [_plain(p) for p in engine.problems(doc, source)]
     raise ValueError(f"unknown job {kind!r}")
