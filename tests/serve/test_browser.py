@@ -156,16 +156,35 @@ def test_sweep_of_four_finishes_with_a_table_of_four_rows(page, server):
     header = page.locator("#sweep-table th", has_text="cluster.gpus")
     column = "[...document.querySelectorAll('#sweep-table tbody tr')].map(r => r.cells[1].innerText)"
     header.click()
-    assert page.evaluate(column) == ["8192", "8192", "16384", "16384"]
+    assert page.evaluate(column) == ["8,192", "8,192", "16,384", "16,384"]
     header.click()  # again: descending
-    assert page.evaluate(column) == ["16384", "16384", "8192", "8192"]
+    assert page.evaluate(column) == ["16,384", "16,384", "8,192", "8,192"]
+    labels = page.evaluate("[...document.querySelectorAll('#sweep-table tbody tr')].map(r => r.cells[0].innerText)")
+    best = page.locator("#sweep-best").inner_text()
+    assert best in labels  # the best point is named, and it is one of the rows
+    assert page.locator("#sweep-table tr.best").count() == 1
+    assert page.locator("#sweep-table tr.best td").first.inner_text() == best
+    assert "run cost" in page.locator("#sweep-objective").inner_text().lower()
+    assert page.locator("#sweep-front").inner_text().split(" (")[0]  # the Pareto set, by name
     assert page.errors == [] and page.hosts == {"127.0.0.1"}
 
 
-def test_compare_highlights_differences(page, server):
-    page.goto(server.base + "/compare?pick=built-in-default&pick=gpt3-175b-1024-a100")
+RAW_FLOAT = r"\d\.\d{5,}|\d[eE][+-]\d"  # many decimals or an exponent: a number nobody rounded
+
+
+def test_compare_highlights_differences_and_shows_no_raw_float(page, server):
+    import re
+
+    page.goto(server.base + "/compare?pick=built-in-default&pick=gpt3-175b-1024-a100&all=1")
     row = page.locator('#compare-table tr[data-key="training.days"]')
     assert row.count() == 1 and "diff" in row.get_attribute("class")
+    assert row.locator("td").nth(1).inner_text().endswith(" days")
+    cells = page.evaluate("[...document.querySelectorAll('#compare-table tbody td:not(:first-child)')].map(c => c.innerText)")
+    assert len(cells) > 100
+    raw = [c for c in cells if re.search(RAW_FLOAT, c)]
+    assert raw == []
+    first = page.evaluate("[...document.querySelectorAll('#compare-table tbody tr')].slice(0, 3).map(r => r.dataset.key)")
+    assert first[0] == "decision.mode"  # the decision's route first
     assert page.errors == []
 
 

@@ -13,31 +13,30 @@ from clustertwin.errors import UserError
 MAX_PICKS = 6
 
 
-def _shown(v: Any) -> str:
-    from clustertwin.serve.answer import fmt
-
-    if isinstance(v, float):
-        return fmt(v, "")
-    return "" if v is None else str(v)
+#: the decision's answer first (route, trained by, cost), then the headline figures
+FIRST = ("decision.mode", "decision.best", "decision.trained_by", "decision.cost_usd")
 
 
 def compare_rows(docs: list[dict[str, Any]], show_all: bool) -> list[dict[str, Any]]:
-    """``[{key, cells, diff}]``: headline keys, then differing keys (then the rest if asked)."""
-    from clustertwin.serve.answer import HEADLINE, label_for
+    """``[{key, label, cells, diff}]``: the decision and headline keys, then the keys whose
+    values differ beyond rounding (their shown texts differ; then the rest if asked). Values are
+    shown with the naming table's units (:mod:`.values`), labels are its words."""
+    from clustertwin.report.labels import label_unit
+    from clustertwin.serve.answer import HEADLINE
+    from clustertwin.serve.values import shown
     from clustertwin.sweep.table import flatten
 
     flat = [flatten(d) for d in docs]
     keys: list[str] = []
     for f in flat:
         keys += [k for k in f if k not in keys]
-    heads = [k for k, _, _ in HEADLINE if any(k in f for f in flat)]
+    heads = [k for k in dict.fromkeys([*FIRST, *(k for k, _, _ in HEADLINE)]) if any(k in f for f in flat)]
     rows = []
     for key in heads + [k for k in keys if k not in heads]:
-        values = [f.get(key) for f in flat]
-        diff = len({repr(v) for v in values}) > 1
+        cells = [shown(key, f.get(key)) for f in flat]
+        diff = len(set(cells)) > 1
         if key in heads or diff or show_all:
-            rows.append({"key": key, "label": label_for(key, ""), "cells": [_shown(v) for v in values],
-                         "diff": diff})
+            rows.append({"key": key, "label": label_unit(key), "cells": cells, "diff": diff})
     return rows
 
 

@@ -20,7 +20,7 @@ MAX_AXES = 3
 MAX_RUNNING = 2
 KEEP = 16  #: finished sweeps remembered
 SWEEP_TIMEOUT_S = 900.0  #: one sweep's wall-clock time before its process is stopped
-COLUMNS = ("training.days", "reliability.effective_days", "training.mfu", "economics.capex_usd",
+COLUMNS = ("decision.mode", "decision.trained_by", "decision.cost_usd", "training.days", "reliability.effective_days", "training.mfu", "economics.capex_usd",
            "economics.run_cost_owned_usd", "design.power.facility_kw")
 
 
@@ -35,7 +35,18 @@ class Job:
     done: int = 0
     rows: list[dict[str, Any]] | None = None
     error: str = ""
+    objective: str = "run_cost_owned_usd"  #: a key of clustertwin.sweep.choose.OBJECTIVES
+    cancelled: bool = False
     lock: threading.Lock = field(default_factory=threading.Lock)
+    _table: Any = None
+
+    def table(self) -> Any:
+        """The sweep table as ``clustertwin sweep`` builds it (sweep.csv, sweep.parquet)."""
+        from clustertwin.sweep.table import build_table
+
+        if self._table is None and self.rows is not None:
+            self._table = build_table(self.keys, self.assignments, self.rows, self.labels)
+        return self._table
 
     @property
     def finished(self) -> bool:
@@ -54,7 +65,16 @@ class SweepBoard:
         self._lock = threading.Lock()
         self._procs: set[Any] = set()
 
-    def start(self, sw: Any, executor: str) -> Job:
+    def cancel(self, job: Job) -> None:
+        """Stop a running sweep (its process and the pool it started)."""
+        job.cancelled = True
+        with self._lock:
+            procs = [p for p in self._procs if p.name == f"clustertwin-sweep-{job.id}"]
+        for proc in procs:
+            if proc.is_alive():
+                proc.kill()
+
+    def start(self, sw: Any, executor: str, objective: str = "run_cost_owned_usd") -> Job:
         with self._lock:
             if sum(not j.finished for j in self.jobs.values()) >= MAX_RUNNING:
                 from clustertwin.serve.guard import HttpError
@@ -62,7 +82,7 @@ class SweepBoard:
                 raise HttpError(503, f"{MAX_RUNNING} sweeps are running; wait for one to finish",
                                 retry_after=30)
             job = Job(secrets.token_hex(8), sw.title, list(sw.keys), [p.label for p in sw.points],
-                      [p.assignments for p in sw.points], len(sw.points))
+                      [p.assignments for p in sw.points], len(sw.points), objective=objective)
             self.jobs[job.id] = job
             for old in list(self.jobs)[:-KEEP]:
                 if self.jobs[old].finished:
@@ -123,6 +143,9 @@ class SweepBoard:
                     return
                 kind, value = conn.recv()
             except (EOFError, OSError):
+                if job.cancelled:
+                    job.error = "cancelled"
+                    return
                 job.error = (f"the sweep stopped before it finished (the {self.memory_mb:,} MiB "
                              "memory limit per process is the likely cause)")
                 return
