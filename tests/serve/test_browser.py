@@ -37,7 +37,15 @@ def page(browser, server):
 
 
 def _figure(pg, key: str) -> str:
-    return pg.locator(f'[data-key="{key}"]').first.inner_text()
+    return pg.locator(f'#answer [data-key="{key}"]').first.inner_text()
+
+
+def _field(pg, key: str):
+    """A form field by its scenario key: the end of its accessible name (the label reads the
+    naming table's words, then the key)."""
+    import re
+
+    return pg.get_by_label(re.compile(r"(^|\s)" + re.escape(key) + "$"))
 
 
 def test_editor_loads_clean_and_local(page, server):
@@ -50,13 +58,17 @@ def test_editor_loads_clean_and_local(page, server):
     assert page.locator("#sec-training .plotly-graph-div").count() >= 1
 
 
-def test_every_field_is_labelled_by_its_key(page, server):
+def test_every_field_is_labelled_in_words_with_its_key(page, server):
+    from clustertwin.report.labels import label_unit
     from clustertwin.serve.form import fields
 
     page.goto(server.base + "/")
     for f in fields():
-        assert page.get_by_label(f.key, exact=True).count() == 1, f.key
-    assert page.get_by_label("cluster.gpus", exact=True).input_value() == "16384"
+        assert _field(page, f.key).count() == 1, f.key
+        assert page.locator(f'#scenario [data-key="{f.key}"]').count() == 1, f.key
+        label = page.locator(f'label[for="{_field(page, f.key).get_attribute("id")}"]').inner_text()
+        assert label.startswith(label_unit("scenario." + f.key)), label
+    assert _field(page, "cluster.gpus").input_value() == "16384"
 
 
 def test_changing_gpus_updates_training_days_in_place(page, server):
@@ -64,7 +76,7 @@ def test_changing_gpus_updates_training_days_in_place(page, server):
     page.wait_for_selector('[data-key="training.days"]')
     before = _figure(page, "training.days")
     page.evaluate("window.__noReload = 1")
-    gpus = page.get_by_label("cluster.gpus", exact=True)
+    gpus = _field(page, "cluster.gpus")
     gpus.fill("8192")
     gpus.dispatch_event("change")
     page.wait_for_function("b => document.querySelector('[data-key=\"training.days\"]').innerText !== b", arg=before)
@@ -85,7 +97,7 @@ def test_editing_the_yaml_refills_the_fields_and_the_answer(page, server):
     pane.fill(pane.input_value().replace("gpus: 16384", "gpus: 4096"))
     pane.dispatch_event("change")
     page.wait_for_function("b => document.querySelector('[data-key=\"training.days\"]').innerText !== b", arg=before)
-    assert page.get_by_label("cluster.gpus", exact=True).input_value() == "4096"
+    assert _field(page, "cluster.gpus").input_value() == "4096"
     assert page.evaluate("window.__noReload") == 1 and page.errors == []
 
 
@@ -101,7 +113,7 @@ def test_an_invalid_edit_marks_the_answer_stale_until_a_valid_one(page, server):
     page.goto(server.base + "/")
     _wait_state(page, "fresh")
     days = _figure(page, "training.days")
-    gpus = page.get_by_label("cluster.gpus", exact=True)
+    gpus = _field(page, "cluster.gpus")
     gpus.fill("-5")
     assert _state(page) == "pending"  # typing alone marks the shown answer pending
     gpus.dispatch_event("change")
@@ -124,11 +136,11 @@ def test_an_invalid_edit_marks_the_answer_stale_until_a_valid_one(page, server):
 def test_node_options_follow_the_gpu(page, server):
     page.goto(server.base + "/")
     _wait_state(page, "fresh")
-    gpu = page.get_by_label("cluster.gpu", exact=True)
+    gpu = _field(page, "cluster.gpu")
     gpu.fill("b200")
     gpu.dispatch_event("change")
     _wait_state(page, "fresh")
-    node = page.get_by_label("cluster.node", exact=True)
+    node = _field(page, "cluster.node")
     assert node.input_value() == "dgx-b200"  # the default node that holds the GPU, offered
     options = page.evaluate("[...document.querySelectorAll('#dl-f-cluster-node option')].map(o => o.value)")
     assert options == ["dgx-b200"]
@@ -191,7 +203,7 @@ def test_compare_highlights_differences_and_shows_no_raw_float(page, server):
 def test_a_reload_keeps_an_unsaved_edit(page, server):
     page.goto(server.base + "/")
     _wait_state(page, "fresh")
-    gpus = page.get_by_label("cluster.gpus", exact=True)
+    gpus = _field(page, "cluster.gpus")
     gpus.fill("8192")
     gpus.dispatch_event("change")
     page.wait_for_function("() => document.querySelector('#yaml').value.includes('gpus: 8192')")
@@ -199,13 +211,13 @@ def test_a_reload_keeps_an_unsaved_edit(page, server):
     days = _figure(page, "training.days")
     page.reload()
     _wait_state(page, "fresh")
-    assert page.get_by_label("cluster.gpus", exact=True).input_value() == "8192"
+    assert _field(page, "cluster.gpus").input_value() == "8192"
     assert "gpus: 8192" in page.locator("#yaml").input_value()
     assert "# The built-in default" in page.locator("#yaml").input_value()  # comments kept through the edit
     assert _figure(page, "training.days") == days
     assert page.locator("#restored").count() == 1
     page.goto(server.base + "/?fresh=1")  # the saved version, on request
-    assert page.get_by_label("cluster.gpus", exact=True).input_value() == "16384"
+    assert _field(page, "cluster.gpus").input_value() == "16384"
     assert page.errors == []
 
 
@@ -213,7 +225,7 @@ def test_a_share_link_opens_the_same_scenario_and_answer_elsewhere(page, browser
     page.goto(server.base + "/")
     _wait_state(page, "fresh")
     for key, value in (("name", "shared-case"), ("cluster.gpus", "12288")):
-        box = page.get_by_label(key, exact=True)
+        box = _field(page, key)
         box.fill(value)
         box.blur()  # as a person leaves the field: one change event
         _wait_state(page, "fresh")
@@ -237,4 +249,24 @@ def test_a_share_link_opens_the_same_scenario_and_answer_elsewhere(page, browser
     page.locator("#save-overwrite").wait_for()
     page.locator("#save-rename").click()
     page.wait_for_function("() => document.querySelector('#saved-msg').innerText.includes('shared-case-2')")
+    assert page.errors == [] and page.hosts == {"127.0.0.1"}
+
+
+def test_a_download_from_the_page_is_the_file_the_server_makes(page, server):
+    """The plan.json the button downloads is the server's /files/plan.json for the form (which
+    tests/serve/test_files.py shows equal to ``clustertwin plan --out``'s file)."""
+    from urllib.parse import urlencode
+
+    page.goto(server.base + "/")
+    _wait_state(page, "fresh")
+    box = _field(page, "cluster.gpus")
+    box.fill("8192")
+    box.blur()
+    _wait_state(page, "fresh")
+    with page.expect_download() as got:
+        page.locator("#dl-plan-json").click()
+    body = open(got.value.path(), "rb").read()
+    form = urlencode({"yaml": page.locator("#yaml").input_value(), "cluster.gpus": "8192"})
+    direct = server.request("/files/plan.json", form, {"Content-Type": "application/x-www-form-urlencoded"})
+    assert got.value.suggested_filename == "plan.json" and body == direct.body and b'"gpus": 8192' in body
     assert page.errors == [] and page.hosts == {"127.0.0.1"}

@@ -61,3 +61,30 @@ def test_a_download_follows_the_fields_and_refuses_what_is_not_a_file(server):
     assert edited.status == 200 and b'"gpus": 8192' in edited.body
     assert _download(server, "../etc/passwd").status == 404
     assert _download(server, "plan.json", **{"cluster.gpus": "-1"}).status in (400, 422)
+
+
+def test_the_sweep_tables_equal_the_cli_sweep(server, tmp_path):
+    """The page's sweep.csv and sweep.parquet are the files ``clustertwin sweep --set`` writes."""
+    import re
+    import time
+
+    from typer.testing import CliRunner
+
+    from clustertwin.cli import app
+
+    got = CliRunner().invoke(app, ["sweep", str(DEFAULT_SCENARIO), "--set", "cluster.gpus=8192,16384",
+                                   "--out", str(tmp_path)])
+    assert got.exit_code == 0, got.output
+    form = {"base": "built-in-default", "axis1_key": "cluster.gpus", "axis1_values": "8192,16384"}
+    page = server.request("/sweep/start", urlencode(form), FORM).body.decode()
+    job = re.search(r'/sweep/([0-9a-f]{16})', page).group(1)
+    deadline = time.monotonic() + 120
+    while 'id="sweep-done"' not in page:
+        assert time.monotonic() < deadline, "the sweep did not finish in 120 s"
+        time.sleep(0.3)
+        page = server.request(f"/sweep/{job}").body.decode()
+    assert 'id="sweep-best"' in page
+    for name in ("sweep.csv", "sweep.parquet"):
+        r = server.request(f"/sweep/{job}/{name}")
+        assert r.status == 200 and r.body == (tmp_path / name).read_bytes(), name
+    assert server.request(f"/sweep/{job}/sweep.html").status == 404

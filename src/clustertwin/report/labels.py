@@ -110,6 +110,7 @@ KEYS: dict[str, tuple[str, str]] = {
     "decision.options.meets_target": ("Meets the target date", ""),
     "warnings": ("Warnings", ""),
     # scenario keys that sweeps and the web app's inputs name (contract section 1)
+    "model.preset": ("Model", ""),
     "cluster.gpus": ("GPUs installed", ""), "cluster.gpu": ("GPU", ""), "cluster.node": ("Node", ""),
     "cluster.spare_nodes": ("Spare nodes", ""), "cluster.deadline_days": ("Deadline", "days"),
     "cluster.fabric.technology": ("Fabric technology", ""),

@@ -17,14 +17,15 @@ _STATIC_TYPES = {".js": "text/javascript", ".css": "text/css", ".txt": "text/pla
 
 def _editor_ctx(request: Any, text: str, doc: dict[str, Any] | None) -> dict[str, Any]:
     from clustertwin.fmt import dotted
+    from clustertwin.report.labels import label_unit as label
     from clustertwin.serve.form import fields, shown
 
     st = request.app.state
     ids = dict(st.engine.catalog_ids())
     gpu = dotted(doc, "cluster.gpu") if doc else None
     ids["node"] = nodes_for(st.engine.catalog, gpu) or ids.get("node", [])
-    rows = [{"f": f, "value": shown(dotted(doc, f.key)) if doc else "", "options": ids.get(f.catalog, [])}
-            for f in fields()]
+    rows = [{"f": f, "value": shown(dotted(doc, f.key)) if doc else "", "options": ids.get(f.catalog, []),
+             "words": label("scenario." + f.key)} for f in fields()]
     from clustertwin.serve.files import FILES
 
     return {"fields": rows, "yaml": text, "saved": st.library.items.values(), "errors": {}, "downloads": list(FILES)}
