@@ -6,7 +6,10 @@ timed by the client over loopback HTTP.
 Then 20 concurrent clients (issue 36: all answered, p95 <= 3 s on 2 cores), each a thread
 that posts at the same moment: once all the same default scenario (one plan, the rest wait
 for it or hit the cache) and once 20 different seeds (20 plans through the queue).
-``python benchmarks/bench_serve.py --concurrent-only`` runs only that part."""
+``python benchmarks/bench_serve.py --concurrent-only`` runs only that part.
+
+The editor (issue 34): the first page (GET / and its answer) <= 1 s, a warm answer for the
+default scenario <= 0.3 s, and an answer after a field edit; ``--page-only`` runs only that."""
 
 from __future__ import annotations
 
@@ -16,6 +19,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.error
@@ -28,11 +32,14 @@ def _port() -> int:
         return s.getsockname()[1]
 
 
+_DB = os.path.join(tempfile.mkdtemp(prefix="bench-serve-"), "serve.sqlite3")  # not the user's database
+
+
 def _start() -> tuple[subprocess.Popen, str, float]:
     port = _port()
     base = f"http://127.0.0.1:{port}"
     t0 = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "clustertwin.cli", "serve", "--port", str(port)],
+    proc = subprocess.Popen([sys.executable, "-m", "clustertwin.cli", "serve", "--port", str(port), "--db", _DB],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     while True:
         try:
@@ -150,6 +157,57 @@ def _in_process(doc: dict) -> tuple[float, float]:
     return statistics.median(wall), statistics.median(cpu)
 
 
+def _page_post(base: str, form: dict[str, str], trigger: str = "") -> float:
+    """POST /answer as the editor sends it (the form; the trigger field's name)."""
+    from urllib.parse import urlencode
+
+    headers = {"Content-Type": "application/x-www-form-urlencoded", "HX-Request": "true"}
+    if trigger:
+        headers["HX-Trigger-Name"] = trigger
+    req = urllib.request.Request(base + "/answer", data=urlencode(form).encode(), headers=headers)
+    t0 = time.perf_counter()
+    with urllib.request.urlopen(req, timeout=120) as r:
+        r.read()
+    return time.perf_counter() - t0
+
+
+def _get(base: str, path: str) -> float:
+    t0 = time.perf_counter()
+    with urllib.request.urlopen(base + path, timeout=120) as r:
+        r.read()
+    return time.perf_counter() - t0
+
+
+def page_figures() -> dict[str, float]:
+    """The editor as a person meets it (issue 34): the first page (GET / and the answer it
+    asks for, once the workers have planned the editor's scenario at start-up), warm answers
+    for the default scenario (the page's answer again, as after a reload) and for an edit
+    (a field changed: a scenario not planned yet, warm stages)."""
+    from clustertwin.scenario import DEFAULT_SCENARIO
+
+    text = DEFAULT_SCENARIO.read_text()
+    proc, base, _ = _start()
+    try:
+        deadline = time.perf_counter() + 120
+        while _page_post(base, {"yaml": text}) > 0.5 and time.perf_counter() < deadline:
+            time.sleep(0.5)  # until the workers' start-up plan of the default is in the cache
+        firsts = [_get(base, "/") + _page_post(base, {"yaml": text}) for _ in range(5)]
+        again = [_page_post(base, {"yaml": text}) for _ in range(10)]
+        edits = [_page_post(base, {"yaml": text, "economics.electricity_usd_per_kwh": f"0.{60 + i}"},
+                            "economics.electricity_usd_per_kwh") for i in range(7)]
+        static = [_get(base, "/static/plotly.min.js") for _ in range(3)]
+    finally:
+        proc.terminate()
+        proc.wait()
+    figs = {"first_page_s": statistics.median(firsts), "warm_answer_default_s": statistics.median(again),
+            "warm_answer_edit_s": statistics.median(edits), "plotly_js_s": statistics.median(static)}
+    print(f"   first page (GET / + its answer)   {figs['first_page_s'] * 1e3:.0f} ms  (target <= 1 s, median of 5)")
+    print(f"   warm answer, default scenario     {figs['warm_answer_default_s'] * 1e3:.0f} ms  (target <= 300 ms, median of 10)")
+    print(f"   warm answer after a field edit    {figs['warm_answer_edit_s'] * 1e3:.0f} ms  (a new scenario, median of 7)")
+    print(f"   GET /static/plotly.min.js         {figs['plotly_js_s'] * 1e3:.0f} ms  (cached by the browser for an hour)")
+    return figs
+
+
 def _default_doc() -> dict:
     from clustertwin.io import read_document
     from clustertwin.scenario import DEFAULT_SCENARIO
@@ -185,6 +243,7 @@ def main() -> dict[str, float]:
     print(f"   POST /api/plan repeated (cache)   {figures['cached_plan_s'] * 1e3:.1f} ms  (target < 50 ms, median of 10)")
     print(f"   warm plan in process: {figures['warm_plan_wall_in_process_s'] * 1e3:.0f} ms wall, "
           f"{figures['warm_plan_cpu_s'] * 1e3:.0f} ms CPU (the thread's own time)")
+    figures.update(page_figures())
     for kind, fig in concurrent(_default_doc()).items():
         figures.update({f"burst_{kind}_{k}": v for k, v in fig.items()})
     return figures
@@ -193,5 +252,7 @@ def main() -> dict[str, float]:
 if __name__ == "__main__":
     if "--concurrent-only" in sys.argv:
         concurrent(_default_doc())
+    elif "--page-only" in sys.argv:
+        page_figures()
     else:
         main()

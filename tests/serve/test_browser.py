@@ -111,7 +111,7 @@ def _wait_state(pg, state: str) -> None:
 
 def test_an_invalid_edit_marks_the_answer_stale_until_a_valid_one(page, server):
     page.goto(server.base + "/")
-    _wait_state(page, "fresh")
+    _wait_state(page, "ok")
     days = _figure(page, "training.days")
     gpus = _field(page, "cluster.gpus")
     gpus.fill("-5")
@@ -124,7 +124,7 @@ def test_an_invalid_edit_marks_the_answer_stale_until_a_valid_one(page, server):
     assert page.evaluate("getComputedStyle(document.getElementById('answer')).opacity") != "1"
     gpus.fill("16384")
     gpus.dispatch_event("change")
-    _wait_state(page, "fresh")
+    _wait_state(page, "ok")
     pane = page.locator("#yaml")  # an unknown YAML key: stale, the problem listed in the editor
     pane.fill(pane.input_value() + "\nbogus_section: 1\n")
     pane.dispatch_event("change")
@@ -135,11 +135,11 @@ def test_an_invalid_edit_marks_the_answer_stale_until_a_valid_one(page, server):
 
 def test_node_options_follow_the_gpu(page, server):
     page.goto(server.base + "/")
-    _wait_state(page, "fresh")
+    _wait_state(page, "ok")
     gpu = _field(page, "cluster.gpu")
     gpu.fill("b200")
     gpu.dispatch_event("change")
-    _wait_state(page, "fresh")
+    _wait_state(page, "ok")
     node = _field(page, "cluster.node")
     assert node.input_value() == "dgx-b200"  # the default node that holds the GPU, offered
     options = page.evaluate("[...document.querySelectorAll('#dl-f-cluster-node option')].map(o => o.value)")
@@ -202,15 +202,15 @@ def test_compare_highlights_differences_and_shows_no_raw_float(page, server):
 
 def test_a_reload_keeps_an_unsaved_edit(page, server):
     page.goto(server.base + "/")
-    _wait_state(page, "fresh")
+    _wait_state(page, "ok")
     gpus = _field(page, "cluster.gpus")
     gpus.fill("8192")
     gpus.dispatch_event("change")
     page.wait_for_function("() => document.querySelector('#yaml').value.includes('gpus: 8192')")
-    _wait_state(page, "fresh")
+    _wait_state(page, "ok")
     days = _figure(page, "training.days")
     page.reload()
-    _wait_state(page, "fresh")
+    _wait_state(page, "ok")
     assert _field(page, "cluster.gpus").input_value() == "8192"
     assert "gpus: 8192" in page.locator("#yaml").input_value()
     assert "# The built-in default" in page.locator("#yaml").input_value()  # comments kept through the edit
@@ -223,12 +223,11 @@ def test_a_reload_keeps_an_unsaved_edit(page, server):
 
 def test_a_share_link_opens_the_same_scenario_and_answer_elsewhere(page, browser, server):
     page.goto(server.base + "/")
-    _wait_state(page, "fresh")
-    for key, value in (("name", "shared-case"), ("cluster.gpus", "12288")):
-        box = _field(page, key)
-        box.fill(value)
-        box.blur()  # as a person leaves the field: one change event
-        _wait_state(page, "fresh")
+    _wait_state(page, "ok")
+    box = _field(page, "name")
+    box.fill("shared-case")
+    box.blur()  # as a person leaves the field: one change event
+    _wait_state(page, "ok")
     days = _figure(page, "training.days")
     page.locator("#save").click()
     link = page.locator("#saved-msg #share-link")
@@ -239,7 +238,7 @@ def test_a_share_link_opens_the_same_scenario_and_answer_elsewhere(page, browser
     try:
         pg = other.new_page()
         pg.goto(server.base + href)
-        pg.wait_for_selector('#answer[data-state="fresh"]', timeout=120_000)
+        pg.wait_for_selector('#answer[data-state="ok"]', timeout=120_000)
         assert pg.locator("#yaml").input_value() == yaml_text
         assert pg.locator('[data-key="training.days"]').first.inner_text() == days
         assert pg.locator("#share").count() == 1
@@ -253,20 +252,20 @@ def test_a_share_link_opens_the_same_scenario_and_answer_elsewhere(page, browser
 
 
 def test_a_download_from_the_page_is_the_file_the_server_makes(page, server):
-    """The plan.json the button downloads is the server's /files/plan.json for the form (which
-    tests/serve/test_files.py shows equal to ``clustertwin plan --out``'s file)."""
-    from urllib.parse import urlencode
+    """The plan.json the button downloads is the form's plan, written as ``plan --out`` writes
+    it (tests/serve/test_files.py shows /files/* equal to the CLI's files byte for byte)."""
+    import json
 
     page.goto(server.base + "/")
-    _wait_state(page, "fresh")
+    _wait_state(page, "ok")
     box = _field(page, "cluster.gpus")
     box.fill("8192")
     box.blur()
-    _wait_state(page, "fresh")
+    _wait_state(page, "ok")
     with page.expect_download() as got:
         page.locator("#dl-plan-json").click()
     body = open(got.value.path(), "rb").read()
-    form = urlencode({"yaml": page.locator("#yaml").input_value(), "cluster.gpus": "8192"})
-    direct = server.request("/files/plan.json", form, {"Content-Type": "application/x-www-form-urlencoded"})
-    assert got.value.suggested_filename == "plan.json" and body == direct.body and b'"gpus": 8192' in body
+    assert got.value.suggested_filename == "plan.json"
+    planned = server.request("/api/plan", page.locator("#yaml").input_value(), {"Content-Type": "application/yaml"})
+    assert json.loads(body) == planned.json() and body == (json.dumps(planned.json(), indent=2) + "\n").encode()
     assert page.errors == [] and page.hosts == {"127.0.0.1"}

@@ -74,6 +74,6 @@ document.addEventListener("htmx:responseError", function (ev) {
     if (!xhr || ev.detail.requestConfig.path !== "/answer") return;
     if (xhr.status >= 400) { mark("stale"); return; }
     if (xhr.status === 0 || xhr.getResponseHeader("X-Edit-Seq") !== String(seq)) return;
-    mark(xhr.getResponseHeader("X-Answer-State") === "ok" ? "fresh" : "stale");
+    mark(xhr.getResponseHeader("X-Answer-State") === "ok" ? "ok" : "stale");
   });
 })();
