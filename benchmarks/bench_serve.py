@@ -188,10 +188,11 @@ def page_figures() -> dict[str, float]:
     text = DEFAULT_SCENARIO.read_text()
     proc, base, _ = _start()
     try:
-        deadline = time.perf_counter() + 120
-        while _page_post(base, {"yaml": text}) > 0.5 and time.perf_counter() < deadline:
+        doc, deadline = _default_doc(), time.perf_counter() + 120
+        while _post(base, doc) > 0.2 and time.perf_counter() < deadline:
             time.sleep(0.5)  # until the workers' start-up plan of the default is in the cache
-        firsts = [_get(base, "/") + _page_post(base, {"yaml": text}) for _ in range(5)]
+        first = _get(base, "/") + _page_post(base, {"yaml": text})  # the answer rendered once
+        firsts = [first] + [_get(base, "/") + _page_post(base, {"yaml": text}) for _ in range(4)]
         again = [_page_post(base, {"yaml": text}) for _ in range(10)]
         edits = [_page_post(base, {"yaml": text, "economics.electricity_usd_per_kwh": f"0.{60 + i}"},
                             "economics.electricity_usd_per_kwh") for i in range(7)]
@@ -199,9 +200,10 @@ def page_figures() -> dict[str, float]:
     finally:
         proc.terminate()
         proc.wait()
-    figs = {"first_page_s": statistics.median(firsts), "warm_answer_default_s": statistics.median(again),
+    figs = {"first_page_cold_render_s": first, "first_page_s": statistics.median(firsts), "warm_answer_default_s": statistics.median(again),
             "warm_answer_edit_s": statistics.median(edits), "plotly_js_s": statistics.median(static)}
-    print(f"   first page (GET / + its answer)   {figs['first_page_s'] * 1e3:.0f} ms  (target <= 1 s, median of 5)")
+    print(f"   first page (GET / + its answer)   {first * 1e3:.0f} ms  (target <= 1 s; the answer rendered the first time)")
+    print(f"   page again (GET / + its answer)   {figs['first_page_s'] * 1e3:.0f} ms  (median of 5, rendered answer cached)")
     print(f"   warm answer, default scenario     {figs['warm_answer_default_s'] * 1e3:.0f} ms  (target <= 300 ms, median of 10)")
     print(f"   warm answer after a field edit    {figs['warm_answer_edit_s'] * 1e3:.0f} ms  (a new scenario, median of 7)")
     print(f"   GET /static/plotly.min.js         {figs['plotly_js_s'] * 1e3:.0f} ms  (cached by the browser for an hour)")
