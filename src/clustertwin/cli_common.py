@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
 import typer
 
-from clustertwin.fmt import json_ready as _clean
 from clustertwin.outputs import OutputDir, write_outputs  # noqa: F401 - the output layer
 
 #: Shared command-line parameters (typer annotations) so every command spells them alike.
@@ -45,7 +43,9 @@ def load_inputs(scenario_path: str | Path | None, catalog_dirs: list[Path] | Non
 
 
 def to_json(obj: Any) -> str:
-    return json.dumps(_clean(obj), indent=2, allow_nan=False)
+    from clustertwin.fmt import json_document
+
+    return json_document(obj)
 
 
 def emit_json(obj: Any) -> None:

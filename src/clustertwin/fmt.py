@@ -49,3 +49,11 @@ def json_ready(o: Any) -> Any:
     if hasattr(o, "item"):  # numpy scalars
         return json_ready(o.item())
     return o
+
+
+def json_document(obj: Any) -> str:
+    """A document as the CLI writes JSON (``plan --json``, ``plan.json``): strict JSON (NaN and
+    infinities as null, dates ISO), indented by 2, no final line break."""
+    import json
+
+    return json.dumps(json_ready(obj), indent=2, allow_nan=False)

@@ -158,6 +158,7 @@ def create_app(scenarios: list[Path] | None = None, catalog_dirs: tuple[str, ...
     from clustertwin.serve.library import Library
     from clustertwin.serve.pages import routes as page_routes
     from clustertwin.serve.runner import PLAN_TIMEOUT_S, Runner
+    from clustertwin.serve.saved_pages import routes as saved_routes
     from clustertwin.serve.store import Store
     from clustertwin.serve.sweep_pages import routes as sweep_routes
     from clustertwin.serve.sweeps import SweepBoard
@@ -167,7 +168,7 @@ def create_app(scenarios: list[Path] | None = None, catalog_dirs: tuple[str, ...
         Route("/api/plan", api_plan, methods=["POST"]),
         Route("/api/validate", api_validate, methods=["POST"]),
         Route("/api/catalog", api_catalog, methods=["GET"]),
-        *page_routes(), *sweep_routes(),
+        *page_routes(), *saved_routes(), *sweep_routes(),
     ]
     allowed = Allowed(host, port, allow_hosts)
     app = Starlette(routes=routes, middleware=[Middleware(GuardMiddleware, allowed=allowed)],

@@ -6,7 +6,7 @@ the same scenario (tests/serve/test_files.py compares them).
   break; :func:`clustertwin.report.html.render`).
 - ``bom.csv``, ``bom.xlsx``: ``export bom``; ``floor-plan.svg``, ``rack-elevations.svg``,
   ``topology.svg``: ``export drawings``; ``export-all.zip``: every file of ``export all``
-  (:func:`clustertwin.export.cli.build_files`, default naming and policy), zipped with fixed
+  (:func:`clustertwin.export.build.build_files`, default naming and policy), zipped with fixed
   dates and sorted names, so the same scenario gives the same archive.
 
 They are made in a planning worker (memory-capped, timed like a plan; :mod:`.workers`).
@@ -36,16 +36,16 @@ def _bytes(data: str | bytes) -> bytes:
 
 
 def plan_files(result: Any) -> dict[str, bytes]:
-    from clustertwin.cli_common import to_json
+    from clustertwin.fmt import json_document
     from clustertwin.report import html as html_report
 
-    return {"plan.json": _bytes(to_json(result.to_dict()) + "\n"), "plan.html": _bytes(html_report.render(result))}
+    return {"plan.json": _bytes(json_document(result.to_dict()) + "\n"), "plan.html": _bytes(html_report.render(result))}
 
 
 def export_files(result: Any, catalog: Any, kind: str) -> dict[str, bytes]:
     """``export KIND`` 's files for the planned scenario (the CLI's defaults)."""
     from clustertwin.design.site.naming import parse_naming
-    from clustertwin.export.cli import build_files
+    from clustertwin.export.build import build_files
     from clustertwin.export.stage import make_context
 
     ctx = make_context(result.scenario, catalog, naming=parse_naming(None))

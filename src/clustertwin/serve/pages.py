@@ -253,9 +253,8 @@ def routes() -> list[Any]:
     from starlette.routing import Route
 
     from clustertwin.serve.compare import compare
-    from clustertwin.serve.saved_pages import routes as saved_routes
 
-    return [*saved_routes(),
+    return [
         Route("/", editor, methods=["GET"]),
         Route("/answer", answer, methods=["POST"]),
         Route("/download", download, methods=["POST"]),

@@ -21,6 +21,24 @@ from clustertwin.errors import UserError
 CONFLICTS = ("ask", "overwrite", "rename")
 
 
+def _json(obj: Any, status: int = 200) -> Any:
+    from starlette.responses import Response
+
+    from clustertwin.quoting import json_text
+
+    return Response(json_text(obj, indent=None), status_code=status, media_type="application/json")
+
+
+def _parsed(fn: Any, *args: Any) -> Any:
+    """A request's document, or a 400 naming its problems."""
+    from clustertwin.serve.guard import HttpError
+
+    try:
+        return fn(*args)
+    except UserError as exc:
+        raise HttpError(400, exc.problems) from None
+
+
 def _identifier(name: Any) -> str:
     from clustertwin.quoting import IDENT_MAX, IDENT_RE
     from clustertwin.serve.pages import _file_name
@@ -89,7 +107,6 @@ async def shared(request: Any) -> Any:
 
 async def api_save(request: Any) -> Any:
     from clustertwin.errors import Problem
-    from clustertwin.serve.app import _parsed, json_response
     from clustertwin.serve.engine import doc_from_json, doc_from_yaml
     from clustertwin.serve.guard import HttpError, read_body
     from clustertwin.serve.store import NameTaken
@@ -103,26 +120,25 @@ async def api_save(request: Any) -> Any:
     try:
         v = await _keep(request.app.state, name, text, doc, how)
     except NameTaken as exc:
-        return json_response({"error": f"a scenario named {exc.name!r} exists in this project; post again "
+        return _json({"error": f"a scenario named {exc.name!r} exists in this project; post again "
                               "with on_conflict overwrite or rename", "status": 409,
                               "suggested": exc.suggested}, 409)
     except UserError as exc:
         raise HttpError(409, exc.problems) from None
-    return json_response({"id": v.scenario_id, "name": v.name, "version": v.version,
+    return _json({"id": v.scenario_id, "name": v.name, "version": v.version,
                           "url": f"/s/{v.scenario_id}", "who": v.who, "at": v.at}, 201)
 
 
 async def api_get(request: Any) -> Any:
     import json
 
-    from clustertwin.serve.app import json_response
     from clustertwin.serve.guard import HttpError
 
     store = request.app.state.store
     got = store.get(request.path_params["sid"])
     if got is None:
         raise HttpError(404, "no saved scenario with this id")
-    return json_response({"id": got.scenario_id, "name": got.name, "version": got.version, "yaml": got.yaml,
+    return _json({"id": got.scenario_id, "name": got.name, "version": got.version, "yaml": got.yaml,
                           "who": got.who, "at": got.at, "plan": json.loads(got.plan_json) if got.plan_json else None,
                           "versions": [{"version": h.version, "who": h.who, "at": h.at}
                                        for h in store.history(got.scenario_id)]})
