@@ -89,3 +89,39 @@ def test_save_api_asks_then_overwrites_or_renames_and_shares(server):
     assert page.status == 200 and "version 2" in page.body.decode() and "# The built-in default" in page.body.decode()
     assert server.request("/s/nosuchscenario1").status == 404
     assert server.post_json("/api/scenarios", {"name": "../x", "yaml": 3}).status == 400
+
+
+def test_the_store_is_bounded(monkeypatch):
+    from clustertwin.serve import store as mod
+
+    monkeypatch.setattr(mod, "MAX_VERSIONS", 2)
+    monkeypatch.setattr(mod, "MAX_SCENARIOS", 2)
+    s = mod.Store(project="/p", user="u")
+    s.save("a", "x: 1\n")
+    s.save("a", "x: 2\n", on_conflict="overwrite")
+    with pytest.raises(mod.StoreFull, match="2 versions"):
+        s.save("a", "x: 3\n", on_conflict="overwrite")
+    s.save("b", "x: 1\n")
+    with pytest.raises(mod.StoreFull, match="2 saved scenarios"):
+        s.save("c", "x: 1\n")
+    with pytest.raises(mod.StoreFull, match="characters"):
+        s.save("a", "x" * (mod.MAX_TEXT_CHARS + 1), on_conflict="overwrite")
+    s.put_draft("client", "ex/a", {"yaml": "y" * (mod.MAX_DRAFT_CHARS + 1)})
+    assert s.draft("client", "ex/a") is None  # too large to keep
+
+
+def test_a_running_sweep_can_be_cancelled(server):
+    import re
+    import time
+    from urllib.parse import urlencode
+
+    form = {"base": "built-in-default", "axis1_key": "cluster.gpus",
+            "axis1_values": ",".join(str(1024 * k) for k in range(1, 17))}
+    page = server.request("/sweep/start", urlencode(form), {"Content-Type": "application/x-www-form-urlencoded"}).body.decode()
+    assert 'id="sweep-cancel"' in page
+    job = re.search(r'/sweep/([0-9a-f]{16})/cancel', page).group(1)
+    server.request(f"/sweep/{job}/cancel", b"", {"Content-Type": "application/x-www-form-urlencoded"})
+    deadline = time.monotonic() + 30
+    while "cancelled" not in (page := server.request(f"/sweep/{job}").body.decode()):
+        assert time.monotonic() < deadline and 'id="sweep-done"' not in page, "not cancelled"
+        time.sleep(0.2)

@@ -67,7 +67,7 @@ async def save(request: Any) -> Any:
     from clustertwin.serve.form import yaml_of
     from clustertwin.serve.pages import CLIENT_COOKIE, _form_doc
     from clustertwin.serve.render import env
-    from clustertwin.serve.store import NameTaken
+    from clustertwin.serve.store import NameTaken, StoreFull
 
     st = request.app.state
     form, doc, problems, _ = await _form_doc(request, fields_win=True)
@@ -84,6 +84,8 @@ async def save(request: Any) -> Any:
             st.store.drop_draft(request.cookies.get(CLIENT_COOKIE, ""), form.get("place", ""))
         except NameTaken as exc:
             ctx["taken"] = exc.suggested
+        except StoreFull as exc:
+            ctx["msg"] = str(exc)
         except UserError as exc:
             ctx["msg"] = exc.problems[0].message
     return HTMLResponse(env().get_template("saved.html.j2").render(**ctx))
@@ -109,7 +111,7 @@ async def api_save(request: Any) -> Any:
     from clustertwin.errors import Problem
     from clustertwin.serve.engine import doc_from_json, doc_from_yaml
     from clustertwin.serve.guard import HttpError, read_body
-    from clustertwin.serve.store import NameTaken
+    from clustertwin.serve.store import NameTaken, StoreFull
 
     body = _parsed(doc_from_json, await read_body(request), "request")
     text, name, how = body.get("yaml"), _identifier(body.get("name")), body.get("on_conflict", "ask")
@@ -125,6 +127,8 @@ async def api_save(request: Any) -> Any:
                               "suggested": exc.suggested}, 409)
     except UserError as exc:
         raise HttpError(409, exc.problems) from None
+    except StoreFull as exc:
+        raise HttpError(507, str(exc)) from None
     return _json({"id": v.scenario_id, "name": v.name, "version": v.version,
                           "url": f"/s/{v.scenario_id}", "who": v.who, "at": v.at}, 201)
 

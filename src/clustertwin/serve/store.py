@@ -25,6 +25,10 @@ from pathlib import Path
 from typing import Any
 
 MAX_DRAFTS = 500  #: unsaved forms kept (the most recent)
+MAX_DRAFT_CHARS = 256_000  #: a larger form is not kept as a draft
+MAX_SCENARIOS = 2000  #: saved scenarios per project folder
+MAX_VERSIONS = 500  #: versions of one scenario
+MAX_TEXT_CHARS = 512_000  #: one saved YAML
 MAX_VERSIONS_SHOWN = 50
 ID_RE = re.compile(r"[A-Za-z0-9_-]{8,32}")
 
@@ -70,6 +74,10 @@ class Version:
     who: str
     at: str
     plan_json: str | None = None
+
+
+class StoreFull(Exception):
+    """A save past one of the store's bounds (the message says which)."""
 
 
 class NameTaken(Exception):
@@ -118,6 +126,10 @@ class Store:
         elif sid is not None and on_conflict != "overwrite":
             raise NameTaken(name, self.free_name(name))
         body = json.dumps(plan, sort_keys=True) if plan is not None else None
+        if len(text) > MAX_TEXT_CHARS:
+            raise StoreFull(f"the scenario's YAML has {len(text):,} characters; at most {MAX_TEXT_CHARS:,} are saved")
+        if sid is None and self._q("SELECT COUNT(*) FROM scenarios WHERE project=?", (self.project,))[0][0] >= MAX_SCENARIOS:
+            raise StoreFull(f"this project has {MAX_SCENARIOS:,} saved scenarios, the most kept")
         at = _now()
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
@@ -127,6 +139,8 @@ class Store:
                     self._db.execute("INSERT INTO scenarios VALUES (?,?,?,?)", (sid, self.project, name, at))
                 n = self._db.execute("SELECT COALESCE(MAX(version),0)+1 FROM versions WHERE scenario_id=?",
                                      (sid,)).fetchone()[0]
+                if n > MAX_VERSIONS:
+                    raise StoreFull(f"{name!r} has {MAX_VERSIONS} versions, the most kept; save it under a new name")
                 self._db.execute("INSERT INTO versions VALUES (?,?,?,?,?,?)", (sid, n, text, body, self.user, at))
                 self._db.execute("COMMIT")
             except BaseException:
@@ -161,6 +175,8 @@ class Store:
         return [Version(*r) for r in rows]
 
     def put_draft(self, client: str, place: str, form: dict[str, str]) -> None:
+        if sum(len(k) + len(v) for k, v in form.items()) > MAX_DRAFT_CHARS:
+            return  # too large to keep: the reload shows the page as saved
         with self._lock:
             self._db.execute("INSERT OR REPLACE INTO drafts VALUES (?,?,?,?)",
                              (client, place, json.dumps(form), _now()))

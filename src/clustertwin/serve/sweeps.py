@@ -111,6 +111,8 @@ class SweepBoard:
         child.close()
         with self._lock:
             self._procs.add(proc)
+        if job.cancelled:  # cancelled while it was being prepared
+            proc.kill()
         try:
             self._follow(job, conn, proc)
         finally:
