@@ -64,6 +64,7 @@ class SweepBoard:
         self.jobs: dict[str, Job] = {}
         self._lock = threading.Lock()
         self._procs: set[Any] = set()
+        self._threads: list[threading.Thread] = []
 
     def cancel(self, job: Job) -> None:
         """Stop a running sweep (its process and the pool it started)."""
@@ -87,8 +88,11 @@ class SweepBoard:
             for old in list(self.jobs)[:-KEEP]:
                 if self.jobs[old].finished:
                     del self.jobs[old]
-        threading.Thread(target=self._run, args=(job, sw, executor), daemon=True,
-                         name=f"sweep-{job.id}").start()
+        thread = threading.Thread(target=self._run, args=(job, sw, executor), daemon=True,
+                                  name=f"sweep-{job.id}")
+        with self._lock:
+            self._threads = [t for t in self._threads if t.is_alive()] + [thread]
+        thread.start()
         return job
 
     def _run(self, job: Job, sw: Any, executor: str) -> None:
@@ -124,13 +128,16 @@ class SweepBoard:
                 self._procs.discard(proc)
 
     def close(self) -> None:
-        """Stop the sweeps still running (the server is stopping)."""
+        """Stop the sweeps still running (the server is stopping), and wait for their threads
+        to let their processes go."""
         with self._lock:
-            procs = list(self._procs)
+            procs, threads = list(self._procs), list(self._threads)
         for proc in procs:
             if proc.is_alive():
                 proc.kill()
             proc.join(5)
+        for thread in threads:
+            thread.join(10)
 
     def _follow(self, job: Job, conn: Any, proc: Any) -> None:
         """Read the sweep process's progress and rows until it ends or runs out of time."""
