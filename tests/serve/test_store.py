@@ -125,3 +125,13 @@ def test_a_running_sweep_can_be_cancelled(server):
     while "cancelled" not in (page := server.request(f"/sweep/{job}").body.decode()):
         assert time.monotonic() < deadline and 'id="sweep-done"' not in page, "not cancelled"
         time.sleep(0.2)
+
+
+def test_a_database_that_cannot_be_opened_is_one_problem(tmp_path):
+    from clustertwin.errors import UsageError
+    from clustertwin.serve.store import Store
+
+    (tmp_path / "not-a-db").write_text("this is not SQLite\n" * 100)
+    with pytest.raises(UsageError) as exc:
+        Store(tmp_path / "not-a-db")
+    assert exc.value.problems[0].path.endswith("not-a-db") and "--db" in exc.value.problems[0].source

@@ -90,15 +90,20 @@ class NameTaken(Exception):
 
 class Store:
     def __init__(self, path: str | Path = ":memory:", project: str | None = None, user: str | None = None) -> None:
-        if str(path) != ":memory:":
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
         self.path = str(path)
         self.project = project or str(Path.cwd().resolve())
         self.user = user or local_user()
-        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
         self._lock = threading.Lock()
-        with self._lock:
+        try:
+            if self.path != ":memory:":
+                Path(path).parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
             self._db.executescript(_SCHEMA)
+        except (OSError, sqlite3.Error) as exc:
+            from clustertwin.errors import Problem, UsageError
+
+            raise UsageError([Problem("--db", self.path[:200], f"cannot open it as the server's SQLite "
+                                      f"database ({exc}); give another --db PATH")]) from None
 
     def _q(self, sql: str, args: tuple[Any, ...] = ()) -> list[Any]:
         with self._lock:
