@@ -20,8 +20,8 @@ from pathlib import Path
 PACKAGE = "clustertwin"
 
 #: (layer name, module prefixes) in pipeline order. A module belongs to the layer of its
-#: longest matching prefix; any module named ``cli`` (or ``cli_*``) and the package's own
-#: ``__init__`` (the public facade) belong to the CLI layer.
+#: longest matching prefix; the command line (the ``cli`` package, one module per command)
+#: and the package's own ``__init__`` (the public facade) belong to the CLI layer.
 #: Packages that do not exist yet (decision, serve, drawings, measure) may stay listed.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("foundation", ("_lazy", "errors", "io", "datacache", "checked", "quoting", "outputs", "fmt", "layers")),
@@ -33,10 +33,10 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("economics", ("economics",)),
     ("buildout", ("buildout",)),
     ("decision", ("decision",)),
-    ("plan", ("plan", "deadline", "upstream", "sizing")),
+    ("plan", ("plan", "deadline", "sizing")),
     ("consumers", ("report", "export", "acceptance", "sweep", "serve", "scheduling",
                    "drawings", "measure")),
-    ("cli", ("cli", "cli_common", "__main__")),
+    ("cli", ("cli",)),
 )
 
 _MODULE_PATH = re.compile(rf"^{PACKAGE}(\.[A-Za-z_][A-Za-z0-9_]*)+$")
@@ -50,7 +50,7 @@ def layer_names() -> list[str]:
 def layer_of(module: str) -> int | None:
     """Index in :data:`LAYERS` of a dotted module name (``clustertwin.x.y``); None if unplaced."""
     parts = module.split(".")[1:]
-    if not parts or parts[-1] == "cli" or parts[-1].startswith("cli_"):
+    if not parts:
         return len(LAYERS) - 1
     best: tuple[int, int] | None = None
     for index, (_, prefixes) in enumerate(LAYERS):

@@ -151,6 +151,18 @@ def make_plan(scenario: Scenario, catalog: Catalog,
     return _sized(Plan(scenario=scenario, warnings=tuple(warnings), skipped=tuple(skipped), **res), catalog)
 
 
+def plan_through(scenario: Scenario, catalog: Catalog, last: str = "design") -> Plan:
+    """``make_plan`` up to ``last`` ("design" or "reliability"): the results before it exactly
+    as ``plan`` computes them, for the commands that show one stage (``design``,
+    ``reliability``, ``buildout``, ``schedule``, ``export``): one source of the installed GPUs,
+    racks and power. A deadline solved on a wall-clock basis needs the reliability stage to
+    confirm its count (the deadline rounds), so it runs too."""
+    stages: tuple[str, ...] = ("design", "reliability")
+    if last == "design" and scenario.cluster.deadline_days is None:
+        stages = ("design",)
+    return make_plan(scenario, catalog, stages=stages)
+
+
 def _sized(plan: Plan, catalog: Catalog) -> Plan:
     """With ``decision.size_to_target``: each route's cluster solved for the target date."""
     d = plan.scenario.decision

@@ -10,7 +10,7 @@ import pytest
 
 from clustertwin.buildout import BuildoutPlan, plan_buildout
 from clustertwin.buildout.quantities import derive_quantities
-from clustertwin.cli_common import to_json
+from clustertwin.cli.common import to_json
 
 PROFILES = ["new-build", "existing-facility", "fast-track"]
 

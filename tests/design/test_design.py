@@ -23,7 +23,7 @@ CONTRACT = ["nodes", "racks", "scalable_units"]
 
 @pytest.fixture(scope="module")
 def default_design(catalog):
-    from clustertwin.cli_common import load_inputs
+    from clustertwin.cli.common import load_inputs
     from clustertwin.perf import estimate
 
     s, c = load_inputs(None)
@@ -240,7 +240,7 @@ def test_fat_tree_puts_one_tor_in_each_rack(catalog):
 
 @pytest.fixture(scope="module")
 def app():
-    from clustertwin.design.cli import register
+    from clustertwin.cli.design import register
 
     a = typer.Typer()
     register(a)

@@ -160,7 +160,7 @@ def test_moe_plan_uses_expert_parallelism(catalog):
 
 
 def _app():
-    from clustertwin.perf.cli import register
+    from clustertwin.cli.perf import register
 
     app = typer.Typer()
     register(app)

@@ -9,7 +9,7 @@ import pytest
 import reliability_support as rs
 from pydantic import ValidationError
 
-from clustertwin.cli_common import to_json
+from clustertwin.cli.common import to_json
 from clustertwin.errors import InfeasibleError, ScenarioError
 from clustertwin.reliability import ReliabilityResult, analyze
 

@@ -8,7 +8,7 @@ import json
 import pytest
 import reliability_support as rs
 
-from clustertwin.cli_common import to_json
+from clustertwin.cli.common import to_json
 from clustertwin.errors import InfeasibleError, ScenarioError
 from clustertwin.reliability import analyze
 

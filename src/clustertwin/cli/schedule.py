@@ -164,7 +164,7 @@ def _run(cluster, trace, policy, placement, out, force, strict, as_json, seed, c
 
     import numpy as np
 
-    from clustertwin.cli_common import OutputDir, emit_json, to_json
+    from clustertwin.cli.common import OutputDir, emit_json, to_json
     from clustertwin.errors import Problem, UsageError
     from clustertwin.scheduling import schedule
     from clustertwin.scheduling.cluster import load_cluster
@@ -200,7 +200,7 @@ def _run(cluster, trace, policy, placement, out, force, strict, as_json, seed, c
     if failure_rate is None and not failure_profile and str(cluster).lower().endswith(
             (".yaml", ".yml", ".toml")):
         # a designed cluster fails as its scenario says; --failure-rate 0 turns failures off
-        from clustertwin.cli_common import load_inputs
+        from clustertwin.cli.common import load_inputs
 
         failure_profile = load_inputs(cluster, list(catalog))[0].reliability.failure_profile
         profile_note = (f"node failures follow the scenario's failure profile {failure_profile!r}"

@@ -77,16 +77,18 @@ def _run(
     samples: int,
     distribution: str,
 ) -> None:
-    from clustertwin import cli_common
     from clustertwin.buildout import plan_buildout
+    from clustertwin.cli import common as cli_common
     from clustertwin.errors import Problem, UsageError
 
     if distribution not in ("triangular", "pert"):
         raise UsageError([Problem("--distribution", "", "expected triangular or pert")])
     sc, cat = cli_common.load_inputs(scenario, catalog)
-    from clustertwin.upstream import design_for
+    from clustertwin.plan import plan_through
 
-    plan = plan_buildout(sc, cat, design_for(sc, cat), what_if, samples=samples, distribution=distribution)  # type: ignore[arg-type]
+    # the design plan makes: the one source of racks, power and links
+    design = plan_through(sc, cat, "design").design
+    plan = plan_buildout(sc, cat, design, what_if, samples=samples, distribution=distribution)
     if out is not None:
         cli_common.write_outputs(out, {"buildout.csv": plan.to_csv(),
                                        "buildout.json": cli_common.to_json(plan.to_contract()) + "\n"},

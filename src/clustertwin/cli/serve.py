@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from clustertwin.cli_common import CatalogOpt, handle_user_errors
+from clustertwin.cli.common import CatalogOpt, handle_user_errors
 
 
 def _need_server() -> None:
