@@ -33,7 +33,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("economics", ("economics",)),
     ("buildout", ("buildout",)),
     ("decision", ("decision",)),
-    ("plan", ("plan", "deadline", "sizing")),
+    ("plan", ("plan", "pipeline", "deadline")),
     ("consumers", ("report", "export", "acceptance", "sweep", "serve", "scheduling",
                    "drawings", "measure")),
     ("cli", ("cli",)),

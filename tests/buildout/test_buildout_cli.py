@@ -13,10 +13,9 @@ from clustertwin.cli.buildout import register
 
 @pytest.fixture
 def app(monkeypatch, catalog, make_scenario):
-    import clustertwin.cli.common as cc
-
     import types
 
+    import clustertwin.cli.common as cc
     import clustertwin.plan
 
     monkeypatch.setattr(cc, "load_inputs", lambda path, dirs=None: (make_scenario(2048), catalog))
