@@ -102,7 +102,9 @@ def _run(
     table = Table(title="Build-out", show_header=False)
     table.add_column("", style="bold")
     table.add_column("")
-    for label, value in plan.summary_rows():
+    from clustertwin.report import views
+
+    for label, value in views.rows(plan):
         table.add_row(label, value)
     Console().print(table)
     if out is not None:

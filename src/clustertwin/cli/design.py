@@ -28,7 +28,9 @@ def register(app: typer.Typer) -> None:
         if json_out:
             emit_json(result.to_contract())
             return
-        print_rows(f"design: {scen.name}", result.summary_rows())
+        from clustertwin.report import views
+
+        print_rows(f"design: {scen.name}", views.rows(result))
         from rich.console import Console
         from rich.table import Table
 

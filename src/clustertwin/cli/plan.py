@@ -53,7 +53,7 @@ def plan(
     if folder is not None:
         from clustertwin.report import html as html_report
 
-        page = html_report.render(result)  # rendered before anything is written
+        page = html_report.render(result, catalog=cat)  # rendered before anything is written
         folder.write("plan.json", to_json(doc) + "\n")
         folder.write("plan.html", page)
     if json_out:

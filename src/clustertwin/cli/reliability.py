@@ -27,4 +27,6 @@ def register(app: typer.Typer) -> None:
         if json_out:
             emit_json(result.to_contract())
             return
-        print_rows(f"reliability: {scen.name}", result.summary_rows())
+        from clustertwin.report import views
+
+        print_rows(f"reliability: {scen.name}", views.rows(result))

@@ -60,41 +60,6 @@ class EconomicsResult(BaseModel):
     def to_contract(self) -> dict[str, Any]:
         return self.model_dump()
 
-    def summary_rows(self) -> list[tuple[str, str]]:
-        from clustertwin.fmt import usd
-
-        rows = [
-            ("capex", usd(self.capex_usd) + f" ({self.facility})"),
-            ("opex", f"{usd(self.opex_usd_per_month)} / month"),
-            ("owned cost", f"${self.owned_usd_per_gpu_hour:.2f} / GPU-hour"),
-        ]
-        if self.run_cost_owned_usd is None or self.run_cost_cloud_usd is None:
-            return rows + [("run cost", "no training run (design-only plan)")]
-        return rows + [
-            ("run cost owned", usd(self.run_cost_owned_usd)),
-            ("run cost cloud", f"{usd(self.run_cost_cloud_usd)} at "
-                               f"${self.cloud_usd_per_gpu_hour:.2f}/GPU-h"),
-            ("wasted compute", f"{self.wasted_compute_frac:.0%} ({self.wasted_compute_source})"),
-        ]
-
-    def figures(self) -> list[tuple[str, Any]]:
-        import plotly.graph_objects as go
-
-        cap = {k: v for k, v in self.capex_by_category_usd.items() if v > 0}
-        opx = {k: v for k, v in self.opex_by_category_usd_per_month.items() if v > 0}
-        fig = go.Figure()
-        fig.add_trace(go.Bar(name="capex ($M)", x=list(cap), y=[v / 1e6 for v in cap.values()]))
-        fig.update_layout(title="Capex by category ($M)", yaxis_title="$M", height=380)
-        fig2 = go.Figure(go.Pie(labels=list(opx), values=[v / 1e3 for v in opx.values()], hole=0.4))
-        fig2.update_layout(title="Opex per month by category ($K)", height=380)
-        runs = (self.run_cost_owned_usd, self.run_cost_cloud_ideal_usd, self.run_cost_cloud_usd)
-        if any(v is None for v in runs):   # design-only plan: no run to price
-            return [("Capex", fig), ("Opex", fig2)]
-        fig3 = go.Figure(go.Bar(x=["owned", "cloud (ideal)", "cloud (with waste)"],
-                                y=[float(v or 0.0) / 1e6 for v in runs]))
-        fig3.update_layout(title="Cost of the training run ($M)", yaxis_title="$M", height=380)
-        return [("Capex", fig), ("Opex", fig2), ("Run cost", fig3)]
-
 
 def energy_usd_per_month(avg_it_kw: float, pue: float, usd_per_kwh: float) -> float:
     """Energy bill: average IT draw x PUE x hours in a month x price."""

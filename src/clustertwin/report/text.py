@@ -25,6 +25,7 @@ def render(plan: Any, console: Any = None) -> None:
     from rich.table import Table
 
     from clustertwin.quoting import comment_text
+    from clustertwin.report import views
 
     console = console or Console()
     decision = getattr(plan, "decision", None)
@@ -47,7 +48,7 @@ def render(plan: Any, console: Any = None) -> None:
                   box=None, pad_edge=False, min_width=38)
         t.add_column(style="dim")
         t.add_column(justify="right")
-        for label, value in res.summary_rows():
+        for label, value in views.rows(res):
             t.add_row(label, value)
         grid.add_row(t)
     console.print(grid)
