@@ -65,13 +65,13 @@ def _one_line_warnings() -> None:
     import warnings
 
     def show(message, category, filename, lineno, file=None, line=None):  # noqa: ANN001, ARG001
-        from clustertwin.errors import _one_line
+        from clustertwin.errors import one_line
 
         if issubclass(category, RuntimeWarning):
-            typer.echo(f"warning: numerical: {_one_line(str(message))} (a result near a limit "
+            typer.echo(f"warning: numerical: {one_line(str(message))} (a result near a limit "
                        "may be inexact)", err=True)
         else:
-            typer.echo(f"warning: {category.__name__}: {_one_line(str(message))}", err=True)
+            typer.echo(f"warning: {category.__name__}: {one_line(str(message))}", err=True)
 
     warnings.showwarning = show
 
@@ -79,7 +79,7 @@ def _one_line_warnings() -> None:
 def main() -> None:
     """The console entry point: every input error is one ``error:`` line and exit 2, click's
     own (a bad option value such as ``--workers 0``, an unknown option) included."""
-    from clustertwin.errors import UserError, _one_line
+    from clustertwin.errors import UserError, one_line
 
     # the command-line library's exceptions, wherever this typer release keeps them (typer
     # >= 0.20 vendors click as typer._click; older releases use click itself)
@@ -97,7 +97,7 @@ def main() -> None:
         exc.show()
         sys.exit(exc.exit_code)
     except cx.ClickException as exc:
-        typer.echo(f"error: {_one_line(exc.format_message(), 600)}", err=True)
+        typer.echo(f"error: {one_line(exc.format_message(), 600)}", err=True)
         sys.exit(exc.exit_code)
     except typer.Abort:
         typer.echo("aborted", err=True)

@@ -22,7 +22,7 @@ def job_unit_gpus(node: Any) -> int:
     return int(node.gpus)
 
 
-def _check_sizes(doc: ScenarioFile, node: Any, source: str) -> list[Problem]:
+def check_sizes(doc: ScenarioFile, node: Any, source: str) -> list[Problem]:
     """training.gpus against the installed count and the node; deadline mode needs a job."""
     cl, t, out = doc.cluster, doc.training, []
     if (doc.model is None) != (t is None):
@@ -61,7 +61,7 @@ MAX_TRIAL_GPUS = 2**29
 STRETCH_GPUS = 2**16
 
 
-def _check_budget(doc: ScenarioFile, source: str) -> list[Problem]:
+def check_budget(doc: ScenarioFile, source: str) -> list[Problem]:
     gpus = doc.cluster.gpus
     if gpus is None or doc.reliability.trials * min(gpus, STRETCH_GPUS) <= MAX_TRIAL_GPUS:
         return []
@@ -70,7 +70,7 @@ def _check_budget(doc: ScenarioFile, source: str) -> list[Problem]:
                     f"would take minutes (trials x GPUs at most {MAX_TRIAL_GPUS:,}); use at most {most:,} trials")]
 
 
-def _check_model(m: ResolvedModel, source: str) -> list[Problem]:
+def check_model(m: ResolvedModel, source: str) -> list[Problem]:
     out = []
     if m.hidden % m.heads:
         out.append(Problem(source, "model.heads", f"hidden {m.hidden} is not divisible by heads {m.heads}"))
@@ -84,7 +84,7 @@ def _check_model(m: ResolvedModel, source: str) -> list[Problem]:
     return out
 
 
-def _check_dates(doc: ScenarioFile, source: str) -> list[Problem]:
+def check_dates(doc: ScenarioFile, source: str) -> list[Problem]:
     """A target date before the program starts can be met by no route."""
     decision, buildout = getattr(doc, "decision", None), getattr(doc, "buildout", None)
     target = getattr(decision, "target_date", None)
