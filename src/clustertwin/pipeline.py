@@ -138,18 +138,22 @@ class StageRunner:
 
     def reliability(self, training: TrainingEstimate | None,
                     design: ClusterDesign | None) -> ReliabilityResult | None:
+        """Failures, checkpoints and the run's wall-clock time (the job's Monte Carlo)."""
         return self.call("reliability", self.fns.reliability, training, design)
 
     def economics(self, training: TrainingEstimate | None, design: ClusterDesign | None,
                   reliability: ReliabilityResult | None) -> EconomicsResult | None:
+        """Capex, opex and the run's cost, owned and rented."""
         return self.call("economics", self.fns.economics, training, design, reliability)
 
     def buildout(self, design: ClusterDesign | None) -> BuildoutPlan | None:
+        """The build-out schedule of the designed cluster and its go-live dates."""
         return self.call("buildout", self.fns.buildout, design)
 
     def decision(self, training: TrainingEstimate | None, design: ClusterDesign | None,
                  reliability: ReliabilityResult | None, economics: EconomicsResult | None,
                  buildout: BuildoutPlan | None) -> DecisionResult | None:
+        """When the model is trained, by which route (build, colocate, lease, rent), for how much."""
         from clustertwin.decision import decide
 
         return self.call("decision", decide, training, design, reliability, economics, buildout)
