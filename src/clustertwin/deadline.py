@@ -28,6 +28,25 @@ from clustertwin.perf.flops import model_flops_per_token
 from clustertwin.perf.search import SearchResult
 from clustertwin.perf.stage import TrainingEstimate, estimate_with_search
 
+#: scenario keys the training stage (:func:`train`) reads (a section name covers the whole
+#: section): the model, the training run, the cluster's GPU, node, size and deadline and the
+#: fabric keys of the collectives model; not economics, seeds, spares or switch models
+READS = ("source", "model", "training", "cluster.gpu", "cluster.node", "cluster.gpus",
+         "cluster.deadline_days", "cluster.deadline_basis", "cluster.fabric.technology",
+         "cluster.fabric.oversubscription", "cluster.fabric.pod_gpus",
+         "cluster.fabric.pod_oversubscription")
+#: and, solving a deadline on a wall-clock basis, the reliability keys of :func:`analytic_ettr`
+DEADLINE_READS = ("reliability.failure_profile", "reliability.failures_per_1000_node_days",
+                  "reliability.include_planned", "reliability.checkpoint_blocking_s",
+                  "reliability.checkpoint_interval_min", "reliability.restart_min")
+
+
+def reads(scenario: Any) -> tuple[str, ...]:
+    """The scenario keys :func:`train` reads for this scenario."""
+    c = scenario.cluster
+    return READS + DEADLINE_READS if c.gpus is None and c.deadline_basis == "wall-clock" else READS
+
+
 #: largest cluster the solver will consider, GPUs (the seeds' largest scale is 1,000,000)
 MAX_GPUS = 2_000_000
 

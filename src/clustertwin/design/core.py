@@ -16,10 +16,16 @@ from clustertwin.design.power import TYPICAL_FRACTION, pdus_for, plan_power
 from clustertwin.design.result import ClusterDesign
 from clustertwin.design.rules import DesignRules, load_rules
 from clustertwin.design.spare_slots import place_spares
+from clustertwin.design.spares import READS as SPARES_READS
 from clustertwin.design.spares import resolve_spare_nodes
 from clustertwin.design.storage import plan_storage
 from clustertwin.errors import InfeasibleError, Problem, ScenarioError
 from clustertwin.perf.checkpoint import job_checkpoint_gb
+
+#: scenario keys :func:`design` reads (a section name covers the whole section): the cluster,
+#: the model and training run (checkpoint size, tokens), ``economics.pue`` and the keys that
+#: size the auto spares
+READS = ("source", "model", "training", "cluster", "economics.pue", *SPARES_READS)
 
 
 def _switch(catalog, switch_id: str, fallback, warnings: list[str], what: str):

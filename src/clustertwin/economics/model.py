@@ -29,6 +29,9 @@ HOURS_PER_MONTH = 730.0  # 8,760 h / 12
 #: training time" (arXiv 2407.21783 section 3.3.4) -> 1/0.9 - 1 = 0.11.
 DEFAULT_WASTE = 1 / 0.9 - 1
 
+#: scenario keys :func:`economics` reads (a section name covers the whole section)
+READS = ("source", "model", "training", "cluster", "reliability", "economics")
+
 CAPEX_CATEGORIES = ("compute", "network", "storage", "power", "cooling", "facility", "integration", "other")
 
 

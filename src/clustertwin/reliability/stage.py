@@ -55,6 +55,10 @@ from clustertwin.reliability.search import (
 #: stretches the sums (renewal-reward: each trial's totals grow linearly, their spread as the
 #: square root); a 1,000,000-GPU run sees ~24,000 interruptions and would take a minute
 MAIN_FAILURES = 1000
+#: scenario keys :func:`analyze` reads (a section name covers the whole section); also, for a
+#: reliability stage unexpectedly, ``economics.cloud_usd_per_gpu_hour``: it prices the wasted
+#: GPU-hours
+READS = ("source", "model", "training", "cluster", "reliability", "economics.cloud_usd_per_gpu_hour")
 
 
 def analyze(scenario: Any, catalog: Any, estimate: Any, design: Any = None) -> ReliabilityResult:
