@@ -44,7 +44,7 @@ from clustertwin.design.fattree import (
     size_fabric,
 )
 from clustertwin.design.fattree import modules as _modules
-from clustertwin.design.pods import plan_pod_fabric
+from clustertwin.design.pods import PodRequest, plan_pod_fabric
 from clustertwin.errors import InfeasibleError, Problem, ScenarioError
 
 __all__ = ["FURTHER_TIERS", "MAX_TIERS", "ComputeFabric", "FabricSize", "PodLayer", "leaf_split",
@@ -91,13 +91,13 @@ def plan_compute_fabric(*, node, fabric, switch, nodes: int, oversubscription: f
             f"{g} ports a {node.id} puts on one leaf; raise cluster.fabric.oversubscription "
             "(more downlinks per leaf) or pick a switch with more ports")])
     if pod_build:
-        return _pod_build(
+        return _pod_build(PodRequest(
             node=node, fabric=fabric, leaf_switch=switch, spine_switch=spine_switch or switch,
-            nodes=nodes, planes=planes, endpoint=endpoint, rails=rails, d=d,
-            g_rail=g_rail, oversubscription=oversubscription, topology=topology,
+            nodes=nodes, planes=planes, endpoint=endpoint, rails=rails, g=g, g_rail=g_rail,
+            oversubscription=oversubscription, topology=topology,
             nodes_per_rack=nodes_per_rack, pod_nodes=pod_nodes,
             pod_oversubscription=pod_oversubscription, dual_tor=dual_tor, rules=rules,
-            source=source)
+            source=source), d)
     cf = _plain_tree(node, fabric, switch, nodes, rails, planes, g, su_nodes, pair, k, d,
                      g_rail, groups, max_tiers, notes, topology, nodes_per_rack,
                      oversubscription, endpoint, rules, source)
@@ -186,24 +186,25 @@ def _with_modules(cf: ComputeFabric, node, nodes, planes, rails, pair, k, switch
                     manager_modules=cf.manager_links)
 
 
-def _pod_build(*, rails: int, planes: int, d: int, g_rail: int, topology: str, **kw):
+def _pod_build(req: PodRequest, d: int) -> ComputeFabric:
     """A pod build; when its pods or aggregation layer cannot hold the cluster, the rails are
     separated into planes (fewest groups that work), as in the plain build."""
     first = last = None
-    rail_topo = topology == "rail-optimized-fat-tree"
+    rails, g_rail = req.rails, req.g_rail
+    rail_topo = req.topology == "rail-optimized-fat-tree"
     for groups in range(1, rails // g_rail + 1):
         if rails % groups or (rails // groups) % g_rail:
             continue
         r = rails // groups
         try:
-            cf = plan_pod_fabric(rails=r, planes=planes * groups, g=g_rail if rail_topo
-                                 else min(r, d), g_rail=g_rail, topology=topology, **kw)
+            cf = plan_pod_fabric(_replace(req, rails=r, planes=req.planes * groups,
+                                          g=g_rail if rail_topo else min(r, d)))
         except InfeasibleError as exc:
             first, last = first or exc, exc
             continue
         if groups == 1:
             return cf
-        note = (f"the pods cannot hold every rail of {kw['nodes']:,} nodes in one plane ("
+        note = (f"the pods cannot hold every rail of {req.nodes:,} nodes in one plane ("
                 f"{first.problems[0].message if first and first.problems else 'pod limit'}); "
                 f"the {rails} rails are split into {groups} rail-separated planes of {r} "
                 f"rail(s), each its own pod build")
