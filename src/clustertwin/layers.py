@@ -237,9 +237,9 @@ def pipeline_calls(src: Path) -> list[tuple[str, str]]:
     make_plan = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "make_plan")
     steps: list[tuple[str, str]] = []
     for stmt in make_plan.body:
-        call = getattr(stmt, "value", None)
-        if not isinstance(call, ast.Call):
+        if not isinstance(stmt, ast.Assign | ast.Expr | ast.Return) or not isinstance(stmt.value, ast.Call):
             continue
+        call = stmt.value
         f = call.func
         if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "run":
             name = f"run.{f.attr}"

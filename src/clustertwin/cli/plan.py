@@ -71,7 +71,7 @@ def plan(
 
 def _exit_if_skipped(result) -> None:  # noqa: ANN001
     """A plan with a stage skipped (not available) is incomplete: exit status 3, said on stderr."""
-    if getattr(result, "skipped", ()):
+    if result.skipped:
         typer.echo(f"warning: incomplete plan, stages skipped: {', '.join(result.skipped)} (exit 3)", err=True)
         raise typer.Exit(3)
 

@@ -51,7 +51,7 @@ def design(scenario, catalog, estimate=None, *, rules: DesignRules | None = None
     switch = catalog.get("switch", fab.switch, source=src, path="cluster.fabric.technology")
     # the design holds every installed GPU (cluster.gpus, or the count perf solved for), not
     # only the job's: a run on part of a cluster leaves the rest idle, not uninstalled
-    gpus = (max(int(getattr(estimate, "installed_gpus", 0) or 0), int(estimate.gpus))
+    gpus = (max(int(estimate.installed_gpus or 0), int(estimate.gpus))
             if estimate is not None else cl.gpus)
     if gpus is None:
         raise ScenarioError([Problem(src, "cluster.gpus", "the design needs a GPU count: "
@@ -270,8 +270,7 @@ def _existing_facility(power, rules, notes: list[str]):
 
 
 def _tokens(scenario) -> float:
-    training = getattr(scenario, "training", None)
-    return float(getattr(training, "tokens", 0.0) or 0.0)
+    return float(scenario.training.tokens or 0.0) if scenario.training is not None else 0.0
 
 
 def _fabric_options(catalog, fs, fab, switch, node, src):

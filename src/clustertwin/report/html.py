@@ -129,7 +129,7 @@ def render(plan: Any, drawings: dict[str, str] | None = None, catalog: Any = Non
     s = plan.scenario
     sections = stage_sections(plan, catalog)
     job = (f"{s.model.name} · {s.training.tokens:.3g} tokens · "
-           if getattr(s, "model", None) is not None and getattr(s, "training", None) is not None
+           if s.model is not None and s.training is not None
            else "design only · ")
     subtitle = f"{job}{s.cluster.gpu} in {s.cluster.node}"
     return render_page(f"clustertwin plan: {s.name}", sections, subtitle, list(plan.warnings),

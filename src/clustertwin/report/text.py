@@ -28,11 +28,11 @@ def render(plan: Any, console: Any = None) -> None:
     from clustertwin.report import views
 
     console = console or Console()
-    decision = getattr(plan, "decision", None)
+    decision = plan.decision
     if decision is not None:  # the answer first: trained by when, via which route, for how much
         console.print(f"[bold]{decision.headline()}[/bold]", markup=True, highlight=False)
     s = plan.scenario
-    model, training = getattr(s, "model", None), getattr(s, "training", None)
+    model, training = s.model, s.training
     job = (f"{comment_text(model.name)} · {training.tokens / 1e12:.2f}T tokens · "
            if model is not None and training is not None else "design only · ")
     # names are free text: no terminal control characters, no rich markup
