@@ -15,13 +15,19 @@ Conventions
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict
 
 from clustertwin.catalog import Catalog
 from clustertwin.economics.fallback import fallback_design
 from clustertwin.scenario import Scenario
+
+if TYPE_CHECKING:
+    from clustertwin.design.result import ClusterDesign
+    from clustertwin.perf.stage import TrainingEstimate
+    from clustertwin.reliability.cluster import ClusterReliability
+    from clustertwin.reliability.result import ReliabilityResult
 
 HOURS_PER_MONTH = 730.0  # 8,760 h / 12
 
@@ -84,32 +90,31 @@ def run_cost_cloud(gpus: int, usd_per_gpu_hour: float, ideal_days: float, waste:
     return gpus * usd_per_gpu_hour * ideal_days * 24.0 * (1.0 + waste)
 
 
-def _bom_lines(design: Any) -> list[tuple[str, float, str | None]]:
+def _bom_lines(design: ClusterDesign) -> list[tuple[str, float, str | None]]:
     """(category, total USD, item name if the line has no price) for each BOM line."""
     out = []
-    for line in getattr(design, "bom", ()) or ():
-        unit = getattr(line, "unit_usd", None)
-        total = getattr(line, "total_usd", None)
+    for line in design.bom:
+        unit, total = line.unit_usd, line.total_usd
         if total is None:
-            total = (getattr(line, "quantity", 0) or 0) * (unit or 0)
-        unpriced = str(getattr(line, "item", "?")) if unit is None else None
-        out.append((str(getattr(line, "category", "other")), float(total or 0.0), unpriced))
+            total = (line.quantity or 0) * (unit or 0)
+        unpriced = str(line.item) if unit is None else None
+        out.append((str(line.category), float(total or 0.0), unpriced))
     return out
 
 
-def _facility(setting: str, design: Any) -> str:
+def _facility(setting: str, design: ClusterDesign | None) -> str:
     """``economics.facility`` resolved: auto leases when the design fits an existing facility."""
     if setting != "auto":
         return setting
-    return "lease" if getattr(design, "facility", "") == "existing-facility" else "build"
+    return "lease" if design is not None and design.facility == "existing-facility" else "build"
 
 
-def _pue(eco: Any, design: Any, node: Any, book: Any) -> tuple[float, str]:
+def _pue(eco: Any, design: ClusterDesign | None, node: Any, book: Any) -> tuple[float, str]:
     """PUE and its source: the scenario's number, else the cooling design's, else the cost
     book's default by cooling type."""
     if eco.pue != "auto":
         return float(eco.pue), "scenario"
-    if design is not None and getattr(getattr(design, "cooling", None), "pue", None):
+    if design is not None and design.cooling.pue:
         return float(design.cooling.pue), f"cooling design ({design.cooling.mode})"
     key = "pue_liquid_default" if node.cooling == "liquid" else "pue_air_default"
     pue = book.value(key) if key in book.items else (1.15 if node.cooling == "liquid" else 1.4)
@@ -131,13 +136,16 @@ def _waste(eco: Any, reliability: Any) -> tuple[float, str]:
     """Wasted share of compute (wall clock / failure-free - 1) and its source."""
     if eco.wasted_fraction != "auto":
         return float(eco.wasted_fraction), "scenario"
-    if reliability is not None and getattr(reliability, "ettr_mean", None):
+    from clustertwin.reliability.result import ReliabilityResult
+
+    if isinstance(reliability, ReliabilityResult) and reliability.ettr_mean:  # a job's, not a cluster's
         return 1.0 / float(reliability.ettr_mean) - 1.0, "reliability Monte Carlo (1/ETTR - 1)"
     return DEFAULT_WASTE, "default: Llama 3 reported >90% effective training time"
 
 
-def economics(scenario: Scenario, catalog: Catalog, estimate: Any, design: Any = None,
-              reliability: Any = None) -> EconomicsResult:
+def economics(scenario: Scenario, catalog: Catalog, estimate: TrainingEstimate | None,
+              design: ClusterDesign | None = None,
+              reliability: ReliabilityResult | ClusterReliability | None = None) -> EconomicsResult:
     """Costs of owning the designed cluster and of the run, owned vs rented."""
     eco = scenario.economics
     book = catalog.get("costs", eco.costs)
@@ -145,9 +153,9 @@ def economics(scenario: Scenario, catalog: Catalog, estimate: Any, design: Any =
     notes: list[str] = []
     facility = _facility(eco.facility, design)
     gpus = (int(estimate.gpus) if estimate is not None
-            else int(getattr(design, "gpus", None) or scenario.cluster.gpus or 0))
+            else int((design.gpus if design is not None else None) or scenario.cluster.gpus or 0))
 
-    if design is not None and getattr(design, "bom", None):
+    if design is not None and design.bom:
         lines = _bom_lines(design)
         it_kw = float(design.power.it_kw)
         nodes = int(design.nodes)  # hot spares included

@@ -47,9 +47,9 @@ def cluster_reliability(scenario: Any, catalog: Any, design: Any = None) -> Clus
     """Node-level failure rates of every installed GPU's node (spares included)."""
     node = catalog.node(scenario.cluster.node)
     profile = profile_for(scenario, catalog)
-    gpus = int(getattr(design, "gpus", None) or scenario.cluster.gpus or 0)
+    gpus = int((design.gpus if design is not None else None) or scenario.cluster.gpus or 0)
     nodes = max(1, math.ceil(gpus / node.gpus))
-    spares = getattr(design, "spare_nodes", None)
+    spares = design.spare_nodes if design is not None else None
     if spares is None:
         spares = resolve_spare_nodes(scenario, catalog, gpus)
     rates = scenario_rates(scenario, profile, gpus, node.gpus)

@@ -125,7 +125,7 @@ def _checkpoint_timing(scenario: Any, estimate: Any, design: Any, node: Any, gpu
                        ) -> tuple[CheckpointTimes, LocalTierTimes | None, float, float]:
     """Checkpoint size and storage times; the file-system stall and background write (s)."""
     r = scenario.reliability
-    params = getattr(estimate, "params_total", None) or param_count(scenario.model).total
+    params = (estimate.params_total if estimate is not None else None) or param_count(scenario.model).total
     node_bw = node.storage_nics * node.storage_nic_gbps / 8.0 if node.storage_nics else None
     nvme = _get(design, "storage", "nvme_write_gbps_per_node") or node.local_nvme_write_gb_per_s or None
     ck = checkpoint_times(params, scenario.training.precision, gpus, nodes,
@@ -190,7 +190,7 @@ def resolve_inputs(scenario: Any, catalog: Any, estimate: Any, design: Any,
     if ck.restore_s / 60.0 > r.restart_min:
         notes.append(f"reading the checkpoint back takes {ck.restore_s / 60:.1f} min, more than "
                      f"restart_min ({r.restart_min:g} min), which should include it")
-    step_s = float(getattr(estimate, "step_time_s", 0.0) or 0.0)
+    step_s = float(estimate.step_time_s or 0.0) if estimate is not None else 0.0
     floor_min = max(ck.write_s, blocking_s, step_s) / 60.0
     local_floor_min = max(lt.persist_s, lt.blocking_s, step_s) / 60.0 if lt is not None else None
 

@@ -88,7 +88,7 @@ def inband_links(inv: Inventory, design) -> list[LinkGroup]:
     systems = int(system.max()) + 1 if system.size else 0
     b = inv.span("inband")[0] + (spread_over(systems, n_sw)[system] + nic - 1) % n_sw
     gbps = inv.storage_nic_gbps
-    if getattr(inv, "inband_gbps", 0.0):
+    if inv.inband_gbps:
         gbps = min(gbps, inv.inband_gbps) if gbps else inv.inband_gbps
     return [LinkGroup("inband", "inband", a, nic, "inb ", b, None, 0, "optical", None, gbps)]
 

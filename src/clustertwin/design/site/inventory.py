@@ -156,7 +156,7 @@ def rack_list(design, rules, naming: Naming, leaf_racks: int | None = None) -> l
     split = leaf_racks is not None
     for i, kind in enumerate(rack_kinds(design, leaf_racks)):
         row, pos = divmod(i, per_row)
-        hall = int(fl.hall_of_row(row + 1)) if getattr(fl, "halls", 1) > 1 else 1
+        hall = int(fl.hall_of_row(row + 1)) if fl.halls > 1 else 1
         tier = ("spine" if kind == "network-spine" else "leaf") if split and \
             kind.startswith("network") else ""
         out.append(Rack(f"{naming.rack}{row + 1:02d}-{pos + 1:02d}", kind.split("-")[0],
@@ -399,4 +399,4 @@ def _node_ru(node, rules, trays: int) -> float:
 def _port_gbps(catalog, switch_id: str) -> float:
     if not switch_id or not catalog.has("switch", switch_id):
         return 0.0
-    return float(getattr(catalog.get("switch", switch_id), "port_gbps", 0.0) or 0.0)
+    return float(catalog.get("switch", switch_id).port_gbps)
