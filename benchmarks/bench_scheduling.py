@@ -23,22 +23,23 @@ def _row(label: str, policy: str, jobs: int, wall: float, m: dict) -> None:
 def main() -> None:
     from clustertwin.scheduling import SimConfig, load_cluster, pooled, schedule, uniform
     from clustertwin.scheduling.jobs import with_time_limits
-    from clustertwin.scheduling.traces import generate, load_trace, traces_dir
+    from clustertwin.scheduling.traces import generate, load_trace
+    from clustertwin.scheduling.traces.locate import find_file
     from clustertwin.scheduling.traces.openb import load_openb, pai_sim_input
 
-    tr = traces_dir()
+    tr = find_file("alibaba-gpu-v2023-openb/openb_pod_list_default.csv")  # packaged
     if tr is None:
-        print("shared/traces not found: openb rows skipped (set CLUSTERTWIN_TRACES)")
+        print("openb not found (an incomplete install): openb rows skipped")
     else:
         t0 = time.perf_counter()
         w = load_trace("openb")
         print(f"openb load: {time.perf_counter() - t0:.2f} s, {w.report.rows_read} rows, "
               f"{len(w)} GPU jobs")
-        spec = load_cluster(str(tr / "alibaba-gpu-v2023-openb" / "openb_node_list_gpu_node.csv"))
+        spec = load_cluster(str(find_file("alibaba-gpu-v2023-openb/openb_node_list_gpu_node.csv")))
         res = schedule(w, spec, POLICIES)
         for r in res.runs:
             _row("openb on its 1,213 nodes", r.policy, len(w), r.wall_s, r.metrics)
-        base = load_openb(tr / "alibaba-gpu-v2023-openb" / "openb_pod_list_default.csv",
+        base = load_openb(tr,
                           cpu_only="keep", max_duration_s=7 * 86400)
         for jobs, gpus in ((7000, 6500), (2000, 256), (7000, 64)):
             wp = with_time_limits(pai_sim_input(base, jobs), np.random.default_rng(0))

@@ -2,8 +2,12 @@
 
     python scripts/screenshots.py [--out docs/img] [--scenario FILE]
 
-writes ``plan-first-screen.png`` (1400x900: what a reader sees on opening the page) and
-``plan-full.png`` (the whole page, 1400 wide). Needs the Debian ``chromium`` package.
+writes ``plan-first-screen.png`` (1400x900: what a reader sees on opening the page),
+``plan-full.png`` (the whole page, 1400 wide) and the default scenario's drawings as the sheets
+``export drawings`` writes: ``drawing-floor-plan.png`` (and ``drawing-floor-plan-hall-NN.png``
+per hall of a multi-hall site), ``drawing-rack-elevations.png`` and ``drawing-topology.png``.
+Needs the Debian ``chromium`` package (``apt-get install chromium``); without it the script
+says so and exits 2, writing nothing.
 """
 
 from __future__ import annotations
@@ -33,6 +37,33 @@ def render_default(scenario: str | None) -> str:
 
     cat = load_catalog()
     return render(make_plan(load_scenario(scenario, cat), cat))
+
+
+def drawings(scenario: str | None) -> dict[str, str]:
+    """{png stem: svg} of the scenario's drawings, as ``clustertwin export drawings`` writes them."""
+    from clustertwin.catalog import load_catalog
+    from clustertwin.drawings import drawing_files
+    from clustertwin.export.stage import make_context
+    from clustertwin.scenario import load_scenario
+
+    cat = load_catalog()
+    ctx = make_context(load_scenario(scenario, cat), cat)
+    return {f"drawing-{name.removesuffix('.svg')}": svg
+            for name, svg in drawing_files(ctx).items()}
+
+
+def sheet_png(browser: str, svg: str, png: Path, tmp: Path) -> None:
+    """``svg`` drawn WIDTH pixels wide (its own aspect ratio) into ``png``."""
+    m = re.search(r'<svg[^>]*width="([\d.]+)(?:mm)?"[^>]*height="([\d.]+)(?:mm)?"', svg)
+    ratio = float(m.group(2)) / float(m.group(1)) if m else 0.75
+    src = tmp / f"{png.stem}.svg"
+    src.write_text(svg, encoding="utf-8")
+    page = tmp / f"{png.stem}.html"
+    page.write_text(f'<html><body style="margin:0;background:#fff"><img src="{src.name}" '
+                    f'style="width:{WIDTH}px;display:block"></body></html>', encoding="utf-8")
+    height = min(MAX_HEIGHT, int(WIDTH * ratio) + 1)
+    chromium(browser, page, tmp / "profile", f"--window-size={WIDTH},{height}",
+             f"--screenshot={png}")
 
 
 def chromium(browser: str, page: Path, profile: Path, *args: str) -> str:
@@ -72,7 +103,10 @@ def main(argv: list[str] | None = None) -> int:
         height = page_height(browser, page, profile)
         full = out / "plan-full.png"
         chromium(browser, page, profile, f"--window-size={WIDTH},{height}", f"--screenshot={full}")
-    print(f"wrote {first} and {full} ({WIDTH}x{height})")
+        print(f"wrote {first} and {full} ({WIDTH}x{height})")
+        for stem, svg in drawings(args.scenario).items():
+            sheet_png(browser, svg, out / f"{stem}.png", Path(tmp))
+            print(f"wrote {out / stem}.png")
     return 0
 
 

@@ -258,7 +258,8 @@ def parse_text(text: str, source: str, fmt: str = "yaml", numbers: str = "raise"
         except tomllib.TOMLDecodeError as exc:
             raise _fail(source, "", f"not valid TOML: {exc}") from None
         except (RecursionError, ValueError, OverflowError) as exc:
-            raise _fail(source, "", f"not valid TOML: {type(exc).__name__}: {str(exc)[:80]}") from None
+            why = "nested too deeply" if isinstance(exc, RecursionError) else "a value out of range"
+            raise _fail(source, "", f"not valid TOML: {why}") from None
     else:
         doc = _parse_yaml(text, source)
     bad = check_tree(doc, source, numbers)

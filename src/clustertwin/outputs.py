@@ -6,27 +6,37 @@ Rules (issue 15):
   a device/FIFO or a read-only file at a target name is refused unless ``--force``; with
   ``--force`` a link or read-only file is *replaced* (rename over it), never followed; a folder
   or other non-regular file is always refused;
-* each file is written to a temporary file in the same folder, flushed to disk and renamed over
-  the target (atomic on POSIX), so a killed or failed run leaves either the old file or the new
-  one, never a truncated one;
-* the manifest (``.clustertwin-outputs``) lists a name only after its file is complete; files it
+* a command's files are one set, written all or nothing (issue 31): each is written into a
+  staging folder inside the output folder (``.clustertwin-stage.PID.HEX``) and flushed to disk;
+  :meth:`OutputDir.commit` then, under the folder's lock, writes a journal
+  (``.clustertwin-commit``: the staging folder and the names), renames every staged file over
+  its target, records the names in the manifest and removes the journal. A run killed before
+  the journal leaves the old set (its staging folder is removed when the folder is next
+  opened); a run killed during the renames leaves the journal, and the next open finishes the
+  renames (roll forward), so the folder holds the new set. A set never mixes two runs;
+* the manifest (``.clustertwin-outputs``) lists a name only after its file is in place; files it
   lists may be overwritten without ``--force`` on the next run;
 * OS errors (read-only folder, name too long, ``--out`` under a file, full disk) are one
   ``UsageError`` line naming the path, exit status 2;
 * the filesystem root is never an output folder;
-* temporary files a killed writer left (``.NAME.PID.HEX.tmp`` whose PID is no longer running)
-  are removed when the folder is next opened;
-* writers to one folder at once (``plan --out D`` and ``export all --out D``) serialise the
-  manifest update on an ``fcntl`` lock of the folder and merge what is on disk, so no entry is
-  lost (issue 19).
+* temporary files and staging folders a killed writer left (``.NAME.PID.HEX.tmp``,
+  ``.clustertwin-stage.PID.HEX`` whose PID is no longer running) are removed when the folder is
+  next opened;
+* writers to one folder at once (two ``plan --out D``, ``plan`` beside ``export all``) are
+  serialised: opening the folder (the checks) and each commit hold an exclusive ``fcntl.flock``
+  of the folder itself, so a writer waits while another one moves its set in, never sees a file
+  renamed but not yet recorded (and so never blames "files not written by clustertwin" on a
+  concurrent clustertwin run), and the manifest loses no entry. The writer that commits last
+  wins: the folder holds its whole set (issue 19, issue 31).
 
 Usage::
 
     out = OutputDir(path, ["plan.json", "plan.html"], force)   # checks before the work
     ...
-    out.write("plan.json", text)                                # str or bytes
+    out.write("plan.json", text)                                # staged: str or bytes
     with out.staged("jobs.parquet") as tmp:                     # for writers that want a path
         pq.write_table(table, tmp)
+    out.commit()                                                # the whole set moves in
     # or all at once: write_outputs(path, {"a.csv": text, ...}, force)
 """
 
@@ -36,7 +46,9 @@ import contextlib
 import errno
 import os
 import re
+import shutil
 import stat
+import weakref
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
@@ -45,6 +57,9 @@ from clustertwin.errors import Problem, UsageError
 MANIFEST = ".clustertwin-outputs"
 _MANIFEST_MAX_BYTES = 1 << 20
 _TEMP = re.compile(r"\.(?P<name>.+)\.(?P<pid>[0-9]{1,10})\.[0-9a-f]{8}\.tmp")
+STAGE_PREFIX = ".clustertwin-stage."
+_STAGE = re.compile(r"\.clustertwin-stage\.(?P<pid>[0-9]{1,10})\.[0-9a-f]{8}")
+JOURNAL = ".clustertwin-commit"
 
 
 def _os_problem(path: Path | str, exc: OSError, doing: str) -> UsageError:
@@ -83,10 +98,16 @@ class OutputDir:
         if bad:  # a programming error, not the user's
             raise ValueError(f"output names must be plain file names: {bad}")
         self.names = list(names)
+        self._stage: Path | None = None
+        self._staged: list[str] = []
+        self._tidy: weakref.finalize | None = None
         self._check_folder()
-        self._ours = self._read_manifest()
-        self.cleaned = _clean_stale_temps(self.path) if self._folder_exists() else []
-        problems = [p for n in self.names if (p := self._clash(n)) is not None]
+        self.cleaned: list[str] = []
+        with _folder_lock(self.path):   # never between another writer's rename and its record
+            if self._folder_exists():
+                self.cleaned = _recover(self.path, self.force)
+            self._ours = self._read_manifest()
+            problems = [p for n in self.names if (p := self._clash(n)) is not None]
         if problems:
             raise UsageError(problems)
 
@@ -107,23 +128,7 @@ class OutputDir:
             raise UsageError([Problem(str(self.path), "--out", "exists and is not a folder")])
 
     def _read_manifest(self) -> set[str]:
-        m = self.path / MANIFEST
-        st = _lstat(m) if self._folder_exists() else None
-        if st is None:
-            return set()
-        if not stat.S_ISREG(st.st_mode):
-            if self.force:
-                return set()
-            raise UsageError([Problem(str(m), "--out", "the output manifest is not a regular file "
-                                      "(a link or folder); pass --force to replace it")])
-        if st.st_size > _MANIFEST_MAX_BYTES:
-            return set()
-        try:
-            with open(m, "rb") as fh:
-                text = fh.read(_MANIFEST_MAX_BYTES).decode("utf-8", "replace")
-        except OSError:
-            return set()
-        return {n for n in text.split() if _valid_name(n)}
+        return _read_manifest(self.path, self.force) if self._folder_exists() else set()
 
     def _folder_exists(self) -> bool:
         return os.path.isdir(self.path)
@@ -165,32 +170,54 @@ class OutputDir:
     def _target(self, name: str) -> Path:
         if name not in self.names:
             raise ValueError(f"{name!r} was not declared when the output folder was opened")
-        problem = self._clash(name)  # the folder may have changed since the first check
+        with _folder_lock(self.path):  # the folder may have changed since the first check:
+            self._ours |= self._read_manifest()   # what another writer recorded is ours too
+            problem = self._clash(name)
         if problem is not None:
             raise UsageError([problem])
         return self.path / name
 
+    def _stage_dir(self) -> Path:
+        """This run's staging folder inside the output folder (created on first use)."""
+        if self._stage is None:
+            self._ensure_folder()
+            stage = self.path / f"{STAGE_PREFIX}{os.getpid()}.{os.urandom(4).hex()}"
+            try:
+                os.mkdir(stage, 0o755)
+            except OSError as exc:
+                raise _os_problem(self.path, exc, "write") from None
+            self._stage = stage
+            # a run that ends (an error, an exit) without commit() leaves nothing behind; a
+            # SIGKILLed one leaves this folder to the next open (_recover)
+            self._tidy = weakref.finalize(self, _remove_stage, stage)
+        return self._stage
+
     @contextlib.contextmanager
     def staged(self, name: str) -> Iterator[Path]:
-        """Yield a temporary path in the folder; on success it is synced and renamed to ``name``
-        and the name recorded; on any exception the temporary file is removed."""
-        self._ensure_folder()
+        """Yield a temporary path in this run's staging folder; on success the file is synced and
+        kept for :meth:`commit`; on any exception it is removed (and the staging folder with it
+        when nothing else is staged)."""
         target = self._target(name)
-        tmp = self.path / f".{name}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
+        stage = self._stage_dir()
+        tmp = stage / f".{name}.part"
         try:
             yield tmp
             _fsync_file(tmp)
-            os.replace(tmp, target)
+            os.replace(tmp, stage / name)
         except OSError as exc:
             _unlink_quietly(tmp)
+            self._drop_empty_stage()
             raise _os_problem(target, exc, "write") from None
         except BaseException:
             _unlink_quietly(tmp)
+            self._drop_empty_stage()
             raise
-        self._record(name)
+        if name not in self._staged:
+            self._staged.append(name)
 
     def write(self, name: str, data: str | bytes) -> Path:
-        """Write ``data`` (text is UTF-8) atomically to ``name``; return the final path."""
+        """Stage ``data`` (text is UTF-8) as ``name``; return the path it has after
+        :meth:`commit`."""
         raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
         with self.staged(name) as tmp:
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0),
@@ -199,31 +226,174 @@ class OutputDir:
                 fh.write(raw)
         return self.path / name
 
-    def _record(self, name: str) -> None:
-        """Add ``name`` to the manifest (itself written atomically), after its file is complete.
-        Under the folder's lock: what another writer recorded meanwhile is read back and kept."""
+    def commit(self) -> list[Path]:
+        """Move every staged file into the folder as one set (see the module docstring) and
+        record the names; return their paths. Under the folder's lock, so concurrent writers
+        take turns; a name that became foreign meanwhile refuses the whole set."""
+        if not self._staged or self._stage is None:
+            return []
+        stage, names = self._stage, list(self._staged)
         with _folder_lock(self.path):
-            self._ours = self._read_manifest() | self._ours | {name}
-            self._write_manifest()
+            _recover(self.path, self.force, keep=stage.name)
+            self._ours |= self._read_manifest()
+            problems = [p for n in names if (p := self._clash(n)) is not None]
+            if problems:
+                self.discard()
+                raise UsageError(problems)
+            journal = self.path / JOURNAL
+            try:
+                _write_atomic(self.path, JOURNAL, "\n".join([stage.name, *names]) + "\n")
+            except OSError as exc:   # nothing moved: the old set stays, the new one goes
+                self.discard()
+                raise _os_problem(journal, exc, "write") from None
+            try:   # from here on the journal finishes the set if this run stops
+                _move_in(self.path, stage, names)
+                self._ours |= set(names)
+                _write_atomic(self.path, MANIFEST, "\n".join(sorted(self._ours)) + "\n")
+                _fsync_dir(self.path)
+                os.unlink(journal)
+            except OSError as exc:
+                raise _os_problem(journal, exc, "write") from None
+            _remove_stage(stage)
+        self._forget_stage()
+        return [self.path / n for n in names]
 
-    def _write_manifest(self) -> None:
-        m = self.path / MANIFEST
-        tmp = self.path / f".{MANIFEST}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
-        try:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0),
-                         0o644)
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write("\n".join(sorted(self._ours)) + "\n")
-            os.replace(tmp, m)
-        except OSError as exc:
-            _unlink_quietly(tmp)
-            raise _os_problem(m, exc, "write") from None
+    def discard(self) -> None:
+        """Drop what is staged (nothing in the folder changes)."""
+        if self._stage is not None:
+            _remove_stage(self._stage)
+        self._forget_stage()
+
+    def _forget_stage(self) -> None:
+        if self._tidy is not None:
+            self._tidy.detach()
+        self._stage, self._staged, self._tidy = None, [], None
+
+    def _drop_empty_stage(self) -> None:
+        if self._stage is not None and not self._staged:
+            self.discard()
 
 
 def write_outputs(out: Path | str, files: Mapping[str, str | bytes], force: bool = False) -> list[Path]:
     """Check, then write every ``{name: text or bytes}`` into ``out``; return the paths written."""
     od = OutputDir(out, list(files), force)
-    return [od.write(name, data) for name, data in files.items()]
+    try:
+        for name, data in files.items():
+            od.write(name, data)
+    except BaseException:
+        od.discard()
+        raise
+    return od.commit()
+
+
+def _read_manifest(path: Path, force: bool) -> set[str]:
+    """The names the manifest of ``path`` lists (a folder that exists)."""
+    m = path / MANIFEST
+    st = _lstat(m)
+    if st is None:
+        return set()
+    if not stat.S_ISREG(st.st_mode):
+        if force:
+            return set()
+        raise UsageError([Problem(str(m), "--out", "the output manifest is not a regular file "
+                                  "(a link or folder); pass --force to replace it")])
+    if st.st_size > _MANIFEST_MAX_BYTES:
+        return set()
+    try:
+        with open(m, "rb") as fh:
+            text = fh.read(_MANIFEST_MAX_BYTES).decode("utf-8", "replace")
+    except OSError:
+        return set()
+    return {n for n in text.split() if _valid_name(n)}
+
+
+def _write_atomic(folder: Path, name: str, text: str) -> None:
+    """``folder/name`` replaced by ``text`` through a synced temporary file (OSError raised)."""
+    tmp = folder / f".{name}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0),
+                     0o644)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, folder / name)
+    except BaseException:
+        _unlink_quietly(tmp)
+        raise
+
+
+def _move_in(folder: Path, stage: Path, names: list[str]) -> None:
+    """Rename each staged file over its target (a name already moved is skipped: the journal's
+    roll forward may repeat a commit cut short)."""
+    for n in names:
+        if os.path.lexists(stage / n):
+            os.replace(stage / n, folder / n)
+
+
+def _fsync_dir(folder: Path) -> None:
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def _remove_stage(stage: Path) -> None:
+    """Remove a staging folder (links inside are removed, never followed)."""
+    with contextlib.suppress(OSError):
+        shutil.rmtree(stage)
+
+
+def _recover(folder: Path, force: bool, keep: str = "") -> list[str]:
+    """Under the folder's lock: finish a commit a killed writer left (its journal), then remove
+    the staging folders and temporary files of writers no longer running; return what was
+    removed or moved in."""
+    done = _roll_forward(folder, force)
+    for e in _entries(folder):
+        m = _STAGE.fullmatch(e.name)
+        if m is None or e.name == keep or int(m["pid"]) == os.getpid() or _pid_alive(int(m["pid"])):
+            continue
+        if e.is_dir(follow_symlinks=False):
+            _remove_stage(Path(e.path))
+            done.append(e.name)
+    return done + _clean_stale_temps(folder)
+
+
+def _entries(folder: Path) -> list[os.DirEntry]:
+    try:
+        return list(os.scandir(folder))
+    except OSError:
+        return []
+
+
+def _roll_forward(folder: Path, force: bool) -> list[str]:
+    """A journal under the lock is a commit whose writer died between its first rename and its
+    manifest: move the rest of its set in and record it, so the folder holds the new set."""
+    journal = folder / JOURNAL
+    st = _lstat(journal)
+    if st is None:
+        return []
+    if not stat.S_ISREG(st.st_mode) or st.st_size > _MANIFEST_MAX_BYTES:
+        raise UsageError([Problem(str(journal), "--out", "is not a commit journal clustertwin "
+                                  "wrote; remove it")])
+    try:
+        lines = journal.read_text(encoding="utf-8", errors="replace").split()
+    except OSError as exc:
+        raise _os_problem(journal, exc, "read") from None
+    stage_name, names = (lines[0], [n for n in lines[1:] if _valid_name(n)]) if lines else ("", [])
+    stage = folder / stage_name
+    try:
+        if _STAGE.fullmatch(stage_name) and os.path.isdir(stage) and not os.path.islink(stage):
+            _move_in(folder, stage, names)
+            ours = _read_manifest(folder, force) | set(names)
+            _write_atomic(folder, MANIFEST, "\n".join(sorted(ours)) + "\n")
+            _remove_stage(stage)
+        os.unlink(journal)
+    except OSError as exc:
+        raise _os_problem(journal, exc, "finish the interrupted write of") from None
+    return [f"{JOURNAL} ({len(names)} files moved in)"]
 
 
 def _fsync_file(path: Path) -> None:

@@ -36,11 +36,21 @@ if TYPE_CHECKING:
 COMPUTE_ERRORS = (ArithmeticError, ValueError, MemoryError, RecursionError)
 
 
+#: The scenario section (or sections) each stage reads: what a refusal names as the key, since
+#: the user wrote those, not the stage's name.
+STAGE_KEYS = {"training": "model/training", "design": "cluster", "reliability": "reliability",
+              "economics": "economics", "buildout": "buildout", "decision": "decision"}
+
+
 def cannot_compute(scenario: Scenario, stage: str, exc: BaseException) -> InfeasibleError:
-    """A stage failing on the input's numbers, as the input's one-line error."""
-    why = (str(exc).splitlines() or [""])[0][:200]
-    return InfeasibleError([Problem(scenario.source, stage, f"the {stage} stage cannot compute "
-                                    f"this scenario ({type(exc).__name__}: {why}); check the values it uses")])
+    """A stage failing on the input's numbers, as the input's one-line error: the section the
+    user wrote and what to check, never the internal exception's text (issue 31)."""
+    why = ("needs more memory than this machine has" if isinstance(exc, MemoryError)
+           else "overflows or leaves the range its model computes")
+    return InfeasibleError([Problem(scenario.source, STAGE_KEYS.get(stage, stage),
+                                    f"the {stage} stage cannot compute this scenario: it {why}; "
+                                    "check the sizes, counts, rates and prices it uses (here and "
+                                    "in any --catalog entries)")])
 
 
 @dataclass(frozen=True)

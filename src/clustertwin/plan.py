@@ -24,8 +24,8 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from clustertwin.catalog import Catalog
-from clustertwin.errors import Problem, UserError
-from clustertwin.pipeline import COMPUTE_ERRORS, StageFunctions, StageRunner
+from clustertwin.errors import InfeasibleError, Problem, UserError
+from clustertwin.pipeline import COMPUTE_ERRORS, STAGE_KEYS, StageFunctions, StageRunner
 from clustertwin.scenario import Scenario
 
 if TYPE_CHECKING:
@@ -76,6 +76,55 @@ class Plan:
         return out
 
 
+#: Plan figures that are +inf by meaning: no failures give an infinite mean time between
+#: failures and no optimum checkpoint interval; a fabric tier without uplinks (one leaf) has an
+#: infinite down:up ratio (any key ending in ``oversubscription``). Any other inf or NaN is
+#: refused.
+NEVER_KEYS = frozenset({"reliability.mtbf_h", "reliability.young_interval_min",
+                        "reliability.daly_interval_min"})
+#: Largest dollar figure a plan may show: ~10x world GDP (2024: ~$110 trillion). Past it the
+#: inputs are typos (a 1e300 price once gave capex near 1e308 with exit status 0).
+MONEY_MAX_USD = 1e15
+
+
+def implausible_figures(doc: dict[str, Any]) -> list[tuple[str, float]]:
+    """(dotted key, value) of each plan figure that is NaN, an infinity that does not mean
+    "never" (:data:`NEVER_KEYS`), or a dollar figure (``*_usd``) past :data:`MONEY_MAX_USD`."""
+    import math
+
+    out: list[tuple[str, float]] = []
+
+    def walk(o: Any, path: str) -> None:
+        if isinstance(o, dict):
+            for k, v in o.items():
+                walk(v, f"{path}.{k}" if path else str(k))
+        elif isinstance(o, list | tuple):
+            for v in o:
+                walk(v, path)
+        elif isinstance(o, float | int) and not isinstance(o, bool):
+            x = float(o)
+            never = path in NEVER_KEYS or path.endswith("oversubscription")
+            if math.isnan(x) or (math.isinf(x) and not (x > 0 and never)) \
+                    or ("usd" in path.rsplit(".", 1)[-1] and abs(x) > MONEY_MAX_USD):
+                out.append((path, x))
+
+    walk(doc, "")
+    return out
+
+
+def check_plausible(plan: Plan) -> Plan:
+    """The plan, unless a figure in it is one no real cluster has (:func:`implausible_figures`):
+    then the input's error, naming the section the figure comes from."""
+    bad = implausible_figures({k: v for k, v in plan.to_dict().items() if k != "scenario"})
+    if not bad:
+        return plan
+    shown = ", ".join(f"{k} = {v:.3g}" for k, v in bad[:3]) + (f" (+{len(bad) - 3} more)" if len(bad) > 3 else "")
+    section = STAGE_KEYS.get(bad[0][0].split(".", 1)[0], "")
+    raise InfeasibleError([Problem(plan.scenario.source, section, "the plan comes out with figures "
+                                   f"no real cluster has ({shown}); check the sizes, rates and "
+                                   "prices it uses (here and in any --catalog entries)")])
+
+
 def make_plan(scenario: Scenario, catalog: Catalog,
               on_stage: Callable[[str], None] | None = None,
               stages: tuple[str, ...] = STAGES, memo: Any = None) -> Plan:
@@ -97,7 +146,7 @@ def make_plan(scenario: Scenario, catalog: Catalog,
     plan = Plan(scenario=scenario, training=training, design=design, reliability=reliability,
                 economics=economics, buildout=buildout, decision=decision, skipped=tuple(run.skipped))
     plan = replace(plan, warnings=(*run.warnings, *stage_caveats(plan)))
-    return size_to_target(plan, catalog)
+    return check_plausible(size_to_target(plan, catalog))
 
 
 def plan_through(scenario: Scenario, catalog: Catalog, last: str = "design") -> Plan:

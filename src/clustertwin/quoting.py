@@ -96,19 +96,112 @@ def terminal_text(text: object, max_len: int = COMMENT_MAX) -> str:
     return escape(comment_text(text, max_len))
 
 
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+#: First characters that make a spreadsheet (Excel, LibreOffice, Google Sheets) read a cell as
+#: a formula or a DDE call (OWASP "CSV injection"): ``= + - @``, tab, CR and LF, and their
+#: full-width (U+FF1D U+FF0B U+FF0D U+FF20) and small-form (U+FE66 U+FE62 U+FE63 U+FE6B)
+#: lookalikes plus the minus sign U+2212, which input methods and some importers fold to ASCII.
+FORMULA_START = frozenset("=+-@\t\r\n\uff1d\uff0b\uff0d\uff20\ufe66\ufe62\ufe63\ufe6b\u2212")
+_FORMULA_START = tuple(sorted(FORMULA_START))
+#: a plain decimal number, the only text starting with ``+`` or ``-`` that stays as it is
+_PLAIN_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", re.ASCII)
+#: control characters an XLSX cell cannot hold (openpyxl's ILLEGAL_CHARACTERS_RE) and that
+#: no CSV reader shows usefully
+_SHEET_BAD = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f]")
 
 
-def csv_cell(value: object) -> object:
-    """A CSV cell that a spreadsheet will not run: text starting like a formula (``= + - @``,
-    tab, CR) that is not a plain number gets a leading ``'`` (OWASP's CSV-injection rule).
-    Other values pass unchanged; the csv module does the quoting."""
-    if isinstance(value, str) and value.startswith(_FORMULA_START):
-        try:
-            float(value)
-        except ValueError:
-            return "'" + value
-    return value
+def spreadsheet_cell(value: object) -> object:
+    """The one rule for every spreadsheet cell clustertwin writes (CSV and XLSX alike).
+
+    Numbers (``int``, ``float``) and ``None`` pass unchanged: numbers stay numbers. Text that a
+    spreadsheet would run -- whose first character, or first character after leading
+    whitespace, is in :data:`FORMULA_START` -- gets a leading ``'`` (OWASP's rule; Excel and
+    LibreOffice show the text as typed), unless it is a plain decimal number (``-1.5``,
+    ``+3``). Control characters an XLSX cannot hold become U+FFFD. The CSV writer does the
+    quoting of commas and quotes; an XLSX writer must store the result as a string cell
+    (``data_type 's'``), never a formula."""
+    if value is None or isinstance(value, int | float):
+        return value
+    t = value if isinstance(value, str) else str(value)
+    if _SHEET_BAD.search(t):
+        t = _SHEET_BAD.sub("\ufffd", t)
+    if t[:1] in FORMULA_START or t.lstrip()[:1] in FORMULA_START:
+        if not _PLAIN_NUMBER.fullmatch(t):
+            return "'" + t
+    return t
+
+
+csv_cell = spreadsheet_cell
+"""The same rule under its older name (``csv_cell``)."""
+
+
+def spreadsheet_row(values: Any) -> list[object]:
+    """:func:`spreadsheet_cell` of each value of a row (a header too)."""
+    return [spreadsheet_cell(v) for v in values]
+
+
+class SheetWriter:
+    """``csv.writer`` with every cell (header rows too) through :func:`spreadsheet_cell`: the
+    only CSV writer the product uses (``tests/core/test_quoting.py`` checks no other module
+    makes its own)."""
+
+    def __init__(self, fh: Any, **options: Any) -> None:
+        import csv
+
+        options.setdefault("lineterminator", "\n")
+        self._fh, self._term = fh, options["lineterminator"]
+        self._w = csv.writer(fh, **options)
+        # csv quotes a field only for the line terminator's own characters: a lone CR in a
+        # field under "\n" rows would be written bare and break the row for every reader
+        self._last = _LastLine()
+        self._cr = None if "\r" in self._term else csv.writer(
+            self._last, **{**options, "lineterminator": "\r\n"})
+
+    def writerow(self, row: Any) -> Any:
+        cells = spreadsheet_row(row)
+        if self._cr is not None and any(isinstance(c, str) and "\r" in c for c in cells):
+            self._cr.writerow(cells)
+            return self._fh.write(self._last.text[:-2] + self._term)
+        return self._w.writerow(cells)
+
+    def writerows(self, rows: Any) -> None:
+        for row in rows:
+            self.writerow(row)
+
+
+class _LastLine:
+    """A file-like object keeping the last text written (one CSV row)."""
+
+    text = ""
+
+    def write(self, text: str) -> int:
+        self.text = text
+        return len(text)
+
+
+def csv_writer(fh: Any, **options: Any) -> SheetWriter:
+    """A :class:`SheetWriter` on ``fh`` (``csv.writer`` options; lines end in ``\\n``)."""
+    return SheetWriter(fh, **options)
+
+
+def csv_field(value: object) -> str:
+    """One CSV field as text, for writers that join rows themselves (fast paths over 10^6
+    rows): :func:`spreadsheet_cell`, then quoted as ``csv.writer`` quotes (in double quotes,
+    quotes doubled) when it holds a comma, quote or line break."""
+    v = spreadsheet_cell(value)
+    t = "" if v is None else (repr(v) if isinstance(v, float) else str(v))
+    if any(c in t for c in ',"\r\n'):
+        return '"' + t.replace('"', '""') + '"'
+    return t
+
+
+def csv_text_column(values: list[str]) -> list[str]:
+    """:func:`csv_field` of a column of text for the fast paths: each distinct value is
+    escaped once; the list itself comes back when nothing needed escaping (the usual case,
+    identifiers), so a million-row column costs one pass building a set."""
+    fields = {v: csv_field(v) for v in set(values)}
+    if all(k == f for k, f in fields.items()):
+        return values
+    return [fields[v] for v in values]
 
 
 def shell_quote(s: object) -> str:

@@ -150,7 +150,9 @@ def test_1024_h100_hardware_r33(catalog, tmp_path):
 
     (tmp_path / "r33.yaml").write_text(_node_override_yaml(catalog, 310_000))
     cat = load_catalog([tmp_path])
-    s = with_updates(load_scenario(None, cat), cluster={"gpus": 1024, "spare_nodes": 0})
+    # bought in R33's month: GPU servers are priced at their purchase date (issue 37)
+    s = with_updates(load_scenario(None, cat), cluster={"gpus": 1024, "spare_nodes": 0},
+                     buildout={"start_date": "2024-08-15"})
     est = _estimate(gpus=1024, days=30.0, params_total=405e9, step_time_s=5.0)
     d = design(s, cat, est)
     assert d.fabric.leaf + d.fabric.spine == 48

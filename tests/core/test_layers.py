@@ -116,9 +116,23 @@ def test_length_check_can_fail(tmp_path: Path) -> None:
 
 
 def test_architecture_doc_is_drawn_from_the_code(graph) -> None:
-    """docs/architecture.md is ``python -m clustertwin.layers --write docs/architecture.md``."""
-    assert DOC.read_text(encoding="utf-8") == render_architecture(graph), \
+    """The marked part of docs/architecture.md is what ``python -m clustertwin.layers --write
+    docs/architecture.md`` draws; the prose around it is hand-written."""
+    assert layers.generated_part(DOC.read_text(encoding="utf-8")) == render_architecture(graph), \
         "docs/architecture.md is stale: run python -m clustertwin.layers --write docs/architecture.md"
+
+
+def test_write_replaces_only_the_marked_part(tmp_path: Path) -> None:
+    doc = tmp_path / "a.md"
+    doc.write_text("# Title\n\nprose before\n", encoding="utf-8")
+    assert layers.main(["--write", str(doc)]) == 0
+    first = doc.read_text(encoding="utf-8")
+    assert first.startswith("# Title\n\nprose before\n\n" + layers.BEGIN_MARK)
+    doc.write_text(first.replace(layers.END_MARK, layers.END_MARK + "\n\nprose after")
+                   .replace("## The layers", "stale ## The layers"), encoding="utf-8")
+    layers.main(["--write", str(doc)])
+    again = doc.read_text(encoding="utf-8")
+    assert again == first.replace(layers.END_MARK, layers.END_MARK + "\n\nprose after")
 
 
 def test_layers_module_is_standard_library_only() -> None:

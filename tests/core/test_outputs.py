@@ -139,8 +139,9 @@ def test_failed_write_leaves_old_file_and_no_claim(tmp_path: Path) -> None:
 
 
 def test_killed_run_leaves_no_truncated_file_claimed(tmp_path: Path) -> None:
-    """A process SIGKILLed half-way through a file: the name is absent (or the old complete
-    file), and the manifest does not list it."""
+    """A process SIGKILLed half-way through a file of its set: the folder keeps the old set
+    (issue 31: all or nothing; the file written before the kill is not moved in either), and
+    the next open removes the dead writer's staging folder."""
     (tmp_path / "plan.html").write_text("old complete page")
     (tmp_path / MANIFEST).write_text("plan.html\n")
     code = textwrap.dedent(f"""
@@ -157,8 +158,11 @@ def test_killed_run_leaves_no_truncated_file_claimed(tmp_path: Path) -> None:
     proc = subprocess.run([sys.executable, "-c", code], check=False)
     assert proc.returncode == -signal.SIGKILL
     assert (tmp_path / "plan.html").read_text() == "old complete page"
-    assert _manifest(tmp_path) == {"plan.json", "plan.html"}
-    assert (tmp_path / "plan.json").read_text() == "{}"
+    assert _manifest(tmp_path) == {"plan.html"}
+    assert not (tmp_path / "plan.json").exists()
+    od = OutputDir(tmp_path, ["plan.json", "plan.html"])
+    assert len(od.cleaned) == 1 and od.cleaned[0].startswith(".clustertwin-stage.")
+    assert sorted(p.name for p in tmp_path.iterdir()) == [MANIFEST, "plan.html"]
 
 
 def test_undeclared_name_is_a_bug(tmp_path: Path) -> None:

@@ -39,7 +39,10 @@ def test_stage_overflow_is_exit_2(monkeypatch, small: Path, module: str, attr: s
     res = CliRunner().invoke(app, ["plan", str(small), "--json"])
     assert res.exit_code == 2, res.output
     err = [ln for ln in res.output.splitlines() if ln.startswith("error:")]
-    assert len(err) == 1 and "cannot compute" in err[0] and "OverflowError" in err[0]
+    assert len(err) == 1 and "cannot compute" in err[0]
+    # the section the user wrote, never the internal exception's text (issue 31)
+    assert "OverflowError" not in err[0] and "math range error" not in err[0]
+    assert ": economics:" in err[0] or ": model/training:" in err[0]
     assert "Traceback" not in res.output
 
 

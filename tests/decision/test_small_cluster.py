@@ -24,7 +24,9 @@ def dgx(default_doc, catalog):
     d["training"] = {"tokens": 1e11, "seq_len": 8192, "global_batch_tokens": 1048576}
     d["cluster"] = {"gpu": "h100-sxm-80gb", "node": "dgx-h100", "gpus": 8}
     d["economics"] = {"facility": "lease"}
-    d["buildout"] = {"profile": "colocation", "start_date": "2027-01-05"}
+    # bought when the published range's $50k-per-GPU capex was the price (H100 Freakonomics,
+    # Aug 2024): GPU servers are priced at their purchase date (issue 37)
+    d["buildout"] = {"profile": "colocation", "start_date": "2024-08-15"}
     d["decision"] = {"options": ["colo"]}
     return make_plan(scenario_from_dict(d, "one-dgx.yaml", catalog), catalog)
 

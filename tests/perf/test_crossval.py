@@ -9,11 +9,8 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from clustertwin.perf import calibration as cal
 from clustertwin.perf import crossval as cv
 from clustertwin.perf.calreport import published_rows
-
-pytestmark = pytest.mark.skipif(cal.find_csv() is None, reason="shared calibration CSV not found")
 
 
 @pytest.fixture(scope="module")

@@ -43,7 +43,7 @@ def test_fast_fill_is_the_per_entry_loop(policy, placement, depth, monkeypatch) 
     _same_runs(w, spec, policy, cfg, monkeypatch)
 
 
-@pytest.mark.parametrize("name,nodes", [("gavel", 64), ("tiresias", 2), ("sia-philly", 4)])
+@pytest.mark.parametrize("name,nodes", [("gavel", 64), ("tiresias", 2), ("pollux:2", 4)])
 def test_fast_fill_on_the_shipped_traces(name, nodes, traces, monkeypatch) -> None:
     w = load_trace(name)
     if np.isnan(w.requested_s).any():

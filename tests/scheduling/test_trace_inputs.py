@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 from clustertwin.cli import app
 from clustertwin.errors import ScenarioError, UsageError
 from clustertwin.scheduling.traces import load_trace
+from clustertwin.scheduling.traces.common import read_trace_text
 from clustertwin.scheduling.traces.sacct import gpus_of, time_limit_s
 
 DATA = Path(__file__).parent / "data"
@@ -65,26 +66,26 @@ def test_nan_submit_does_not_hang_the_replay(tmp_path: Path) -> None:
     assert run("--cluster", "pool:8", "--trace", str(p), "--strict").exit_code == 2
 
 
-@pytest.mark.parametrize("trace", ["openb", "gavel", "sia-philly"])
+@pytest.mark.parametrize("trace", ["openb", "gavel", "pollux"])
 def test_shipped_loaders_reject_nan_rows(tmp_path: Path, traces: Path, trace: str) -> None:
     """Each shipped format with one row's number replaced by nan: the row is rejected, counted."""
     if trace == "openb":
-        src = traces / "alibaba-gpu-v2023-openb" / "openb_pod_list_default.csv"
-        lines = src.read_text().splitlines()[:6]
+        src = traces / "alibaba-gpu-v2023-openb" / "openb_pod_list_default.csv.gz"
+        lines = read_trace_text(src).splitlines()[:6]
         cells = lines[2].split(",")
         cells[lines[0].split(",").index("creation_time")] = "nan"
         lines[2] = ",".join(cells)
         p = tmp_path / "pods.csv"
     elif trace == "gavel":
-        src = sorted((traces / "philly-derived-gavel" / "seed=0").glob("*.trace"))[0]
-        lines = src.read_text().splitlines()[:5]
+        src = sorted((traces / "philly-derived-gavel" / "seed=0").glob("*.trace.gz"))[0]
+        lines = read_trace_text(src).splitlines()[:5]
         cells = lines[1].split("\t")
         cells[5] = "inf"
         lines[1] = "\t".join(cells)
         p = tmp_path / "vc.trace"
     else:
-        src = traces / "sia-workloads" / "philly" / "workload-1.csv"
-        lines = src.read_text().splitlines()[:6]
+        src = traces / "pollux-workloads" / "workloads-realistic" / "workload-1.csv.gz"
+        lines = read_trace_text(src).splitlines()[:6]
         cells = lines[2].split(",")
         cells[lines[0].split(",").index("time")] = "-inf"
         lines[2] = ",".join(cells)

@@ -20,7 +20,7 @@ def need_server() -> None:
         import starlette  # noqa: F401
         import uvicorn  # noqa: F401
     except ImportError as exc:
-        pytest.skip(f"{exc.name or 'starlette/uvicorn'} is not installed (pip install 'clustertwin[serve]')")
+        pytest.skip(f"{exc.name or 'starlette/uvicorn'} is not installed (a dependency of clustertwin: pip install starlette uvicorn)")
 
 
 @pytest.fixture
@@ -67,19 +67,30 @@ def free_port() -> int:
 @pytest.fixture(scope="session")
 def server() -> Server:
     need_server()
+    yield from running_server()
+
+
+def running_server(**kw: Any) -> Any:
+    """A served app on a free loopback port; ``kw``: create_app's and the connection limits'."""
     import uvicorn
 
     from clustertwin.serve.app import create_app
+    from clustertwin.serve.conn import server_config
 
+    limits = {k: kw.pop(k) for k in ("max_connections", "header_timeout_s", "limit_concurrency") if k in kw}
     port = free_port()
-    app = create_app()
-    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    app = create_app(**kw)
+    srv = uvicorn.Server(server_config(app, "127.0.0.1", port, **limits))
     thread = threading.Thread(target=srv.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 30
     while not srv.started:
         assert time.monotonic() < deadline, "uvicorn did not start in 30 s"
         time.sleep(0.02)
-    yield Server(f"http://127.0.0.1:{port}", app)
-    srv.should_exit = True
-    thread.join(timeout=10)
+    try:
+        yield Server(f"http://127.0.0.1:{port}", app)
+    finally:
+        srv.should_exit = True
+        thread.join(timeout=10)
+        app.state.sweeps.close()
+        app.state.runner.close()

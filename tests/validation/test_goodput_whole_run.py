@@ -13,12 +13,10 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from clustertwin.perf import calibration as cal
 from clustertwin.perf import crossval as cv
 from clustertwin.perf.calreport import published_rows
 from clustertwin.reliability.goodput import row_goodput
 
-pytestmark = pytest.mark.skipif(cal.find_csv() is None, reason="shared calibration CSV not found")
 #: whole-run figures are loose anchors (perf.calibration: +-35%); what goodput leaves is the
 #: steady-state model's own error on these runs and downtime beyond the failure profile
 WHOLE_RUN_TOLERANCE = 0.25

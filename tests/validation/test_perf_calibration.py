@@ -1,4 +1,5 @@
-"""Training-time model vs published runs (shared/reference/training-runs-calibration.csv).
+"""Training-time model vs published runs (the packaged calibration table,
+src/clustertwin/perf/data/training-runs-calibration.csv; sources in perf/data/SOURCES.md).
 
 * rows with a step time (Megatron-LM 2021 Table 1 and section 5.1, Korthikanti et al. 2022
   Table 5, BLOOM-176B): every row within 20%, mean |error| within 10%, published parallelism
@@ -19,10 +20,7 @@ import pytest
 from clustertwin.perf import calibration as cal
 
 CSV = cal.find_csv()
-pytestmark = pytest.mark.skipif(
-    CSV is None, reason="shared/reference calibration CSV not found (set CLUSTERTWIN_SHARED)"
-)
-ROWS = cal.load_rows(CSV) if CSV is not None else []
+ROWS = cal.load_rows(CSV)
 
 
 def _id(r: cal.CalRow) -> str:

@@ -1,8 +1,8 @@
 """Training-time model on public runs it was NOT calibrated on: our own held-out check.
 
-Rows live in ``tests/validation/data/heldout_runs.csv`` (the columns of ``published_runs.csv``
+Rows live in ``src/clustertwin/perf/data/heldout_runs.csv`` (the columns of ``published_runs.csv``
 plus ``head_dim`` where the query width differs from the hidden size). None of their sources is
-a source of ``published_runs.csv`` or of the shared calibration CSV (checked below). Sources:
+a source of ``published_runs.csv`` or of the calibration CSV (checked below). Sources:
 
 * PyTorch blog "Maximizing training throughput using PyTorch FSDP" (IBM + Meta, March 2024,
   pytorch.org/blog/maximizing-training) Table 1: Llama 2 7B-70B, FSDP1, 128 A100 / 96 H100;
@@ -40,16 +40,13 @@ rows were predicted 17% fast on average; stacks.yaml says so in the entry's sour
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 from clustertwin.perf import calibration as cal
 from clustertwin.perf.calreport import time_error
 
-DATA = Path(__file__).parent / "data"
-HELDOUT = DATA / "heldout_runs.csv"
+HELDOUT = cal.find_csv(cal.HELDOUT_NAME)
 RAW = cal.parse_rows(HELDOUT)
 #: rows reported but not aggregated, with the reason
 UNAGGREGATED = {
@@ -118,10 +115,8 @@ def test_heldout_rows_are_documented_and_disjoint(catalog):
     """Every row names its source, stack and precision; no source is one we calibrated on."""
     from clustertwin.perf.stacks import find_stack
 
-    seen = {r["source"] for r in cal.parse_rows(DATA / "published_runs.csv")}
-    shared = cal.find_csv()
-    if shared is not None:
-        seen |= {r["source"] for r in cal.parse_rows(shared)}
+    seen = {r["source"] for r in cal.parse_rows(cal.find_csv(cal.PUBLISHED_NAME))}
+    seen |= {r["source"] for r in cal.parse_rows(cal.find_csv())}
     ids = [r["id"] for r in RAW]
     assert len(ids) == len(set(ids))
     for r in RAW:

@@ -1,6 +1,6 @@
 """Training-time model vs published training runs beyond the calibration CSV.
 
-Rows live in ``tests/validation/data/published_runs.csv`` (the calibration CSV's columns plus a
+Rows live in ``src/clustertwin/perf/data/published_runs.csv`` (the calibration CSV's columns plus a
 per-row ``tolerance``, the run's software ``stack`` and, where published, its peak
 ``memory_gib``), each with its paper or table. Sources, all of them:
 
@@ -48,7 +48,7 @@ import pytest
 from clustertwin.perf import calibration as cal
 from clustertwin.perf.crossval import steady_state
 
-DATA = Path(__file__).parent / "data" / "published_runs.csv"
+DATA = cal.find_csv(cal.PUBLISHED_NAME)
 RAW = cal.parse_rows(DATA)
 
 

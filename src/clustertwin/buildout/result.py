@@ -3,13 +3,14 @@ view is report/views/buildout.py)."""
 
 from __future__ import annotations
 
-import csv
 import datetime as _dt
 import io
 import math
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
+
+from clustertwin.quoting import csv_writer
 
 
 class _Frozen(BaseModel):
@@ -134,7 +135,7 @@ class BuildoutPlan(_Frozen):
     def to_csv(self) -> str:
         """One row per step, for a project tool (dates are earliest/latest on likely durations)."""
         buf = io.StringIO()
-        w = csv.writer(buf, lineterminator="\n")
+        w = csv_writer(buf)
         w.writerow(
             [
                 "step",

@@ -42,6 +42,7 @@ def acceptance_cmd(scenario: ScenarioArg = None, json_out: JsonOpt = False, out:
     if folder is not None:
         folder.write("acceptance.json", to_json(doc) + "\n")
         folder.write("acceptance-commands.txt", cmds)
+        folder.commit()
     if json_out:
         emit_json(doc)
         return
@@ -160,6 +161,7 @@ def check_cmd(
         page = render_html(rep, plan)
         folder.write("check.json", to_json(doc) + "\n")
         folder.write("check.html", page)
+        folder.commit()
     if json_out:
         emit_json(doc)
         return
@@ -184,6 +186,7 @@ def plan_measured(scen: Any, cat: Any, measured: Path, json_out: bool, folder: A
         page = recalibration_html(rec)
         folder.write("plan.json", to_json(doc) + "\n")
         folder.write("plan.html", page)
+        folder.commit()
     if json_out:
         emit_json(doc)
         return

@@ -29,6 +29,8 @@ from clustertwin.cli import (  # noqa: E402
     schedule,
     serve,
     sweep,
+    traces,
+    track,
 )
 
 app = typer.Typer(
@@ -42,8 +44,8 @@ app = typer.Typer(
 )
 
 # Each command module exposes register(app); the order is the order of --help.
-for _command in (plan, catalog, perf, design, reliability, buildout, schedule, acceptance, sweep,
-                 export, serve, measure):
+for _command in (plan, catalog, perf, design, reliability, buildout, schedule, traces, acceptance,
+                 sweep, export, serve, measure, track):
     _command.register(app)
 
 

@@ -58,6 +58,7 @@ def measure_cmd(
         folder.write("measured.json", to_json(doc) + "\n")
         if doc["comparable"]:
             folder.write("measured.csv", run.calibration_csv(doc, env["precision"]))
+        folder.commit()
     if json_out:
         emit_json(doc)
         return

@@ -311,7 +311,7 @@ def register(app: typer.Typer) -> None:
         as_json: bool = typer.Option(False, "--json", help="print JSON"),
         catalog: list[Path] = typer.Option(None, "--catalog", help="extra catalog folder"),
         csv_path: Path = typer.Option(
-            None, "--csv", help="rows to compare (default: shared/reference calibration CSV)"
+            None, "--csv", help="your own rows to compare (default: the packaged calibration table)"
         ),
         free: bool = typer.Option(
             False, "--search", help="also leave every key to the search and compare plans"

@@ -56,6 +56,7 @@ def plan(
         page = html_report.render(result, catalog=cat)  # rendered before anything is written
         folder.write("plan.json", to_json(doc) + "\n")
         folder.write("plan.html", page)
+        folder.commit()
     if json_out:
         sys.stdout.write(to_json(doc) + "\n")
         _exit_if_skipped(result)

@@ -232,6 +232,7 @@ def _run(cluster, trace, policy, placement, out, force, strict, as_json, seed, c
             res = replace(res, warnings=res.warnings + (warn,))
         folder.write("schedule.html", res.html())
         folder.write("summary.json", to_json(res.to_contract()) + "\n")
+        folder.commit()
     if as_json:
         emit_json(res.to_contract())
         return

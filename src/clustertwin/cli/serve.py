@@ -17,8 +17,8 @@ def _need_server() -> None:
         import starlette  # noqa: F401
         import uvicorn  # noqa: F401
     except ImportError:
-        raise UsageError([Problem("serve", "", "the web server is an extra: "
-                                  "pip install 'clustertwin[serve]' (starlette, uvicorn)")]) from None
+        raise UsageError([Problem("serve", "", "starlette or uvicorn is missing (dependencies "
+                                  "of clustertwin): pip install starlette uvicorn")]) from None
 
 
 def _check_port(host: str, port: int) -> None:
@@ -45,11 +45,14 @@ def register(app: typer.Typer) -> None:
         host: Annotated[str, typer.Option("--host", help="address to listen on; anything but loopback exposes the twin to the network")] = "127.0.0.1",
         port: Annotated[int, typer.Option("--port", min=1, max=65535, help="TCP port")] = 8000,
         catalog: CatalogOpt = None,
-        timeout: Annotated[float, typer.Option("--timeout", min=1, max=3600, help="seconds one request may plan before it is answered 504")] = 60.0,
+        timeout: Annotated[float, typer.Option("--timeout", min=1, max=3600, help="seconds one plan may run before its process is stopped and the request answered 503")] = 60.0,
+        memory_cap: Annotated[int, typer.Option("--memory-cap", min=512, max=1 << 20, help="MiB of memory one planning process may use; a plan past it is answered 422")] = 1024,
+        workers: Annotated[Optional[int], typer.Option("--workers", min=1, max=64, help="planning processes (default: one per core, at most 8)")] = None,  # noqa: UP045
+        allow_host: Annotated[Optional[list[str]], typer.Option("--allow-host", help="another name this server answers to (a DNS name of this machine); repeatable")] = None,  # noqa: UP045
     ) -> None:
         """A local web app over the twin: scenario editor with the answer updated in place,
         compare, sweep, and a JSON API (POST /api/plan, POST /api/validate, GET /api/catalog)."""
-        from clustertwin.serve.guard import is_loopback
+        from clustertwin.serve.guard import canonical_name, is_loopback
 
         if not host.strip():  # '' binds every interface: an unset $HOST must not expose the twin
             from clustertwin.errors import Problem, UsageError
@@ -71,7 +74,22 @@ def register(app: typer.Typer) -> None:
             from clustertwin.errors import Problem, UsageError
 
             raise UsageError([Problem("", "", line) for line in bad])
-        web = create_app(list(scenario or []), tuple(str(c) for c in catalog or []), host, timeout, warm=True)
+        from clustertwin.serve.conn import bound_logs, raise_open_files, server_config
+
+        bad_names = [n for n in allow_host or [] if canonical_name(n.strip()) is None]
+        if bad_names:
+            from clustertwin.errors import Problem, UsageError
+
+            raise UsageError([Problem("--allow-host", n[:60], "expected a DNS name or an IP address") for n in bad_names])
+        raise_open_files()
+        web = create_app(list(scenario or []), tuple(str(c) for c in catalog or []), host, timeout, warm=True,
+                         port=port, allow_hosts=tuple(allow_host or ()), workers=workers, memory_mb=memory_cap)
+        config = server_config(web, host.strip("[]"), port)
+        bound_logs()  # after uvicorn set up its loggers
         shown = f"[{host}]" if ":" in host and not host.startswith("[") else host
         typer.echo(f"clustertwin serve: http://{shown}:{port}/  (Ctrl-C stops it)", err=True)
-        uvicorn.run(web, host=host.strip("[]"), port=port, log_level="warning")
+        try:
+            uvicorn.Server(config).run()
+        finally:
+            web.state.sweeps.close()
+            web.state.runner.close()

@@ -132,6 +132,7 @@ def _write(folder, sw, table, choice) -> None:  # noqa: ANN001
     folder.write("sweep.parquet", parquet)
     folder.write("sweep.csv", csv)
     folder.write("sweep.html", page)
+    folder.commit()
 
 
 def compare_command(
@@ -149,6 +150,7 @@ def compare_command(
     print_compare(plans)
     if folder is not None:
         folder.write("compare.html", render_compare(plans))
+        folder.commit()
         typer.echo(f"wrote {folder.path / 'compare.html'}", err=True)
 
 

@@ -57,7 +57,10 @@ def gather(scenario: Any, catalog: Any, training: Any, design: Any, reliability:
     node = catalog.node(scenario.cluster.node)
     book = catalog.get("costs", scenario.economics.costs)
     cap, opex = economics.capex_by_category_usd, economics.opex_by_category_usd_per_month
-    facility = cap.get("facility", 0.0) or facility_capex_usd(economics.it_kw, book.value("facility_build_usd_per_mw"))
+    plant, fitout = (float(getattr(economics, "capex_plant_usd", 0.0) or 0.0),
+                     float(getattr(economics, "capex_fitout_usd", 0.0) or 0.0))
+    # a build buys the plant and the fit-out (economics' BOM lines); without plant lines, $/MW
+    facility = (plant + fitout) or facility_capex_usd(economics.it_kw, book.value("facility_build_usd_per_mw"))
     life = book.value("facility_life_years") if "facility_life_years" in book.items else 20.0
     w50, w90 = wall_days(training, reliability, economics)
     waves = tuple((float(w["days"]), int(w["cumulative_gpus"]))
@@ -69,7 +72,7 @@ def gather(scenario: Any, catalog: Any, training: Any, design: Any, reliability:
         wall_p50=w50, wall_p90=max(w50, w90), it_kw=float(economics.it_kw),
         facility_kw=float(economics.it_kw) * float(economics.pue),
         it_capex=sum(cap.get(k, 0.0) for k in IT_LINES),
-        fitout_capex=cap.get("power", 0.0) + cap.get("cooling", 0.0),
+        fitout_capex=fitout,
         facility_capex=float(facility), facility_om_frac=book.value("facility_om_frac_per_year"),
         facility_life_years=life, depreciation_years=float(scenario.economics.depreciation_years), run_opex_month=sum(opex.get(k, 0.0) for k in OPEX_RUN_LINES),
         staff_note=f"staff floor {staff_min:g} FTE (cost book {book.id})",

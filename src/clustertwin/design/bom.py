@@ -1,21 +1,33 @@
-"""Bill of materials: one line per item with quantity, unit price and source.
+"""Bill of materials: one line per orderable item with quantity, unit price, part number, source
+and date; economics counts these lines and nothing else (``economics.capex_usd`` is their sum
+plus the integration services line), and every bill the user sees (``plan.html``, the web app,
+``bom.csv``, ``bom.xlsx``) is :func:`clustertwin.economics.bom.vendor_bom` of them.
 
-Prices come from the catalog (``price_usd`` with ``price_source``/``price_as_of``), or for parts
-the catalog has no entry for (UFM appliance, head nodes, rack PDUs, CDUs, rack enclosures) from
-a design rule's estimate (:func:`rule_price`, which says how it was estimated). A line without
-a price has ``unit_usd = total_usd = None`` and ``priced = False``; its ``source`` says why.
-Facility plant (UPS, generators, CRAHs, floor) is listed with quantities but left unpriced on
-purpose: economics prices the facility per MW of critical load from its cost book, which
-already includes that plant, and :mod:`clustertwin.economics.bom` splits that figure into
-vendor lines.
+Prices come from the catalog (``price_usd`` with ``price_source``/``price_as_of``): IT parts from
+their entries (GPU servers moved to the purchase date along their generation's price curve,
+:mod:`clustertwin.catalog.pricing`), facility plant from ``equipment`` entries sized by the
+design (:mod:`clustertwin.design.plant`), or, for parts the catalog has no entry for (UFM
+appliance, head nodes), from a design rule's estimate (:func:`rule_price`). A line without a
+price has ``unit_usd = total_usd = None``; its ``source`` says why.
+
+``scope`` says who buys a line: ``it`` (the cluster), ``fit-out`` (what a tenant adds to a
+hall: rack PDUs, enclosures, rear doors, CDUs) or ``plant`` (the building and its power and
+cooling plant, bought only when the facility is built).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 
 CATEGORIES = ("compute", "network", "storage", "power", "cooling", "facility", "other")
-FACILITY_NOTE = "unpriced: part of facility cost per MW (economics cost book)"
+SCOPES = ("it", "fit-out", "plant")
+#: makers recognised in an entry's name when it carries no ``vendor``
+VENDORS = ("NVIDIA", "Arista", "Broadcom", "DDN", "VAST", "Dell", "Supermicro", "HPE", "Meta",
+           "Cisco", "Juniper", "WEKA", "Pure Storage", "Seagate", "Vertiv", "Caterpillar",
+           "Motivair", "Raritan", "Schneider", "AMD")
+#: a vendor part / model number in a catalog entry's name (MMA4Z00-NS, QM9700, SN4600C)
+_PART_RE = re.compile(r"\b[A-Z]{2,}[0-9][A-Z0-9]*(?:-[A-Z0-9]+)+\b|\b[A-Z]{2}[0-9]{4}[A-Z]?\b")
 
 
 @dataclass(frozen=True)
@@ -27,7 +39,12 @@ class BomLine:
     unit_usd: float | None
     total_usd: float | None
     source: str
-    part_number: str = ""      #: orderable part(s) where no catalog entry names them (cable media)
+    part_number: str = ""      #: manufacturer part number or named configuration
+    as_of: str = ""            #: date of the unit price (the purchase date for a dated price)
+    part_number_reason: str = ""   #: why there is no public part number
+    vendor: str = ""
+    unit: str = "each"         #: each | lot | MW | m2
+    scope: str = "it"          #: it | fit-out | plant (see the module docstring)
 
     @property
     def priced(self) -> bool:
@@ -37,32 +54,64 @@ class BomLine:
         return {"category": self.category, "item": self.item, "catalog_id": self.catalog_id,
                 "quantity": self.quantity, "unit_usd": self.unit_usd,
                 "total_usd": self.total_usd, "priced": self.priced, "source": self.source,
-                "part_number": self.part_number}
+                "part_number": self.part_number, "part_number_reason": self.part_number_reason,
+                "as_of": self.as_of, "vendor": self.vendor, "unit": self.unit,
+                "scope": self.scope}
+
+
+def part_number(entry) -> tuple[str, str]:
+    """(part number, reason there is none) of a catalog entry: its ``part_number``, else a model
+    number in its name, else its ``part_number_reason``."""
+    pn = str(getattr(entry, "part_number", "") or "")
+    if not pn:
+        m = _PART_RE.search(str(getattr(entry, "name", "")))
+        pn = m.group(0) if m else ""
+    reason = "" if pn else str(getattr(entry, "part_number_reason", "") or "")
+    return pn, reason
 
 
 def line(category: str, item: str, quantity: float, entry=None, *, catalog_id: str | None = None,
-         note: str | None = None) -> BomLine:
-    """A BOM line priced from a catalog entry when it has a price."""
+         note: str | None = None, unit_usd: float | None = None, as_of: str | None = None,
+         scope: str = "it", unit: str = "each") -> BomLine:
+    """A BOM line priced from a catalog entry when it has a price (``unit_usd`` and ``as_of``
+    override the entry's: a dated or sized price), with the entry's part number."""
     if category not in CATEGORIES:
         raise ValueError(f"unknown BOM category {category!r}")
+    if scope not in SCOPES:
+        raise ValueError(f"unknown BOM scope {scope!r}")
     cid = catalog_id if catalog_id is not None else getattr(entry, "id", None)
-    price = getattr(entry, "price_usd", None)
+    pn, reason = part_number(entry) if entry is not None else ("", "")
+    vendor = str(getattr(entry, "vendor", "") or "") or vendor_in(
+        f"{getattr(entry, 'name', '')} {item} {pn}")
+    price = unit_usd if unit_usd is not None else getattr(entry, "price_usd", None)
     if price is not None and note is None:
-        src = f"{entry.price_source} ({entry.price_as_of})".strip()
-        return BomLine(category, item, cid, quantity, float(price), float(price) * quantity, src)
+        date = as_of if as_of is not None else str(getattr(entry, "price_as_of", "") or "")
+        src = str(getattr(entry, "price_source", "") or "")
+        return BomLine(category, item, cid, quantity, float(price), float(price) * quantity,
+                       src, pn, date, reason, vendor, unit, scope)
     if note is None:
         note = (f"unpriced: no price in catalog entry {cid!r}" if cid
                 else "unpriced: no catalog entry")
-    return BomLine(category, item, cid, quantity, None, None, note)
+    return BomLine(category, item, cid, quantity, None, None, note, pn,
+                   str(getattr(entry, "as_of", "") or ""), reason or "no catalog entry names it",
+                   vendor, unit, scope)
 
 
-def rule_price(rules, key: str):
+def vendor_in(text: str) -> str:
+    """The first known maker named in ``text`` ("" when none is)."""
+    low = text.lower()
+    return next((v for v in VENDORS if v.lower() in low), "")
+
+
+def rule_price(rules, key: str, *, part_number: str = "", reason: str = ""):
     """A price from design rule ``key`` as a catalog-like entry (``price_usd``, source, date)."""
     from types import SimpleNamespace
 
     item = rules.items[key]
-    return SimpleNamespace(id=None, price_usd=rules.num(key), price_source=item.source,
-                           price_as_of=str(getattr(item, "as_of", "") or ""))
+    return SimpleNamespace(id=None, name="", price_usd=rules.num(key), price_source=item.source,
+                           price_as_of=str(getattr(item, "as_of", "") or ""),
+                           as_of=str(getattr(item, "as_of", "") or ""),
+                           part_number=part_number, part_number_reason=reason, vendor="")
 
 
 def totals(lines: tuple[BomLine, ...]) -> dict[str, float]:
@@ -71,4 +120,34 @@ def totals(lines: tuple[BomLine, ...]) -> dict[str, float]:
     for ln in lines:
         if ln.total_usd is not None:
             out[ln.category] += ln.total_usd
+    return out
+
+
+def node_line(catalog, node, nodes: int, purchase) -> BomLine:
+    """The GPU servers, priced at the purchase date along their generation's price curve."""
+    from clustertwin.catalog.pricing import price_at
+
+    item = f"{node.name} (NICs included)"
+    if node.price_usd is None:
+        return line("compute", item, nodes, node)
+    gen = catalog.gpu(node.gpu).generation if catalog.has("gpu", node.gpu) else None
+    dated = price_at(catalog, gen, node.price_usd, node.price_as_of, purchase)
+    ln = line("compute", item, nodes, node, unit_usd=round(dated.usd, 2), as_of=dated.as_of)
+    if dated.note:
+        ln = replace(ln, source=f"{ln.source}; {dated.note}")
+    return ln
+
+
+def storage_lines(catalog, storage) -> list[BomLine]:
+    """Each shared storage tier as a system: its building blocks and usable capacity."""
+    names = {"pfs": "all-flash parallel file system", "object": "object store"}
+    out = []
+    for t in storage.tiers:
+        if t.system_id is None:
+            continue
+        entry = catalog.get("storage", t.system_id) if catalog.has("storage", t.system_id) else None
+        label = names.get(t.tier, t.tier)
+        out.append(line("storage", f"{label}: {t.blocks:,} building blocks, "
+                          f"{t.capacity_tb / 1000:,.2f} PB usable", t.blocks, entry,
+                          catalog_id=t.system_id))
     return out

@@ -7,7 +7,8 @@ import math
 from dataclasses import replace
 
 from clustertwin.design import bom as B
-from clustertwin.design.cooling import plan_cooling
+from clustertwin.design import plant
+from clustertwin.design.cooling import crah_fit_warnings, plan_cooling, with_halls
 from clustertwin.design.fabric import plan_compute_fabric
 from clustertwin.design.floor import Racks, plan_floor
 from clustertwin.design.layout import plan_layout, rack_capacity
@@ -24,9 +25,10 @@ from clustertwin.errors import InfeasibleError, Problem, ScenarioError
 from clustertwin.perf.checkpoint import job_checkpoint_gb
 
 #: scenario keys :func:`design` reads (a section name covers the whole section): the cluster,
-#: the model and training run (checkpoint size, tokens), ``economics.pue`` and the keys that
-#: size the auto spares
-READS = ("source", "model", "training", "cluster", "economics.pue", *SPARES_READS)
+#: the model and training run (checkpoint size, tokens), ``economics.pue``,
+#: ``buildout.start_date`` (the GPU servers' purchase date prices them, issue 37) and the keys
+#: that size the auto spares
+READS = ("source", "model", "training", "cluster", "economics.pue", "buildout.start_date", *SPARES_READS)
 
 
 def _switch(catalog, switch_id: str, fallback, warnings: list[str], what: str):
@@ -90,9 +92,12 @@ def design(scenario, catalog, estimate=None, *, rules: DesignRules | None = None
         warnings.append(f"{rp.rack_kw:.1f} kW air-cooled racks need a high-density site "
                         "(contained aisles or rear-door heat exchangers)")
     floor = plan_floor(racks, rules, it_kw=power.it_kw)
+    cooling = with_halls(cooling, floor.halls, rules)
+    warnings += crah_fit_warnings(cooling, floor, rules, catalog)
     notes = list(cf.notes) + notes
     power, existing = _existing_facility(power, rules, notes)
-    lines = _bom(catalog, BomInputs(parts, mgmt, storage, power, cooling, racks, floor, existing), rules)
+    purchase = scenario.buildout.start_date if scenario.buildout is not None else None
+    lines = _bom(catalog, BomInputs(parts, mgmt, storage, power, cooling, racks, floor, existing, purchase), rules)
     drafted = ClusterDesign(node_id=node.id, gpu_id=cl.gpu, layout=layout, fabric=cf,
                             networks=mgmt, storage=storage, power=power, cooling=cooling,
                             rack_counts=racks, floor=floor, bom=lines, warnings=tuple(warnings),
@@ -187,7 +192,8 @@ def _cooling_and_power(scenario, parts: Parts, storage, rp: RackPlan, rules):
     liquid_racks_kw = nodes * node.max_power_kw if liquid else 0.0
     cooling = plan_cooling(rack_kw=rack_kw, node_cooling=node.cooling, it_kw=it_guess,
                            liquid_racks_kw=liquid_racks_kw, rules=rules,
-                           liquid_racks=compute_racks if liquid else 0)
+                           liquid_racks=compute_racks if liquid else 0,
+                           compute_racks=compute_racks, compute_kw=nodes * node.max_power_kw)
     pue = cooling.pue if scenario.economics.pue == "auto" else float(scenario.economics.pue)
     power = plan_power(nodes_kw=nodes * node.max_power_kw, nodes_typical_kw=nodes * typical,
                        compute_fabric_kw=cf_kw,
@@ -323,12 +329,21 @@ def _entry(catalog, kind: str, entry_id: str):
 def _bom(catalog, inp: BomInputs, rules) -> tuple[B.BomLine, ...]:
     """The bill of materials: one line per counted item, priced from the catalog or the rules."""
     p = inp.parts
-    node, fab, cf, nodes = p.node, p.fab, p.cf, p.nodes
+    out = [B.node_line(catalog, p.node, p.nodes, inp.purchase)]
+    out += _network_lines(catalog, p, inp.mgmt, rules)
+    out += B.storage_lines(catalog, inp.storage)
+    out += plant.power_lines(catalog, inp.power, inp.floor, rules, plant=not inp.existing)
+    out += plant.cooling_lines(catalog, inp.cooling, plant=not inp.existing)
+    out += plant.facility_lines(catalog, inp.power, inp.floor, inp.racks, plant=not inp.existing)
+    return tuple(out)
+
+
+def _network_lines(catalog, p: Parts, mgmt, rules) -> list[B.BomLine]:
+    """The compute, storage and management networks' lines."""
+    fab, cf = p.fab, p.cf
     switch, leaf_sw, upper_sw, inband_sw, oob_sw = p.sw.fabric, p.sw.leaf, p.sw.upper, p.sw.inband, p.sw.oob
-    mgmt, storage, power, cooling = inp.mgmt, inp.storage, inp.power, inp.cooling
-    racks, floor, existing = inp.racks, inp.floor, inp.existing
     L = B.line
-    out = [L("compute", f"{node.name} (NICs included)", nodes, node)]
+    out = []
     sw_t = _entry(catalog, "transceiver", fab.switch_transceiver)
     nd_t = _entry(catalog, "transceiver", fab.node_transceiver)
     fiber = _entry(catalog, "cable", fab.fiber_cable)
@@ -367,28 +382,13 @@ def _bom(catalog, inp: BomInputs, rules) -> tuple[B.BomLine, ...]:
                  oob_sw))
     if mgmt.ufm_appliances:
         out.append(L("network", "fabric manager (UFM) appliance", mgmt.ufm_appliances,
-                     B.rule_price(rules, "ufm_appliance_usd"), catalog_id=None))
+                     B.rule_price(rules, "ufm_appliance_usd",
+                                  part_number="NVIDIA UFM Enterprise Appliance (NDR, 1U) "
+                                              "with UFM Enterprise licence"),
+                     catalog_id=None))
     out.append(L("other", "management / head-node server", mgmt.management_servers,
-                 B.rule_price(rules, "management_server_usd"), catalog_id=None))
-    for t in storage.tiers:
-        if t.system_id is not None:
-            out.append(L("storage", f"{t.tier} building block", t.blocks,
-                         _entry(catalog, "storage", t.system_id), catalog_id=t.system_id))
-    note = B.FACILITY_NOTE
-    if not existing:   # an existing facility already has its UPS, generators and air handlers
-        out += [
-            L("power", f"UPS module {power.ups_module_kw:,.0f} kW ({power.ups_redundancy})",
-              power.ups_modules, note=note),
-            L("power", f"diesel generator {power.generator_kw:,.0f} kW (N+spare)",
-              power.generators, note=note)]
-    out.append(L("power", "rack PDU (415 V 3-phase 60 A class) and branch circuit", power.pdus,
-                 B.rule_price(rules, "rack_pdu_usd"), catalog_id=None))
-    if not existing:
-        out.append(L("cooling", "CRAH / air handler (N+1)", cooling.crah_units, note=note))
-    if cooling.cdu_units:
-        out.append(L("cooling", "coolant distribution unit (N+1)", cooling.cdu_units,
-                     B.rule_price(rules, "cdu_usd"), catalog_id=None))
-    out += [L("facility", "rack enclosure", racks.total, B.rule_price(rules, "rack_enclosure_usd"),
-              catalog_id=None),
-            L("facility", "white-space floor area (m2)", round(floor.area_m2, 1), note=note)]
-    return tuple(out)
+                 B.rule_price(rules, "management_server_usd",
+                              reason="built to the RA's spec (2-socket x86, >= 24 cores, 384 GB, "
+                                     "4 x HDR200, R1 Table 7) by any OEM; no single part number"),
+                 catalog_id=None))
+    return out

@@ -31,6 +31,8 @@ class Medium:
     usd_per_link: float
     source: str
     as_of: str
+    cable_usd_per_link: float = 0.0   #: the fibre's share of usd_per_link (optical media)
+    ports_per_module: int = 1         #: link ends one transceiver carries (twin-port: 2)
 
     @property
     def copper(self) -> bool:

@@ -74,3 +74,4 @@ class BomInputs:
     racks: Racks
     floor: Any
     existing: bool
+    purchase: Any = None  #: the date the GPU servers are bought (``buildout.start_date``): their price

@@ -107,6 +107,9 @@ class ClusterDesign:
             "cooling": {
                 "mode": c.mode, "pue": c.pue, "heat_kw": c.heat_kw, "liquid_kw": c.liquid_kw,
                 "air_kw": c.air_kw, "crah_units": c.crah_units, "cdu_units": c.cdu_units,
+                "crah_rating_kw": c.crah_rating_kw, "rdhx_units": c.rdhx_units,
+                "rdhx_kw": c.rdhx_kw, "chillers": c.chillers,
+                "chiller_rating_kw": c.chiller_rating_kw,
                 "high_density": c.high_density,
             },
             "storage": {

@@ -1,15 +1,19 @@
-"""The floor plan to scale: every hall, its rows, aisles, racks and power / cooling equipment
-(see the package docstring for what is drawn and the dimensions used)."""
+"""The floor plan: one sheet per hall at a standard scale (1:100, 1:200 ...) on the smallest ISO
+A sheet that holds it, with a title block, and for a multi-hall site a key plan of every hall
+with the inter-hall cable trunks. Everything a hall sheet draws comes from
+:func:`clustertwin.drawings.hall_layout.hall_layouts` (checked by ``check_layout``); every
+text is at least 2 mm tall at the sheet's print size (:mod:`clustertwin.drawings.sheet`)."""
 
 from __future__ import annotations
 
-from clustertwin.drawings.svgkit import KIND_COLOURS, line, rect, svg_open, text
+from clustertwin.drawings import sheet as S
+from clustertwin.drawings.hall_layout import hall_layouts
+from clustertwin.drawings.svgkit import KIND_COLOURS
 
-#: drawing scale, pixels per metre
-SCALE_PX_PER_M = 12.0
-_MARGIN_M = 4.0
-_GALLERY_M = 3.0        #: mechanical gallery along each hall's front wall (CRAHs)
 _COLD, _HOT = "#dbeaf7", "#f7d9d4"
+COLOURS = {"crah": "#9ecae1", "cdu": "#26a69a", "rdhx": "#3182bd", "gallery": "#eeeeee",
+           "busway": "#d62728"}
+_PAD_M = 2.5          #: room around a hall on its sheet for dimensions, m
 
 
 def inventory_of(design, inventory=None, name: str = ""):
@@ -24,14 +28,6 @@ def inventory_of(design, inventory=None, name: str = ""):
     from clustertwin.design.site.inventory import build_inventory
 
     return build_inventory(SimpleNamespace(name=name or "cluster"), cat, design), cat
-
-
-def _halls(inv) -> dict[int, tuple[int, int]]:
-    """hall -> (first site row, rows in the hall)."""
-    out: dict[int, list[int]] = {}
-    for r in inv.racks:
-        out.setdefault(r.hall, []).append(r.row)
-    return {h: (min(rows), max(rows) - min(rows) + 1) for h, rows in sorted(out.items())}
 
 
 def inter_hall_counts(inv, cols) -> dict[tuple[int, int], int]:
@@ -51,193 +47,247 @@ def inter_hall_counts(inv, cols) -> dict[tuple[int, int], int]:
     return out
 
 
-def floor_plan_svg(design, inventory=None, name: str = "", trunks=None,
-                   detail_halls: int | None = None) -> str:
-    """Every hall seen from above, to scale (package docstring). With ``detail_halls`` only the
-    first that many halls are drawn rack by rack; the others are drawn as outlines to scale
-    with their rack counts (keeps a 100K-GPU page small)."""
+def layouts(design, inventory=None, name: str = ""):
+    """(inventory, hall layouts, geometry, racks per row) of a design."""
     from clustertwin.design.geometry import Geometry
     from clustertwin.design.rules import load_rules
 
-    inv, _ = inventory_of(design, inventory, name)
+    inv, cat = inventory_of(design, inventory, name)
     rules = load_rules()
     geo = Geometry.from_rules(rules)
     per_row = max(1, int(rules.num("racks_per_row")))
-    halls = _halls(inv)
-    s = SCALE_PX_PER_M
-    hw = geo.hall_width_m(per_row)
-    depth = max((geo.hall_depth_m(n) for _, n in halls.values()), default=geo.hall_depth_m(1))
-    w = (2 * _MARGIN_M + len(halls) * hw + (len(halls) - 1) * geo.hall_gap_m) * s
-    h = (2 * _MARGIN_M + _GALLERY_M + depth + 4) * s
-    shown = len(halls) if detail_halls is None else max(1, min(detail_halls, len(halls)))
-    note = "" if shown == len(halls) else f", racks drawn in {shown} of them"
-    out = svg_open(max(w, 1150.0), h + 40, f"floor plan: {name or inv.name}, {len(inv.racks)} racks in "
-                   f"{len(halls)} hall(s){note}, to scale ({s:g} px per metre)")
-    crah = _per_hall(design.cooling.crah_units, len(halls))
-    for i, (hall, (first, rows)) in enumerate(halls.items()):
-        x0 = (_MARGIN_M + i * (hw + geo.hall_gap_m)) * s
-        y0 = (_MARGIN_M + _GALLERY_M) * s
-        if i < shown:
-            out += _hall(inv, geo, hall, first, rows, x0, y0, per_row, crah[i])
-        else:
-            out += _hall_block(inv, geo, hall, rows, x0, y0, per_row)
-    out += _trunks(trunks or {}, list(halls), hw, geo.hall_gap_m)
-    out += _scale_bar(h, s) + _legend(h + 20, inv)
+    return inv, hall_layouts(design, inv, cat, geo, per_row), geo, per_row
+
+
+def floor_plan_sheets(design, inventory=None, name: str = "", *, trunks=None, date: str = "",
+                      revision: str = "A") -> list[tuple[str, str]]:
+    """[(file stem, SVG)]: a multi-hall site's key plan first (``floor-plan``), then one sheet
+    per hall (``floor-plan-hall-NN``); a single hall is one sheet (``floor-plan``)."""
+    inv, lays, geo, per_row = layouts(design, inventory, name)
+    project = name or inv.name
+    multi = len(lays) > 1
+    total = len(lays) + (1 if multi else 0)
+    out = []
+    if multi:
+        out.append(("floor-plan", _site_sheet(inv, lays, geo, trunks or {}, project, date,
+                                              revision, total)))
+    for i, lay in enumerate(lays):
+        stem = f"floor-plan-hall-{lay.hall:02d}" if multi else "floor-plan"
+        out.append((stem, _hall_sheet(design, lay, geo, project, date, revision,
+                                      i + 1 + (1 if multi else 0), total)))
+    return out
+
+
+def floor_plan_svg(design, inventory=None, name: str = "", trunks=None,
+                   detail_halls: int | None = None, *, date: str = "",
+                   revision: str = "A") -> str:
+    """The first floor-plan sheet: the key plan of a multi-hall site, else the hall's sheet.
+    ``detail_halls=1`` returns the first hall's sheet of a multi-hall site instead."""
+    sheets = floor_plan_sheets(design, inventory, name, trunks=trunks, date=date,
+                               revision=revision)
+    if detail_halls and len(sheets) > 1:
+        return sheets[1][1]
+    return sheets[0][1]
+
+
+def _hall_sheet(design, lay, geo, project: str, date: str, rev: str, n: int, of: int) -> str:
+    ex, ey, ew, eh = lay.envelope
+    sh = S.choose_sheet(ew + 2 * _PAD_M, eh + 2 * _PAD_M)
+    ax, ay, aw, ah = sh.area
+    ox = ax + (aw - sh.mm(ew + 2 * _PAD_M)) / 2 + sh.mm(_PAD_M + lay.gallery_m)
+    oy = ay + sh.mm(_PAD_M)
+
+    def P(x: float, y: float) -> tuple[float, float]:
+        return ox + sh.mm(x), oy + sh.mm(y)
+
+    racks = [b for b in lay.boxes if b.kind == "rack"]
+    title = (f"floor plan: {project}, hall {lay.hall}: {len(racks)} racks in {lay.rows} rows, "
+             f"{lay.width_m:.1f} m x {lay.depth_m:.1f} m white space, 1:{sh.scale} at {sh.size}")
+    out = S.open_sheet(sh, title)
+    out += _galleries(lay, P, sh)
+    out.append(_rect(*P(0, 0), sh.mm(lay.width_m), sh.mm(lay.depth_m), "#ffffff", "hall",
+                     f"hall {lay.hall}: {lay.width_m:.1f} m x {lay.depth_m:.1f} m", "#000"))
+    for b in lay.boxes:
+        out.append(_box(b, P, sh))
+    out += _busway_lines(lay, P)
+    out += _labels(lay, P, sh, geo)
+    x0, y0 = P(0, 0)
+    out.append(S.text(x0 + sh.mm(lay.width_m) / 2, y0 + sh.mm(lay.depth_m) + 4.5,
+                      f"{lay.width_m:.1f} m", anchor="middle", cls="dimension"))
+    out.append(S.text(x0 - sh.mm(lay.gallery_m) - 2, y0 + sh.mm(lay.depth_m) / 2,
+                      f"{lay.depth_m:.1f} m", anchor="middle", cls="dimension", rotate=True))
+    out += _legend(sh, lay, design)
+    right = ox + sh.mm(lay.width_m + lay.gallery_m) + 12
+    below = oy + sh.mm(lay.depth_m) + 14
+    if ax + aw - right >= 90:                       # the schedule beside the hall, or below it
+        out += _schedule(right, ay + 10, lay, design)
+    elif ay + ah - below >= 75:
+        out += _schedule(ax + 10, below, lay, design)
+    out += S.title_block(sh, project=project, scenario=project,
+                         drawing=f"hall {lay.hall} floor plan ({design.cooling.mode} cooling)",
+                         date=date, revision=rev, number=n, of=of)
     out.append("</svg>")
     return "\n".join(out) + "\n"
 
 
-def _per_hall(n: int, halls: int) -> list[int]:
-    return [n * (i + 1) // max(1, halls) - n * i // max(1, halls) for i in range(max(1, halls))]
+def _rect(x: float, y: float, w: float, h: float, fill: str, cls: str, title: str = "",
+          stroke: str = "", sw: float = 0.15) -> str:
+    from clustertwin.quoting import html_text
+
+    s = f' stroke="{stroke}" stroke-width="{sw:g}"' if stroke else ""
+    t = f"<title>{html_text(title)}</title>" if title else ""
+    return (f'<rect class="{cls}" x="{x:.2f}" y="{y:.2f}" width="{w:.2f}" height="{h:.2f}" '
+            f'fill="{fill}"{s}>{t}</rect>')
 
 
-def _hall(inv, geo, hall: int, first: int, rows: int, x0: float, y0: float, per_row: int,
-          crahs: int) -> list[str]:
-    s = SCALE_PX_PER_M
-    hw, hd = geo.hall_width_m(per_row), geo.hall_depth_m(rows)
-    out = [rect(x0, y0, hw * s, hd * s, "#ffffff", cls="hall", stroke="#222",
-                title=f"hall {hall}: {hw:.1f} m x {hd:.1f} m"),
-           text(x0 + hw * s / 2, y0 - _GALLERY_M * s - 6, f"hall {hall}", anchor="middle",
-                size=12),
-           text(x0 + hw * s / 2, y0 + hd * s + 14, f"{hw:.1f} m", anchor="middle",
-                cls="dimension"),
-           text(x0 - 4, y0 + hd * s / 2, f"{hd:.1f} m", anchor="end", cls="dimension")]
-    out += _aisles(geo, rows, x0, y0, hw)
-    out += _racks(inv, geo, hall, first, x0, y0)
-    out += _row_ends(inv, geo, hall, first, rows, x0, y0, per_row)
-    gy = y0 - _GALLERY_M * s
-    out.append(rect(x0, gy, hw * s, _GALLERY_M * s, "#eeeeee", stroke="#999",
-                    title=f"hall {hall} mechanical gallery ({_GALLERY_M:g} m)"))
-    cw = min(2.4, 0.85 * hw / max(1, crahs))           # CRAH width along the gallery (m)
-    for k in range(crahs):
-        cx = x0 + (k + 0.5) * hw * s / max(1, crahs)
-        out.append(rect(cx - cw * s / 2, gy + 0.8 * s, cw * s, 1.2 * s, "#9ecae1", cls="crah",
-                        stroke="#333", title=f"CRAH {k + 1} of hall {hall}"))
-        out.append(text(cx, gy + 1.6 * s, "CRAH", anchor="middle", size=min(0.7, cw / 3) * s))
-    return out
+def _box(b, P, sh) -> str:
+    x, y = P(b.x, b.y)
+    fill = {"rack": KIND_COLOURS.get(b.rack_kind, "#999"), "cold-aisle": _COLD,
+            "hot-aisle": _HOT}.get(b.kind, COLOURS.get(b.kind, "#999"))
+    stroke = "#ffffff" if b.kind == "rack" else ("#333" if b.kind in COLOURS else "")
+    return _rect(x, y, sh.mm(b.w), sh.mm(b.h), fill, b.kind, b.name, stroke)
 
 
-def _hall_block(inv, geo, hall: int, rows: int, x0: float, y0: float, per_row: int) -> list[str]:
-    """A hall not drawn rack by rack: its outline to scale, dimensions and rack counts by kind."""
-    s = SCALE_PX_PER_M
-    hw, hd = geo.hall_width_m(per_row), geo.hall_depth_m(rows)
-    kinds: dict[str, int] = {}
-    for r in inv.racks:
-        if r.hall == hall:
-            kinds[r.kind] = kinds.get(r.kind, 0) + 1
-    label = ", ".join(f"{n:,} {k}" for k, n in sorted(kinds.items()))
-    out = [rect(x0, y0, hw * s, hd * s, "#f4f4f4", cls="hall hall-block", stroke="#222",
-                title=f"hall {hall}: {hw:.1f} m x {hd:.1f} m, {rows} rows ({label} racks)"),
-           text(x0 + hw * s / 2, y0 - 6, f"hall {hall}", anchor="middle", size=12),
-           text(x0 + hw * s / 2, y0 + hd * s / 2, f"{rows} rows", anchor="middle", size=11),
-           text(x0 + hw * s / 2, y0 + hd * s / 2 + 14, f"{label} racks", anchor="middle",
-                size=9),
-           text(x0 + hw * s / 2, y0 + hd * s + 14, f"{hw:.1f} m", anchor="middle",
-                cls="dimension"),
-           text(x0 - 4, y0 + hd * s / 2, f"{hd:.1f} m", anchor="end", cls="dimension")]
-    return out
-
-
-def _aisles(geo, rows: int, x0: float, y0: float, hw: float) -> list[str]:
-    s = SCALE_PX_PER_M
+def _galleries(lay, P, sh) -> list[str]:
     out = []
-    for r in range(1, rows + 2, 2):                       # cold aisles before odd rows
-        y = y0 + (float(geo.row_top_m(r)) - geo.cold_aisle_m) * s
-        out.append(rect(x0, y, hw * s, geo.cold_aisle_m * s, _COLD, cls="cold-aisle",
-                        title=f"cold aisle {geo.cold_aisle_m:g} m"))
-    for r in range(1, rows, 2):                           # contained hot aisle of each pair
-        y = y0 + (float(geo.row_top_m(r)) + geo.rack_depth_m) * s
-        out.append(rect(x0 + geo.end_aisle_m * s, y, (hw - 2 * geo.end_aisle_m) * s,
-                        geo.hot_aisle_m * s, _HOT, cls="hot-aisle",
-                        title=f"hot aisle {geo.hot_aisle_m:g} m, contained"))
+    for side, gx in (("left", -lay.gallery_m), ("right", lay.width_m)):
+        x, y = P(gx, 0)
+        out.append(_rect(x, y, sh.mm(lay.gallery_m), sh.mm(lay.depth_m), COLOURS["gallery"],
+                         "gallery", f"{side} mechanical gallery ({lay.gallery_m:.1f} m)", "#000"))
     return out
 
 
-def _racks(inv, geo, hall: int, first: int, x0: float, y0: float) -> list[str]:
-    s = SCALE_PX_PER_M
+def _busway_lines(lay, P) -> list[str]:
     out = []
-    for r in inv.racks:
-        if r.hall != hall:
-            continue
-        x = x0 + (geo.end_aisle_m + (r.position - 1) * geo.rack_width_m) * s
-        y = y0 + float(geo.row_top_m(r.row - first + 1)) * s
-        tier = f", {r.tier}" if r.tier else ""
-        out.append(rect(x, y, geo.rack_width_m * s, geo.rack_depth_m * s,
-                        KIND_COLOURS.get(r.kind, "#999"), cls="rack", stroke="#fff",
-                        title=f"{r.name} ({r.kind}{tier})"))
-        out.append(text(x + geo.rack_width_m * s / 2, y + geo.rack_depth_m * s * 0.6,
-                        r.name, anchor="middle", size=geo.rack_width_m * s * 0.22,
-                        fill="#fff", cls="rack-label"))
+    for x0, x1, y, feed in lay.busways:
+        (a, b), (c, _) = P(x0, y), P(x1, y)
+        dash = "2 1" if feed == "A" else "0.6 0.8"
+        out.append(f'<line class="busway" x1="{a:.2f}" y1="{b:.2f}" x2="{c:.2f}" y2="{b:.2f}" '
+                   f'stroke="{COLOURS["busway"]}" stroke-width="0.3" stroke-dasharray="{dash}">'
+                   f"<title>busway {feed}</title></line>")
     return out
 
 
-def _row_ends(inv, geo, hall: int, first: int, rows: int, x0: float, y0: float,
-              per_row: int) -> list[str]:
-    """An RPP at the left end of every row, CDUs at the right end of the rows they serve,
-    a 'network row' mark on rows of network racks only."""
-    s = SCALE_PX_PER_M
-    cdus: dict[int, list[str]] = {}
-    for d in inv.role("cdu"):
-        cdus.setdefault(d.row, []).append(d.name)
-    pdus: dict[int, int] = {}
-    kinds: dict[int, set[str]] = {}
-    for r in inv.racks:
-        if r.hall == hall:
-            kinds.setdefault(r.row, set()).add(r.kind)
-    for d in inv.role("pdu"):
-        pdus[d.row] = pdus.get(d.row, 0) + 1
+def _labels(lay, P, sh, geo) -> list[str]:
+    """Rack names along each rack where 2 mm text fits, else a row label at each row's left
+    end; CRAH labels along their units."""
     out = []
-    right = x0 + (geo.end_aisle_m + per_row * geo.rack_width_m) * s
-    for row in range(first, first + rows):
-        y = y0 + float(geo.row_top_m(row - first + 1)) * s
-        out.append(rect(x0 + 0.3 * s, y, 0.8 * s, geo.rack_depth_m * s, "#fdd835", cls="rpp",
-                        stroke="#333", title=f"RPP row {row}: feeds {pdus.get(row, 0)} rack PDUs"))
-        here = cdus.get(row, [])
-        deep = geo.rack_depth_m / max(1, -(-len(here) // 2))   # two abreast in the end aisle
-        for k, nm in enumerate(here):
-            out.append(rect(right + (0.1 + 0.8 * (k % 2)) * s, y + (k // 2) * deep * s,
-                            0.7 * s, deep * s, "#26a69a", cls="cdu", stroke="#333",
-                            title=f"{nm} (CDU)"))
-        if kinds.get(row) == {"network"}:
-            out.append(text(right + 0.2 * s, y - 2, "network row", size=0.6 * s))
+    racks = [b for b in lay.boxes if b.kind == "rack"]
+    long = max((len(b.name.split(" ")[0]) for b in racks), default=0)
+    per_rack = (sh.mm(geo.rack_width_m) >= S.MIN_TEXT_MM * 1.2
+                and S.text_fits("x" * long, S.MIN_TEXT_MM, sh.mm(geo.rack_depth_m) * 0.9))
+    if per_rack:
+        for b in racks:
+            x, y = P(b.x + b.w / 2, b.y + b.h / 2)
+            out.append(S.text(x + 0.7, y, b.name.split(" ")[0], S.MIN_TEXT_MM, anchor="middle",
+                              cls="rack-label", fill="#fff", rotate=True))
+    else:
+        for k in range(1, lay.rows + 1):
+            x, y = P(0.15, float(geo.row_top_m(k)) + geo.rack_depth_m * 0.75)
+            out.append(S.text(x, y, f"row {lay.first_row + k - 1}", S.MIN_TEXT_MM,
+                              cls="row-label"))
+    for b in lay.of("crah"):
+        if S.text_fits("CRAH", S.MIN_TEXT_MM, sh.mm(b.h)) and sh.mm(b.w) >= 2.4:
+            x, y = P(b.x + b.w / 2, b.y + b.h / 2)
+            out.append(S.text(x + 0.7, y, "CRAH", S.MIN_TEXT_MM, anchor="middle", rotate=True,
+                              cls="crah-label"))
     return out
 
 
-def _trunks(trunks: dict, halls: list[int], hw: float, gap: float) -> list[str]:
-    """Inter-hall cable trunks: an arc over the galleries between the two halls' centres,
-    labelled with its link count."""
-    s = SCALE_PX_PER_M
-    centre = {h: (_MARGIN_M + i * (hw + gap) + hw / 2) * s for i, h in enumerate(halls)}
-    out = []
-    for k, ((a, b), n) in enumerate(sorted(trunks.items())):
-        if a not in centre or b not in centre:
-            continue
-        y = (_MARGIN_M - 0.6 - 0.5 * (k % 4)) * s
-        out.append(line(centre[a], y, centre[b], y, stroke="#6a3d9a", width=3))
-        label = text((centre[a] + centre[b]) / 2, y - 3, f"hall {a} - hall {b}: {n:,} links",
-                     anchor="middle", size=9)
-        out.append(f'<g class="trunk">{rect(centre[a] - 2, y - 2, 4, 4, "#6a3d9a")}{label}</g>')
-    return out
-
-
-def _scale_bar(y: float, s: float) -> list[str]:
-    x = _MARGIN_M * s
-    return [line(x, y, x + 10 * s, y, width=2), line(x, y - 4, x, y + 4),
-            line(x + 10 * s, y - 4, x + 10 * s, y + 4),
-            text(x + 5 * s, y - 6, "10 m", anchor="middle", cls="scale")]
-
-
-def _legend(y: float, inv) -> list[str]:
+def _legend(sh, lay, design) -> list[str]:
+    """Key, notes and scale bar in the strip left of the title block."""
+    x = S.MARGIN_MM + 2
+    y = sh.height_mm - S.MARGIN_MM - S.TITLE_BLOCK_MM[1] + 4
     items = [(k, c) for k, c in KIND_COLOURS.items()] + [
-        ("cold aisle", _COLD), ("hot aisle (contained)", _HOT), ("RPP", "#fdd835"),
-        ("CDU", "#26a69a"), ("CRAH", "#9ecae1")]
-    out, x = [], _MARGIN_M * SCALE_PX_PER_M
+        ("cold aisle", _COLD), ("hot aisle (contained)", _HOT), ("CRAH (gallery)", COLOURS["crah"]),
+        ("rear-door HX", COLOURS["rdhx"]), ("CDU", COLOURS["cdu"])]
+    out = ['<g class="legend">']
+    cx = x
     for label, colour in items:
-        n = sum(1 for r in inv.racks if r.kind == label)
-        out.append(rect(x, y, 10, 10, colour, stroke="#333"))
-        out.append(text(x + 13, y + 9, f"{label} ({n})" if n else label))
-        x += 16 + 7 * len(label) + (30 if n else 0)
+        out.append(_rect(cx, y, 3, 3, colour, "key", stroke="#333"))
+        out.append(S.text(cx + 4, y + 2.6, label))
+        cx += 8 + 1.5 * len(label)
+    crahs = len(lay.of("crah"))
+    note = (f"hall {lay.hall}: {lay.rows} rows; {crahs} fan-wall CRAHs (N+1) in the side "
+            f"galleries; {len(lay.of('rdhx'))} rear doors; {len(lay.of('cdu'))} CDUs; "
+            "A (dashed) and B (dotted) overhead busway over every row")
+    out.append(S.text(x, y + 9, note, cls="note"))
+    out.append(S.text(x, y + 14, f"{design.power.rack_kw:.1f} kW per compute rack at maximum "
+                      f"draw; cooling mode {design.cooling.mode}", cls="note"))
+    out.append("</g>")
+    out += S.scale_bar(sh, x, y + 24)
     return out
 
 
+def _schedule(x: float, y: float, lay, design) -> list[str]:
+    """The hall's schedule beside the plan: racks by kind, load, cooling and power units."""
+    kinds: dict[str, int] = {}
+    for b in lay.of("rack"):
+        kinds[b.rack_kind] = kinds.get(b.rack_kind, 0) + 1
+    c, p = design.cooling, design.power
+    halls = max(1, getattr(c, "halls", 1))
+    rows = [("white space", f"{lay.width_m:.1f} m x {lay.depth_m:.1f} m "
+             f"({lay.width_m * lay.depth_m:,.0f} m2)"),
+            ("with galleries", f"{lay.width_m + 2 * lay.gallery_m:.1f} m x {lay.depth_m:.1f} m"),
+            ("rows", f"{lay.rows} (site rows {lay.first_row}-{lay.first_row + lay.rows - 1})")]
+    rows += [(f"{k} racks", f"{n:,}") for k, n in sorted(kinds.items())]
+    rows += [("compute rack", f"{p.rack_kw:.1f} kW at maximum draw"),
+             ("cooling", c.mode),
+             ("CRAHs (N+1)", f"{len(lay.of('crah'))} x {c.crah_rating_kw:,.0f} kW fan walls"),
+             ("room air load", f"{c.air_kw / halls:,.0f} kW (site {c.air_kw:,.0f} kW)"),
+             ("rear doors", f"{len(lay.of('rdhx')):,} x {c.rdhx_kw / max(1, c.rdhx_units):,.1f} "
+                            "kW" if c.rdhx_units else "none"),
+             ("CDUs", f"{len(lay.of('cdu')):,}"),
+             ("busway", f"{len(lay.busways):,} runs (A and B per row)")]
+    out = ['<g class="schedule">', S.text(x, y, f"hall {lay.hall} schedule", S.HEAD_MM,
+                                           weight="bold")]
+    for i, (k, v) in enumerate(rows):
+        out.append(S.text(x, y + 8 + i * 4.5, k, fill="#555"))
+        out.append(S.text(x + 32, y + 8 + i * 4.5, v))
+    out.append("</g>")
+    return out
 
+
+def _site_sheet(inv, lays, geo, trunks: dict, project: str, date: str, rev: str,
+                of: int) -> str:
+    """Key plan: every hall's outline with galleries, rows and rack counts, and the trunks."""
+    hw = lays[0].width_m + 2 * lays[0].gallery_m
+    gap = geo.hall_gap_m - 2 * lays[0].gallery_m
+    depth = max(lay.depth_m for lay in lays)
+    ext_w = len(lays) * hw + (len(lays) - 1) * gap + 2 * _PAD_M
+    sh = S.choose_sheet(ext_w, depth + 4 * _PAD_M)
+    ax, ay, aw, _ = sh.area
+    ox = ax + (aw - sh.mm(ext_w)) / 2 + sh.mm(_PAD_M)
+    oy = ay + sh.mm(3 * _PAD_M)
+    out = S.open_sheet(sh, f"key plan: {project}, {len(inv.racks)} racks in {len(lays)} halls, "
+                           f"1:{sh.scale} at {sh.size}")
+    centre = {}
+    for i, lay in enumerate(lays):
+        x = ox + sh.mm(i * (hw + gap))
+        kinds: dict[str, int] = {}
+        for b in lay.of("rack"):
+            kinds[b.rack_kind] = kinds.get(b.rack_kind, 0) + 1
+        label = ", ".join(f"{n:,} {k}" for k, n in sorted(kinds.items()))
+        out.append(_rect(x, oy, sh.mm(hw), sh.mm(lay.depth_m), "#f4f4f4", "hall hall-block",
+                         f"hall {lay.hall}: {lay.width_m:.1f} m x {lay.depth_m:.1f} m, "
+                         f"{lay.rows} rows ({label} racks)", "#000", 0.3))
+        cx = x + sh.mm(hw) / 2
+        centre[lay.hall] = cx
+        out.append(S.text(cx, oy - 2, f"hall {lay.hall}", S.TEXT_MM, anchor="middle"))
+        out.append(S.text(cx, oy + sh.mm(lay.depth_m) / 2, f"{lay.rows} rows, "
+                          f"{sum(kinds.values()):,} racks", S.MIN_TEXT_MM, anchor="middle",
+                          rotate=True))
+        out.append(S.text(cx, oy + sh.mm(lay.depth_m) + 4, f"{lay.width_m:.1f} m + galleries",
+                          S.MIN_TEXT_MM, anchor="middle", cls="dimension"))
+    for k, ((a, b), n) in enumerate(sorted(trunks.items())):
+        if a in centre and b in centre:
+            y = oy - 6 - 4 * (k % 3)
+            out.append(f'<g class="trunk"><line x1="{centre[a]:.2f}" y1="{y:.2f}" '
+                       f'x2="{centre[b]:.2f}" y2="{y:.2f}" stroke="#6a3d9a" stroke-width="0.8"/>')
+            out.append(S.text((centre[a] + centre[b]) / 2, y - 1,
+                              f"hall {a} - hall {b}: {n:,} links", anchor="middle") + "</g>")
+    out += S.scale_bar(sh, S.MARGIN_MM + 2, sh.height_mm - S.MARGIN_MM - 8)
+    out += S.title_block(sh, project=project, scenario=project, drawing="site key plan, all halls",
+                         date=date, revision=rev, number=1, of=of)
+    out.append("</svg>")
+    return "\n".join(out) + "\n"

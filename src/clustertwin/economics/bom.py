@@ -1,40 +1,28 @@
 """The bill of materials a vendor can quote: one line per orderable part, priced, summing to
-``economics.capex_usd``.
+``economics.capex_usd``. It is the one bill every output shows: ``plan.html`` and the web app
+(:func:`bom_html`), ``bom.csv`` (:func:`bom_csv`) and ``bom.xlsx``.
 
 ``vendor_bom(design, economics, catalog) -> tuple[VendorLine, ...]``:
 
-* every priced IT line of the design's BOM (compute, network, storage, management), with its
-  vendor, part number where the catalog has one, unit and extended price, source and date;
+* every line of the design's bill of materials (:mod:`clustertwin.design.bom`) the facility
+  buys: IT and tenant fit-out always, the building and its plant only when it is built
+  (``economics.facility == "build"``), each with its vendor, part number (or the reason it has
+  none), unit and extended price, source and date;
 * installation and integration (the cost book's share of IT hardware, as economics counts it);
-* a built facility (``economics.facility == "build"``): the cost book's $/MW figure split into
-  switchgear, UPS, generators, busway/RPPs, chillers, CRAHs, CDUs, piping, shell, site, fire,
-  controls and low-voltage lines (``data/facility_split.yaml``: sourced group shares, judged
-  line shares; quantities from the design); a leased facility: the tenant fit-out lines the
-  design prices (rack PDUs, CDUs, rack enclosures), as economics counts them.
+* a built facility whose design lists no plant: one line at the cost book's $/MW.
 
-So the extended prices sum to ``economics.capex_usd`` by construction (the same figures, split
-into lines; facility unit prices are rounded to cents, so the sum may differ by cents per line). Text meant for a vendor goes through :func:`vendor_text`, which drops the project's
-internal reference tags (``[C]``, ``[S R12]``, ``(DC 4.6 ...)``).
+So the extended prices sum to ``economics.capex_usd`` by construction (the same lines and the
+same figures). Text meant for a vendor goes through :func:`vendor_text`, which drops the
+project's internal reference tags (``[C]``, ``[S R12]``, ``(DC 4.6 ...)``).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import astuple, dataclass
-from functools import lru_cache
-from importlib import resources
-
-import yaml
 
 COLUMNS = ("category", "vendor", "part_number", "description", "quantity", "unit", "unit_usd",
-           "total_usd", "source", "as_of")
-_VENDORS = ("NVIDIA", "Arista", "Broadcom", "DDN", "VAST", "Dell", "Supermicro", "HPE",
-            "Meta", "Cisco", "Juniper", "WEKA", "Pure Storage", "Seagate")
-_FACILITY_CATS = ("power", "cooling", "facility")
-#: a vendor part / model number in a catalog entry's name (MMA4Z00-NS, QM9700, SN4600C)
-_PART_RE = re.compile(r"\b[A-Z]{2,}[0-9][A-Z0-9]*(?:-[A-Z0-9]+)+\b|\b[A-Z]{2}[0-9]{4}[A-Z]?\b")
-
-
+           "total_usd", "source", "as_of", "part_number_reason")
 @dataclass(frozen=True)
 class VendorLine:
     category: str
@@ -42,11 +30,12 @@ class VendorLine:
     part_number: str
     description: str
     quantity: float
-    unit: str            #: each | kW | m2 | lot
+    unit: str            #: each | lot | MW | m2
     unit_usd: float
     total_usd: float
     source: str
     as_of: str
+    part_number_reason: str = ""
 
     def row(self) -> tuple:
         return astuple(self)
@@ -55,129 +44,94 @@ class VendorLine:
 def vendor_text(text: str) -> str:
     """``text`` without internal reference tags and notes, on one line."""
     out = re.sub(r"\[[^\]]*\]", "", str(text))
-    out = re.sub(r"\((?:DC|datacenter-anchors|seed)[^)]*\)", "", out)
-    out = re.sub(r"[,;]?\s*(?:DC \d|datacenter-anchors|shared/|seed \d)[^,;)]*", "", out)
+    out = re.sub(r"\((?:DC|DA|datacenter-anchors|seed)[^)]*\)", "", out)
+    out = re.sub(r"[,;]?\s*(?:DC \d|DA \d|datacenter-anchors|shared/|seed \d)[^,;)]*", "", out)
     out = re.sub(r"\s+([:;,)])", r"\1", re.sub(r"\s+", " ", out.replace("()", "")))
+    out = re.sub(r"(?<=[A-Za-z0-9])_(?=[A-Za-z0-9])", " ", out)   # our keys, in words
     out = out.strip(" ;,")
     return out
 
 
-def _split_as_of(source: str) -> tuple[str, str]:
-    """(source, as_of) from a design BOM source ``"... (2025-04)"``."""
-    m = re.search(r"\(([^()]*\d{4}[^()]*)\)\s*$", source)
-    if m:
-        return source[: m.start()].strip(), m.group(1)
-    return source, ""
-
-
-def _vendor(text: str) -> str:
-    for v in _VENDORS:
-        if v.lower() in text.lower():
-            return v
-    return "open to quote"
-
-
-def _part_number(catalog, catalog_id) -> tuple[str, str]:
-    """(part number, catalog entry name) of a catalog id ("" where unknown)."""
-    if catalog is None or not catalog_id:
-        return "", ""
-    for kind in ("node", "switch", "transceiver", "cable", "storage"):
-        if catalog.has(kind, catalog_id):
-            entry = catalog.get(kind, catalog_id)
-            name = str(getattr(entry, "name", ""))
-            m = _PART_RE.search(name)
-            return str(getattr(entry, "part_number", "") or (m.group(0) if m else "")), name
-    return "", ""
-
-
-def _design_lines(design, facility: str, catalog) -> list[VendorLine]:
+def _design_lines(design, facility: str) -> list[VendorLine]:
     out = []
     for ln in design.bom:
-        if ln.category in _FACILITY_CATS and (facility != "lease" or not ln.priced):
-            continue                  # a built facility's plant is in the $/MW split below
-        if not ln.quantity:
+        if not ln.quantity or (getattr(ln, "scope", "it") == "plant" and facility != "build"):
             continue
-        src, as_of = _split_as_of(ln.source)
-        unit = float(ln.unit_usd or 0.0)
-        total = float(ln.total_usd or 0.0)
+        src = ln.source
         if not ln.priced:
             src = f"no price found: {src} (counted at $0 in capex; ask for a quote)"
-        part, entry_name = _part_number(catalog, ln.catalog_id)
-        part = getattr(ln, "part_number", "") or part
-        out.append(VendorLine(ln.category, _vendor(f"{ln.item} {entry_name}"), part,
-                              vendor_text(ln.item), float(ln.quantity),
-                              "m2" if "(m2)" in ln.item else "each", unit, total,
-                              vendor_text(src), as_of))
-    return out
-
-
-@lru_cache(maxsize=1)
-def facility_split() -> dict:
-    text = resources.files("clustertwin.economics").joinpath("data/facility_split.yaml")
-    return yaml.safe_load(text.read_text())
-
-
-def _quantity(design, key: str) -> tuple[float, str]:
-    p, c = design.power, design.cooling
-    table = {"lot": (1.0, "lot"), "ups_modules": (p.ups_modules, "each"),
-             "generators": (p.generators, "each"), "it_kw": (round(p.it_kw, 1), "kW"),
-             "heat_kw": (round(p.it_kw, 1), "kW"), "crah_units": (c.crah_units, "each"),
-             "cdu_units": (c.cdu_units, "each"),
-             "area_m2": (round(design.floor.area_m2, 1), "m2")}
-    q, unit = table[key]
-    return float(q), unit
-
-
-def _facility_lines(design, facility_usd: float) -> list[VendorLine]:
-    """The facility capex split into vendor lines (see ``data/facility_split.yaml``)."""
-    split = facility_split()
-    total_share = sum(split["groups"].values())
-    out = []
-    for group, g_share in split["groups"].items():
-        lines = [(ln, *_quantity(design, ln["quantity"])) for ln in split["lines"]
-                 if ln["group"] == group]
-        lines = [x for x in lines if x[1] > 0]
-        inner = sum(ln["share"] for ln, _, _ in lines)
-        for ln, q, unit in lines:
-            total = facility_usd * g_share / total_share * ln["share"] / inner
-            src = (f"estimate: facility build cost per MW of critical IT load x {g_share:g} % "
-                   f"{group} ({split['source_groups']}) x this line's share of the group "
-                   f"({split['source_lines']})")
-            each = round(total / q, 2)          # a quote's unit price, in cents
-            out.append(VendorLine(ln["category"], "open to quote", "", ln["description"], q, unit,
-                                  each, round(each * q, 2), src, str(split["as_of"])))
+        vendor = ln.vendor or "open to quote"
+        out.append(VendorLine(ln.category, vendor, ln.part_number, vendor_text(ln.item),
+                              float(ln.quantity), ln.unit, float(ln.unit_usd or 0.0),
+                              float(ln.total_usd or 0.0), vendor_text(src), ln.as_of,
+                              vendor_text(ln.part_number_reason)))
     return out
 
 
 def vendor_bom(design, economics, catalog=None) -> tuple[VendorLine, ...]:
-    """Priced vendor lines whose ``total_usd`` sum to ``economics.capex_usd``."""
+    """Priced vendor lines whose ``total_usd`` sum to ``economics.capex_usd`` (``catalog`` is
+    accepted for callers that pass it; the lines carry everything they need)."""
     cap = economics.capex_by_category_usd
-    out = _design_lines(design, economics.facility, catalog)
+    out = _design_lines(design, economics.facility)
     if cap.get("integration", 0.0):
         out.append(VendorLine("services", "open to quote", "",
                               "installation, racking, cabling, burn-in and acceptance testing",
                               1.0, "lot", cap["integration"], cap["integration"],
-                              "estimate: a share of IT hardware capex (cost book integration_frac)",
-                              "2025"))
-    if economics.facility == "build" and cap.get("facility", 0.0):
-        out += _facility_lines(design, cap["facility"])
+                              "estimate: a share of IT hardware capex (the cost book's integration share)",
+                              "2025", "services, not a part"))
+    listed = sum(ln.total_usd for ln in out if ln.category != "services")
+    rest = economics.capex_usd - cap.get("integration", 0.0) - listed
+    if economics.facility == "build" and rest > 1.0:     # more than float rounding
+        out.append(VendorLine("facility", "open to quote", "",
+                              "facility build (shell, power and cooling plant) at the cost "
+                              "book's $ per MW of critical IT load", 1.0, "lot", rest, rest,
+                              "estimate: the cost book's facility build cost per MW x critical IT MW "
+                              "(Cushman & Wakefield Data Center Development Cost Guide 2025)",
+                              "2024-10", "a whole building priced per MW: the design lists no "
+                              "plant to price by equipment"))
     return tuple(out)
+
+
+def bom_html(lines) -> str:
+    """The bill of materials as an HTML table (plan.html, the web app): the same lines and
+    columns as ``bom.csv``, every text through :func:`clustertwin.quoting.html_text`."""
+    from clustertwin.quoting import html_text
+
+    head = "".join(f"<th data-col='{c}'>{html_text(c.replace('_usd', ' (USD)').replace('_', ' '))}"
+                   "</th>" for c in COLUMNS)
+    body = []
+    for ln in lines:
+        cells = _cells(ln)
+        body.append("<tr class='bom-line'>" + "".join(
+            f"<td data-col='{c}'>{html_text(v)}</td>" for c, v in zip(COLUMNS, cells, strict=True))
+            + "</tr>")
+    total = sum(ln.total_usd for ln in lines)
+    return (f"<h3>Bill of materials</h3><p>{len(lines)} lines, "
+            f"<span class='bom-total'>${total:,.2f}</span> (equals capex)</p>"
+            f"<table class='data bom'><tr>{head}</tr>{''.join(body)}</table>")
+
+
+def _cells(ln) -> list[str]:
+    """A line's CSV cells (text as written to ``bom.csv``)."""
+    r = list(ln.row())
+    r[4], r[6], r[7] = _num(r[4]), f"{r[6]:.2f}", f"{r[7]:.2f}"
+    return [str(v) for v in r]
 
 
 def bom_csv(lines) -> str:
     """``bom.csv``: a header of :data:`COLUMNS` and one row per line (prices in USD)."""
-    import csv
     import io
 
+    from clustertwin.quoting import csv_writer
+
     buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
+    w = csv_writer(buf)
     w.writerow(COLUMNS)
     for ln in lines:
-        r = list(ln.row())
-        r[4], r[6], r[7] = _num(r[4]), f"{r[6]:.2f}", f"{r[7]:.2f}"
-        w.writerow(r)
+        w.writerow(_cells(ln))
     return buf.getvalue()
 
 
 def _num(q: float) -> str:
-    return str(int(q)) if float(q).is_integer() else f"{q:.1f}"
+    """A quantity as written: an integer, else up to three decimals (MW of critical load)."""
+    return str(int(q)) if float(q).is_integer() else f"{q:.3f}".rstrip("0").rstrip(".")

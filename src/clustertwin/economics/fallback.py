@@ -56,8 +56,13 @@ def fallback_design(s: Scenario, cat: Catalog, gpus: int) -> FallbackDesign:
     modules = math.ceil(2 * links / xcvr.switch_ports)
     costs = cat.get("costs", s.economics.costs)
     tb = costs.items["storage_tb_per_gpu_default"].value * gpus if "storage_tb_per_gpu_default" in costs.items else 0.0
+    # GPU servers at the purchase date, as the design's bill of materials prices them
+    from clustertwin.catalog.pricing import price_at
+
+    gen = cat.gpu(node.gpu).generation if cat.has("gpu", node.gpu) else None
+    dated = price_at(cat, gen, node.price_usd or 0.0, node.price_as_of, s.buildout.start_date)
     bom = [
-        Line("compute", node.name, node.id, nodes, node.price_usd or 0.0, node.price_source),
+        Line("compute", node.name, node.id, nodes, dated.usd, node.price_source),
         Line("network", sw.name, sw.id, switches, sw.price_usd or 0.0, sw.price_source),
         Line("network", xcvr.name, xcvr.id, modules, xcvr.price_usd or 0.0, xcvr.price_source),
         Line("network", fiber.name, fiber.id, links, fiber.price_usd or 0.0, fiber.price_source),

@@ -3,10 +3,14 @@
 Conventions
 - Capex of IT equipment (compute, network, storage, integration) is depreciated straight-line
   over ``economics.depreciation_years``; a built facility over the cost book's facility life.
-- Facility ``build``: the shell and its power and cooling plant are capex at the cost book's
-  $/MW of critical IT load (which covers MEP), so power/cooling lines of the design's bill of
-  materials are not counted again. ``lease``: colocation $/kW-month is opex and the tenant's
-  power/cooling fit-out lines (rack PDUs, CDUs...) are capex.
+- Capex is the sum of the design's bill-of-materials lines (:mod:`clustertwin.design.bom`), plus
+  integration services as a share of IT hardware. Facility ``build``: every line counts, the
+  building and its power and cooling plant (``scope == "plant"``: transformers, switchgear, UPS,
+  generators, chillers, CRAHs, shell ...) priced by the equipment the design sized and
+  depreciated over the facility life. ``lease``: colocation $/kW-month is opex and only the IT
+  and tenant fit-out lines (rack PDUs, enclosures, rear doors, CDUs) are capex. A built facility
+  whose design lists no plant (a cluster sized for an existing facility) falls back to the cost
+  book's $/MW of critical IT load, with a note.
 - Energy = average IT draw x PUE x hours x price. Average draw is the node's typical training
   power over its maximum (catalog), else the cost book's default fraction.
 - Wasted compute is expressed as extra GPU-hours over a failure-free run: wall-clock time =
@@ -65,6 +69,8 @@ class EconomicsResult(BaseModel):
     basis: str
     unpriced_bom_lines: list[str] = []
     notes: list[str] = []
+    capex_plant_usd: float = 0.0     #: building and its power/cooling plant (built facility only)
+    capex_fitout_usd: float = 0.0    #: tenant fit-out: rack PDUs, enclosures, rear doors, CDUs
 
     def to_contract(self) -> dict[str, Any]:
         return self.model_dump()
@@ -90,16 +96,34 @@ def run_cost_cloud(gpus: int, usd_per_gpu_hour: float, ideal_days: float, waste:
     return gpus * usd_per_gpu_hour * ideal_days * 24.0 * (1.0 + waste)
 
 
-def _bom_lines(design: ClusterDesign) -> list[tuple[str, float, str | None]]:
-    """(category, total USD, item name if the line has no price) for each BOM line."""
+def _bom_lines(design: ClusterDesign) -> list[tuple[str, float, str | None, str]]:
+    """(category, total USD, item name if the line has no price, scope) per BOM line."""
     out = []
     for line in design.bom:
         unit, total = line.unit_usd, line.total_usd
         if total is None:
             total = (line.quantity or 0) * (unit or 0)
         unpriced = str(line.item) if unit is None else None
-        out.append((str(line.category), float(total or 0.0), unpriced))
+        out.append((str(line.category), float(total or 0.0), unpriced, str(line.scope)))
     return out
+
+
+def capex_lines(lines: list[tuple[str, float, str | None, str]], facility: str
+                ) -> tuple[dict[str, float], float, float, list[str]]:
+    """(capex by category, plant, fit-out, unpriced items) of the lines a ``facility`` buys:
+    plant lines only when it is built."""
+    capex = dict.fromkeys(CAPEX_CATEGORIES, 0.0)
+    plant = fitout = 0.0
+    unpriced: list[str] = []
+    for cat, total, missing, scope in lines:
+        if scope == "plant" and facility != "build":
+            continue                      # the colocation provider's plant
+        capex[cat if cat in capex else "other"] += total
+        plant += total if scope == "plant" else 0.0
+        fitout += total if scope == "fit-out" else 0.0
+        if missing:
+            unpriced.append(missing)
+    return capex, plant, fitout, unpriced
 
 
 def _facility(setting: str, design: ClusterDesign | None) -> str:
@@ -162,28 +186,24 @@ def economics(scenario: Scenario, catalog: Catalog, estimate: TrainingEstimate |
         basis = "design bill of materials"
     else:
         fb = fallback_design(scenario, catalog, gpus)
-        lines = [(ln.category, ln.total_usd, None if ln.unit_usd else ln.item) for ln in fb.bom]
+        lines = [(ln.category, ln.total_usd, None if ln.unit_usd else ln.item, "it")
+                 for ln in fb.bom]
         it_kw, nodes = fb.it_kw, fb.nodes
         basis = "fallback sizing (design stage unavailable)"
         notes.append("capex from a coarse fallback sizing; the design stage was not available")
     cluster_gpus = nodes * node.gpus
 
-    capex = dict.fromkeys(CAPEX_CATEGORIES, 0.0)
-    unpriced: list[str] = []
-    for cat, total, missing in lines:
-        cat = cat if cat in capex else "other"
-        if facility == "build" and cat in ("power", "cooling", "facility"):
-            continue  # covered by the $/MW facility figure
-        capex[cat] += total
-        if missing:
-            unpriced.append(missing)
+    capex, plant, fitout, unpriced = capex_lines(lines, facility)
     if unpriced:
         notes.append(f"{len(unpriced)} bill-of-materials lines have no catalog price and add $0 to capex: "
                      + "; ".join(unpriced[:6]) + ("; ..." if len(unpriced) > 6 else ""))
     it_hw = capex["compute"] + capex["network"] + capex["storage"] + capex["other"]
     capex["integration"] = it_hw * book.value("integration_frac")
-    if facility == "build":
-        capex["facility"] = facility_capex_usd(it_kw, book.value("facility_build_usd_per_mw"))
+    if facility == "build" and plant == 0.0:
+        plant = facility_capex_usd(it_kw, book.value("facility_build_usd_per_mw"))
+        capex["facility"] += plant
+        notes.append("facility: the design lists no plant (an existing facility's, or no design)"
+                     "; a built facility is priced at the cost book's $/MW of critical IT load")
 
     pue, pue_source = _pue(eco, design, node, book)
 
@@ -191,14 +211,14 @@ def economics(scenario: Scenario, catalog: Catalog, estimate: TrainingEstimate |
         book.value("avg_power_frac_default") if "avg_power_frac_default" in book.items else 0.75)
     opex = {
         "energy": energy_usd_per_month(it_kw * avg_frac, pue, eco.electricity_usd_per_kwh),
-        "facility": (capex["facility"] * book.value("facility_om_frac_per_year") / 12.0 if facility == "build"
+        "facility": (plant * book.value("facility_om_frac_per_year") / 12.0 if facility == "build"
                      else colocation_usd_per_month(it_kw, book.value("colo_usd_per_kw_month"))),
         "staff": _staff_fte(book, facility, cluster_gpus, notes) * book.value("staff_usd_per_fte_year") / 12.0,
         "maintenance": (it_hw + capex["integration"]) * book.value("hw_maintenance_frac_per_year") / 12.0,
     }
     facility_life = book.value("facility_life_years") if "facility_life_years" in book.items else 20.0
-    depreciation = ((sum(capex.values()) - capex["facility"]) / (eco.depreciation_years * 12.0)
-                    + capex["facility"] / (facility_life * 12.0))
+    depreciation = ((sum(capex.values()) - plant) / (eco.depreciation_years * 12.0)
+                    + plant / (facility_life * 12.0))
     monthly = depreciation + sum(opex.values())
     owned_gpu_hour = monthly / HOURS_PER_MONTH / max(cluster_gpus, 1)
 
@@ -221,4 +241,5 @@ def economics(scenario: Scenario, catalog: Catalog, estimate: TrainingEstimate |
         wasted_compute_frac=waste, wasted_compute_source=waste_src, run_days_wall_clock=wall_days,
         cluster_gpus=cluster_gpus, it_kw=it_kw, pue=pue, pue_source=pue_source,
         facility=facility, basis=basis, unpriced_bom_lines=unpriced, notes=notes,
+        capex_plant_usd=plant, capex_fitout_usd=fitout,
     )

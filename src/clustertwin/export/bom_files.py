@@ -59,9 +59,8 @@ def bom_xlsx(lines) -> bytes:
             cell.font = Font(bold=True)
         rows = [ln for ln in lines if ln.category == cat]
         for i, ln in enumerate(rows, start=2):
-            r = list(ln.row())
-            r[7] = f"=E{i}*G{i}"
-            ws.append(r)
+            _data_row(ws, i, ln.row())
+            ws.cell(i, 8, f"=E{i}*G{i}")   # our formula over the row's own numbers
             ws.cell(i, 7).number_format = _USD
             ws.cell(i, 8).number_format = _USD
         end = len(rows) + 1
@@ -76,6 +75,20 @@ def bom_xlsx(lines) -> bytes:
     buf = io.BytesIO()
     wb.save(buf)
     return _reproducible(buf.getvalue())
+
+
+def _data_row(ws, row: int, values) -> None:
+    """One row of catalog and design values: each through the spreadsheet rule
+    (:func:`clustertwin.quoting.spreadsheet_cell`); text is stored as a string cell
+    (``data_type 's'``), never a formula, whatever it starts with."""
+    from clustertwin.quoting import spreadsheet_cell
+
+    for col, value in enumerate(values, start=1):
+        v = spreadsheet_cell(value)
+        cell = ws.cell(row, col)
+        cell.value = v
+        if isinstance(v, str):
+            cell.data_type = "s"
 
 
 def _reproducible(xlsx: bytes) -> bytes:

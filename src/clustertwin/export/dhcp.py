@@ -66,11 +66,12 @@ def dnsmasq_conf(ctx: ExportContext, plan: IpPlan) -> str:
 
 def ip_plan_csv(plan: IpPlan) -> str:
     """Subnets: network, name, SU, rail, CIDR, gateway, hosts today."""
-    import csv
     import io
 
+    from clustertwin.quoting import csv_writer
+
     buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
+    w = csv_writer(buf)
     w.writerow(["network", "subnet", "su", "rail", "cidr", "gateway", "hosts", "capacity"])
     for s in plan.subnets:
         cap = ipaddress.ip_network(s.cidr).num_addresses - RESERVED - 1   # - broadcast
@@ -79,11 +80,12 @@ def ip_plan_csv(plan: IpPlan) -> str:
 
 
 def addresses_csv(plan: IpPlan) -> str:
-    import csv
     import io
 
+    from clustertwin.quoting import csv_writer
+
     buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
+    w = csv_writer(buf)
     w.writerow(["device", "interface", "address"])
     w.writerows([name, iface, ip] for name, a in plan.addresses.items() for iface, ip in a.items())
     return buf.getvalue()

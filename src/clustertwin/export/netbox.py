@@ -17,12 +17,12 @@ from the catalog cable id), ``dac-passive`` (copper), ``cat6`` (OOB).
 
 from __future__ import annotations
 
-import csv
 import io
 
 import numpy as np
 
 from clustertwin.export.stage import ExportContext
+from clustertwin.quoting import csv_text_column, csv_writer
 
 SITE_STATUS = "planned"
 ROLE_COLOURS = {"node": "4caf50", "nvswitch": "8bc34a", "leaf": "2196f3", "spine": "3f51b5",
@@ -37,7 +37,7 @@ ETH_TYPES = {100: "100gbase-x-qsfp28", 200: "200gbase-x-qsfp56", 400: "400gbase-
 
 def _csv(header: list[str], rows) -> str:
     buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
+    w = csv_writer(buf)
     w.writerow(header)
     w.writerows(rows)
     return buf.getvalue()
@@ -117,6 +117,11 @@ def _text(col: np.ndarray) -> np.ndarray:
     if col.dtype == object:
         return col
     return np.asarray([str(v) for v in col.tolist()], dtype=object)
+
+
+def _field(col: np.ndarray) -> list[str]:
+    """A column as CSV fields through the spreadsheet rule (:func:`csv_text_column`)."""
+    return csv_text_column(_text(col).tolist())
 
 
 def _link_types(ctx: ExportContext, cols: dict) -> dict[str, np.ndarray]:
@@ -211,20 +216,21 @@ def netbox_files(ctx: ExportContext, cols: dict | None = None) -> dict[str, str]
     if cols is None:
         cols = cabling_columns(ctx.inventory, ctx.design)
     kind = _link_types(ctx, cols)
-    a = (_text(cols["a_device"]).tolist(), _text(cols["a_port"]).tolist())
-    b = (_text(cols["b_device"]).tolist(), _text(cols["b_port"]).tolist())
+    # rows below are joined directly (several times faster than csv.writer at 10^5-10^6
+    # links); every text column goes through the spreadsheet rule (csv_text_column), which
+    # gives names and ports, identifiers, back as they are
+    a = (_field(cols["a_device"]), _field(cols["a_port"]))
+    b = (_field(cols["b_device"]), _field(cols["b_port"]))
     # first type wins for a port on two links (none today)
-    devs, ports, iface = a[0] + b[0], a[1] + b[1], kind["iface"].tolist() * 2
+    devs, ports, iface = a[0] + b[0], a[1] + b[1], csv_text_column(kind["iface"].tolist()) * 2
     first = _first_ports(devs, ports).tolist()
     files["netbox-interfaces.csv"] = "device,name,type\n" + _chunked(
         f"{devs[i]},{ports[i]},{iface[i]}\n" for i in first)
     del devs, ports, iface, first
     files["netbox-device-types.yaml"] = yaml_text(device_type_docs(ctx, cols, kind["iface"]),
                                                   all_docs=True)
-    # names and ports are hostname-like (no commas or quotes): rows joined directly, as
-    # cabling.csv does, several times faster than csv.writer at 10^5-10^6 links
-    body = zip(a[0], a[1], b[0], b[1], kind["cable"].tolist(), _text(cols["fabric"]).tolist(),
-               _text(cols["cable_id"]).tolist(), strict=True)
+    body = zip(a[0], a[1], b[0], b[1], csv_text_column(kind["cable"].tolist()),
+               _field(cols["fabric"]), _field(cols["cable_id"]), strict=True)
     files["netbox-cables.csv"] = (
         "side_a_device,side_a_type,side_a_name,side_b_device,side_b_type,side_b_name,type,"
         "status,label\n" + _chunked(f"{ad},dcim.interface,{ap},{bd},dcim.interface,{bp},"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 from dataclasses import fields
@@ -10,6 +9,7 @@ from dataclasses import fields
 from clustertwin.design.site.cabling import FIELDS, cabling_columns
 from clustertwin.design.site.inventory import Device
 from clustertwin.export.stage import ExportContext
+from clustertwin.quoting import csv_text_column, csv_writer
 
 DEVICE_FIELDS = [f.name for f in fields(Device)]
 CHUNK = 65536       #: cabling.csv rows turned into text at a time
@@ -22,7 +22,7 @@ def inventory_csv(ctx: ExportContext) -> str:
 
     addr = ip_plan(ctx).addresses
     buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
+    w = csv_writer(buf)
     w.writerow([*DEVICE_FIELDS, "ip_inband", "ip_oob"])
     w.writerows([*(getattr(d, f) for f in DEVICE_FIELDS), addr.get(d.name, {}).get("inband", ""),
                  addr.get(d.name, {}).get("bmc", "")] for d in ctx.inventory.devices)
@@ -63,7 +63,7 @@ def cable_summary_csv(cols) -> str:
                       np.char.add(np.char.add(cols["kind"].astype(str), "|"),
                                   cols["medium"].astype(str)))
     buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
+    w = csv_writer(buf)
     w.writerow(["fabric", "kind", "medium", "part_number", "cables", "links", "total_length_m",
                 "max_length_m", "medium_reach_m"])
     for k in np.unique(key):
@@ -81,14 +81,20 @@ def cabling_csv(ctx: ExportContext, cols=None) -> str:
     """One row per link, columns as :class:`clustertwin.design.site.cabling.Link`."""
     if cols is None:
         cols = cabling_columns(ctx.inventory, ctx.design)
-    # names and ports are hostname-like (no commas or quotes), so rows are joined directly,
-    # several times faster than csv.writer on 10^5-10^6 rows; a chunk of rows at a time, so
-    # only one chunk's numbers are ever held as text beside the finished file
+    # rows are joined directly, several times faster than csv.writer on 10^5-10^6 rows; text
+    # columns go through the spreadsheet rule (quoting.csv_text_column: names and ports are
+    # identifiers and come back as they are); a chunk of rows at a time, so only one chunk's
+    # numbers are ever held as text beside the finished file
     n = len(cols[FIELDS[0]])
     parts = [",".join(FIELDS) + "\n" + ("" if n else "\n")]   # no links: a blank line
     for lo in range(0, n, CHUNK):
-        text = [cols[f][lo:lo + CHUNK] for f in FIELDS]
-        text = [c.astype(str) if c.dtype != object else c for c in text]
-        parts.append("".join(",".join(row) + "\n"
-                             for row in zip(*(c.tolist() for c in text), strict=True)))
+        text = [_column_text(cols[f][lo:lo + CHUNK]) for f in FIELDS]
+        parts.append("".join(",".join(row) + "\n" for row in zip(*text, strict=True)))
     return "".join(parts)
+
+
+def _column_text(c) -> list[str]:
+    """A column's cells as CSV fields: numbers as ``str`` gives them, text escaped."""
+    if c.dtype == object or c.dtype.kind in "US":
+        return csv_text_column([str(v) for v in c.tolist()])
+    return c.astype(str).tolist()

@@ -16,11 +16,11 @@ batch, recompute and stack (``pytorch``, or ``pytorch-compile`` with ``--compile
 
 from __future__ import annotations
 
-import csv
 import io
 from typing import Any
 
 from clustertwin.measure.bench import BenchShape
+from clustertwin.quoting import csv_writer
 
 #: the shape ``--tiny`` runs (seconds on a CPU): what the tests use
 TINY = {"layers": 2, "hidden": 64, "ffn_hidden": 256, "heads": 4, "kv_heads": 4, "vocab": 512}
@@ -127,9 +127,9 @@ def calibration_csv(doc: dict[str, Any], precision: str) -> str:
            "derived_step_time_s": f"{env['step_time_s']:.6f}", "notes": f"{env['steps']} timed steps",
            "stack": "pytorch-compile" if s["compile"] else "pytorch"}
     buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=CSV_COLUMNS, lineterminator="\n")
-    w.writeheader()
-    w.writerow(row)
+    w = csv_writer(buf)
+    w.writerow(CSV_COLUMNS)
+    w.writerow([row.get(k, "") for k in CSV_COLUMNS])
     return buf.getvalue()
 
 

@@ -1,4 +1,5 @@
-"""Predicted vs published: every row of ``shared/reference/training-runs-calibration.csv``.
+"""Predicted vs published: every row of the calibration table ``perf/data/training-runs-calibration.csv``
+(package data, with its sources in ``perf/data/SOURCES.md``).
 
 Each row becomes a :class:`CalRow` (model shape, job, hardware, published parallelism). The
 row's published figure is turned into a comparable prediction:
@@ -16,9 +17,9 @@ pinned; micro-batch and interleaving stay searched where the row leaves them bla
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,10 @@ from clustertwin.perf.stacks import profile_of
 from clustertwin.perf.system import System, default_node, system_from_catalog
 
 CSV_NAME = "training-runs-calibration.csv"
+#: the published-runs tables shipped in the package (``calibration``, ``--cv``, ``estimate``)
+DATA_DIR = Path(__file__).parent / "data"
+PUBLISHED_NAME = "published_runs.csv"
+HELDOUT_NAME = "heldout_runs.csv"
 DEFAULT_GPUS = 2048  # Llama 2 70B: GPU count not published; GPU-hours barely depend on it
 LOOSE_TOLERANCE = 0.35
 MEMORY_TOLERANCE = 0.05  #: target accuracy of the memory model against published peaks
@@ -50,19 +55,20 @@ STRICT_ROW_TOLERANCE = 0.20
 STRICT_MEAN_TOLERANCE = 0.10
 
 
-def find_csv() -> Path | None:
-    """``$CLUSTERTWIN_SHARED/reference/<csv>``, else the first ``shared/reference/<csv>`` found
-    walking up from the working directory and from this package."""
-    env = os.environ.get("CLUSTERTWIN_SHARED")
-    if env:
-        p = Path(env) / "reference" / CSV_NAME
-        return p if p.is_file() else None
-    for start in (Path.cwd(), Path(__file__).resolve()):
-        for d in [start, *start.parents]:
-            p = d / "shared" / "reference" / CSV_NAME
-            if p.is_file():
-                return p
-    return None
+def find_csv(name: str = CSV_NAME) -> Path:
+    """The packaged table ``name`` (default: the calibration CSV); the same file from any
+    working directory, installed or in a checkout."""
+    return DATA_DIR / name
+
+
+@lru_cache(maxsize=8)
+def _packaged_rows(name: str) -> tuple[CalRow, ...]:
+    return tuple(_checked_rows(find_csv(name)))
+
+
+def packaged_rows(name: str = CSV_NAME) -> list[CalRow]:
+    """Rows of a packaged table, parsed and checked once per process."""
+    return list(_packaged_rows(name))
 
 
 @dataclass(frozen=True)
@@ -201,18 +207,11 @@ def make_row(r: dict[str, str]) -> CalRow:
 
 
 def load_rows(path: Path | None = None) -> list[CalRow]:
-    path = path or find_csv()
-    if path is None:
-        raise UsageError(
-            [
-                Problem(
-                    CSV_NAME,
-                    "",
-                    "calibration CSV not found; set CLUSTERTWIN_SHARED "
-                    "to the folder holding reference/" + CSV_NAME,
-                )
-            ]
-        )
+    """Rows of the user's table ``path``, else of the packaged calibration CSV."""
+    return _checked_rows(path) if path is not None else packaged_rows()
+
+
+def _checked_rows(path: Path) -> list[CalRow]:
     from clustertwin.perf.calcheck import table_problems
 
     rows = parse_rows(path)

@@ -88,30 +88,12 @@ def fmt_changed(changed: dict[str, list[Any]]) -> str:
     return ", ".join(f"{k} {a}->{b}" for k, (a, b) in changed.items()) or "same plan"
 
 
-PUBLISHED_CSV = ("tests", "validation", "data", "published_runs.csv")
-
-
 def published_rows() -> list[Any]:
-    """Rows of the published-runs table (tests/validation/data/published_runs.csv, found from
-    the working directory or this package upward) and of the shared calibration CSV; empty
-    where neither is present (an installed package without the repository)."""
-    from pathlib import Path
-
+    """Rows of the packaged published-runs table and of the packaged calibration CSV (package
+    data: the same rows from any working directory)."""
     from clustertwin.perf import calibration as cal
 
-    rows: list[Any] = []
-    for start in (Path.cwd(), Path(__file__).resolve()):
-        for d in [start, *start.parents]:
-            p = d.joinpath(*PUBLISHED_CSV)
-            if p.is_file():
-                rows += [cal.make_row(r) for r in cal.parse_rows(p)]
-                break
-        if rows:
-            break
-    shared = cal.find_csv()
-    if shared is not None:
-        rows += cal.load_rows(shared)
-    return rows
+    return cal.packaged_rows(cal.PUBLISHED_NAME) + cal.packaged_rows()
 
 
 def _same_job(row: Any, job: Any, gpu: str, gpus: int) -> bool:

@@ -1,6 +1,6 @@
 """Leave-one-source-out (LOSO) check of the training-time model, and the days band it gives.
 
-Every published row (the shared calibration CSV and ``tests/validation/data/published_runs.csv``)
+Every published row (the packaged calibration CSV and ``src/clustertwin/perf/data/published_runs.csv``)
 is priced with the stack its source used. Its residual on the throughput basis is
 ``e = log(published time / predicted time)`` (+ = the model predicts faster than published).
 

@@ -85,25 +85,24 @@ def render_page(title: str, sections: list[dict[str, Any]], subtitle: str = "",
         headline=headline, drawings=drawings_section(drawings), plotlyjs=get_plotlyjs())
 
 
-#: halls drawn rack by rack on plan.html; the others are drawn as outlines (page size at 100K GPUs)
-PAGE_DETAIL_HALLS = 1
-
-
 def default_drawings(plan: Any) -> dict[str, str]:
     """The drawings plan.html shows (from :mod:`clustertwin.drawings`, which escapes every name
-    it draws): the floor plan to scale (the first hall rack by rack, the other halls as
-    outlines), the fabric topology (tiers as blocks, one scalable unit link by link) and the
-    rack elevations."""
+    it draws): the floor plan sheet (a multi-hall site's key plan, then its first hall's sheet),
+    the fabric topology and the rack elevations of every rack type."""
     if plan.design is None:
         return {}
-    from clustertwin.drawings import rack_elevations_svg, topology_svg
-    from clustertwin.drawings.floor import floor_plan_svg, inventory_of
+    from clustertwin.drawings import rack_elevations_svg, sheet_date, topology_svg
+    from clustertwin.drawings.floor import floor_plan_sheets, inventory_of
 
     name = plan.scenario.name
+    date = sheet_date(plan.scenario)
     inv, _ = inventory_of(plan.design, None, name)
-    return {"Floor plan": floor_plan_svg(plan.design, inv, name, detail_halls=PAGE_DETAIL_HALLS),
-            "Fabric topology": topology_svg(plan.design, name),
-            "Rack elevations": rack_elevations_svg(plan.design, inv, name)}
+    sheets = floor_plan_sheets(plan.design, inv, name, date=date)
+    out = {"Floor plan": sheets[0][1]}
+    if len(sheets) > 1:
+        out["Floor plan, hall 1"] = sheets[1][1]
+    return out | {"Fabric topology": topology_svg(plan.design, name),
+                  "Rack elevations": rack_elevations_svg(plan.design, inv, name, date=date)}
 
 
 def stage_sections(plan: Any, catalog: Any = None) -> list[dict[str, Any]]:
@@ -112,12 +111,12 @@ def stage_sections(plan: Any, catalog: Any = None) -> list[dict[str, Any]]:
     with (None: the built-in catalog)."""
     from clustertwin.report import views
 
-    where = views.Where(plan.scenario, catalog)
+    where = views.Where(plan.scenario, catalog, plan.economics)
     out = []
     for name, res in plan.blocks():
         view = views.view_of(res)
         out.append({"name": name, "title": TITLES.get(name, humanize(name)), "rows": view.rows(res),
-                    "figures": view.figures(res, where), "html": view.html(res)})
+                    "figures": view.figures(res, where), "html": view.html(res, where)})
     return out
 
 

@@ -127,6 +127,16 @@ KEYS: dict[str, tuple[str, str]] = {
     "economics.electricity_usd_per_kwh": ("Electricity price", "$/kWh"),
     "economics.pue": ("PUE", ""), "economics.depreciation_years": ("Depreciation", "years"),
     "buildout.profile": ("Build-out profile", ""),
+    # clustertwin track (contract section 6)
+    "progress.tokens_done": ("Tokens trained", "tokens"), "progress.fraction": ("Share of the run done", "%"),
+    "observed.tokens_per_s": ("Observed throughput", "tokens/s"), "observed.step_s": ("Observed step time", "s"),
+    "observed.mfu": ("Observed MFU", "%"), "observed.interruptions": ("Interruptions so far", ""),
+    "observed.lost_days": ("Days lost to interruptions", "days"), "observed.ettr": ("Observed ETTR", ""),
+    "forecast.trained_by_p50": ("Trained by (median)", ""),
+    "forecast.trained_by_p90": ("Trained by (90% confidence)", ""),
+    "forecast.remaining_days_p50": ("Days to go (median)", "days"),
+    "forecast.remaining_days_p90": ("Days to go (90% confidence)", "days"),
+    "forecast.checkpoint_interval_min": ("Checkpoint interval to use now", "min"),
 }
 
 #: figure series and breakdown keys (the keys of the dicts the stages return) -> (label, unit)

@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
+from clustertwin.catalog.models import MODEL_SIZE_MAX
 from clustertwin.checked import CheckedModel
 
 Auto = Literal["auto"]
@@ -22,11 +23,9 @@ class Section(CheckedModel):
     """A scenario section (frozen, strict; see :mod:`clustertwin.checked`)."""
 
 
-#: Largest sizes the models compute in seconds (searches loop over divisors of layers, batch
-#: and GPU counts); far past any published model: Llama 3 405B has 126 layers, width 16,384,
-#: vocabulary 128,256; the longest trained context is ~10 M tokens (issue 15).
-SIZE_MAX_MODEL = {"layers": 1024, "hidden": 262_144, "ffn_hidden": 1_048_576, "heads": 4096,
-                   "kv_heads": 4096, "vocab": 16_777_216}
+#: Largest sizes the models compute in seconds: the model's (catalog.models.MODEL_SIZE_MAX,
+#: which a catalog preset shares); the longest trained context is ~10 M tokens (issue 15).
+SIZE_MAX_MODEL = dict(MODEL_SIZE_MAX)
 SIZE_MAX = {**SIZE_MAX_MODEL, "seq_len": 16_777_216, "global_batch_tokens": 2**36,
              "global_batch_seqs": 2**26, "micro_batch": 2**20, "virtual_stages": 1024,
              "tp": MAX_GPUS, "pp": 1024, "cp": MAX_GPUS, "ep": MAX_GPUS, "dp": MAX_GPUS}

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from clustertwin.errors import Problem
+from clustertwin.scenario.base import MAX_GPUS
 from clustertwin.scenario.document import ScenarioFile
 from clustertwin.scenario.model import ResolvedModel
 
@@ -49,6 +50,33 @@ def check_sizes(doc: ScenarioFile, node: Any, source: str) -> list[Problem]:
     if t.global_batch_tokens is not None and t.global_batch_tokens < t.seq_len:
         out.append(Problem(source, "training.global_batch_tokens", f"smaller than one sequence ({t.seq_len} tokens)"))
     return out
+
+
+#: Spare nodes a scenario may ask for beyond its installed nodes: as many again, or this many
+#: when the cluster has fewer nodes. Every spare is designed, cabled and priced: a million spares
+#: drove the design past several GB (issue 31); auto spares are a few percent of the nodes.
+SPARE_FLOOR_NODES = 16
+
+
+def check_spares(doc: ScenarioFile, node: Any, source: str) -> list[Problem]:
+    """A spare-node count at most the installed nodes (or :data:`SPARE_FLOOR_NODES`); in
+    deadline mode, whose size is solved later, spares of at most half the largest cluster."""
+    cl = doc.cluster
+    if cl.spare_nodes == "auto":
+        return []
+    per = max(1, int(node.gpus))
+    if cl.gpus is not None:
+        nodes = -(-cl.gpus // per)
+        most = max(nodes, SPARE_FLOOR_NODES)
+        why = f"as many as the {nodes:,} installed nodes" if nodes >= SPARE_FLOOR_NODES else \
+            f"{SPARE_FLOOR_NODES} for a cluster of {nodes:,} nodes"
+    else:
+        most = max(1, MAX_GPUS // 2 // per)
+        why = f"spares of at most {MAX_GPUS // 2:,} GPUs"
+    if cl.spare_nodes <= most:
+        return []
+    return [Problem(source, "cluster.spare_nodes", f"at most {most:,} spare nodes ({why}); "
+                    f"got {cl.spare_nodes:,}; use auto to size them from the failure rate")]
 
 
 #: Most Monte Carlo trials x installed GPUs: the reliability simulation costs trials x

@@ -13,7 +13,7 @@ class FabricSection(Section):
     technology: str = Field("ib-ndr", description="compute-fabric family catalog id")
     topology: Literal["rail-optimized-fat-tree", "fat-tree"] = Field("rail-optimized-fat-tree")
     oversubscription: float = Field(1.0, ge=1.0, le=64.0, description="leaf downlink:uplink ratio (1.0 = non-blocking)")
-    pod_gpus: int | None = Field(None, description="GPUs under one pod (leaves + spines at the leaf ratio); "
+    pod_gpus: int | None = Field(None, le=MAX_GPUS, description="GPUs under one pod (leaves + spines at the leaf ratio); "
                                  "pods are joined by an aggregation layer. None = one tree as sized by the radix")
     pod_oversubscription: float = Field(1.0, le=64.0, description="down:up ratio of a pod's spines toward the aggregation "
                                         "layer (7.0 = cross-pod bandwidth is 1/7 of injection); needs pod_gpus")
@@ -56,7 +56,8 @@ class Cluster(Section):
         "wall-clock", description="wall-clock = the deadline includes failures, checkpoints and restarts "
         "(reliability.effective_days); failure-free = training.days")
     spare_nodes: Annotated[int, Field(le=MAX_GPUS)] | Auto = Field("auto", description="hot spares beyond the job's nodes; auto = enough that "
-                                    "at most 0.1% of repair-needing failures wait for a spare")
+                                    "at most 0.1% of repair-needing failures wait for a spare; at most as "
+                                    "many as the installed nodes (16 when that is fewer)")
 
     spare_placement: Literal["inside", "outside"] = Field(
         "inside", description="inside = hot spares take free slots of the scalable units the job "

@@ -15,7 +15,8 @@ class Economics(Section):
     cloud_usd_per_gpu_hour: float = Field(3.0, gt=0, le=1000, description="rental price to compare against")
     electricity_usd_per_kwh: float = Field(0.08, ge=0, le=10, description="energy price")
     pue: float | Auto = Field("auto", description="power usage effectiveness; auto = from the cooling design")
-    depreciation_years: float = Field(4.0, gt=0, le=100, description="straight-line life of IT equipment")
+    depreciation_years: float = Field(4.0, ge=1, le=100, description="straight-line life of IT equipment, "
+                                      "1 to 100 years (hyperscalers use 4-6)")
     facility: Literal["auto", "build", "lease"] = Field("auto", description="build the facility (capex) or lease colocation (opex); auto = lease when the design fits an existing facility, else build")
     wasted_fraction: float | Auto = Field("auto", description="extra GPU-hours lost to failures and checkpoints over a failure-free run (0.3 = +30%); auto = from reliability")
     costs: str = Field("us-2025", description="cost-book catalog id (facility, colocation, staff, maintenance)")

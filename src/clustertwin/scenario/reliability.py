@@ -20,15 +20,23 @@ RELIABILITY_MAX = {
 }
 
 
+#: Smallest non-zero failure rate: below it the mean time between failures outgrows any run
+#: (1e-300 gave an MTBF of 3e303 hours and a checkpoint interval of 1e151 minutes); 0 = none.
+_RELIABILITY_MIN = {
+    "failures_per_1000_node_days": (1e-3, "one failure per million node-days, ~4,000x below Llama 3's rate"),
+}
+
+
 class Reliability(Section):
     failure_profile: str = Field("auto", description="failure-profile catalog id; auto = the "
                                  "profile the catalog names for the cluster's GPU generation")
-    failures_per_1000_node_days: float | Auto = Field("auto", description="overrides the profile's total rate")
+    failures_per_1000_node_days: float | Auto = Field("auto", description="overrides the profile's total rate: "
+                                                      "0 (none) or 0.001 to 1,000")
     checkpoint_interval_min: float | Auto = Field("auto", description="minutes between checkpoints; auto = optimum")
     checkpoint_blocking_s: float | Auto = Field("auto", description="training stall per checkpoint; auto = from size and storage")
     restart_min: float = Field(10.0, ge=0, le=10080, description="detect + reschedule + init + reload per interruption")
     trials: Annotated[int, Field(gt=0, le=10_000)] = Field(1000, description="Monte Carlo trials (at most 10,000)")
-    seed: int = Field(0, ge=0, description="random seed")
+    seed: int = Field(0, ge=0, le=2**63 - 1, description="random seed, 0 to 2**63-1")
     local_checkpoint_interval_min: float | Literal["none", "auto"] = Field(
         "none", description="minutes between checkpoints to the local tier (node NVMe / host memory); none = file system only, auto = optimum")
     local_checkpoint_replicas: int = Field(0, ge=0, le=8, description="peer-node copies of each local checkpoint; 0 = lost with its node")
@@ -43,6 +51,9 @@ class Reliability(Section):
     def _positive(cls, v: Any, info: Any) -> Any:
         if v != "auto" and v < 0:
             raise ValueError("must be 'auto' or a number >= 0")
+        low = _RELIABILITY_MIN.get(info.field_name)
+        if low is not None and v != "auto" and 0 < v < low[0]:
+            raise ValueError(f"0 or at least {low[0]:g} ({low[1]}); got {v:g}")
         top = RELIABILITY_MAX[info.field_name]
         if v != "auto" and v > top[0]:
             raise ValueError(f"at most {top[0]:g} ({top[1]}); got {v:g}")

@@ -16,6 +16,7 @@ from clustertwin.scenario.checks import (
     check_dates,
     check_model,
     check_sizes,
+    check_spares,
     job_unit_gpus,
 )
 from clustertwin.scenario.document import Scenario, ScenarioFile
@@ -81,6 +82,7 @@ def resolve_scenario(doc: ScenarioFile, catalog: Catalog, source: str) -> Scenar
             problems.append(Problem(source, "cluster.gpus",
                                     f"{cl.gpus} is not a multiple of the {unit} {what}; try {hint}"))
         problems.extend(check_sizes(doc, node, source))
+        problems.extend(check_spares(doc, node, source))
     problems.extend(check_budget(doc, source))
     problems.extend(check_dates(doc, source))
     if gpu_ok and doc.training is not None:

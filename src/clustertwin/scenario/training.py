@@ -48,7 +48,7 @@ class GoodputInputs(Section):
 
 
 class Training(Section):
-    tokens: float = Field(gt=0, le=1e18, description="tokens to train on")
+    tokens: float = Field(ge=1, le=1e18, description="tokens to train on, 1 to 1e18")
     seq_len: PosInt = Field(description="sequence length, tokens")
     global_batch_tokens: PosInt | None = Field(None, description="tokens per optimizer step")
     global_batch_seqs: PosInt | None = Field(None, description="sequences per optimizer step")

@@ -216,7 +216,7 @@ def load_cluster(arg: str, catalog_dirs: list[Path] | None = None) -> ClusterSpe
     if not p.exists():
         raise UsageError([Problem(arg, "--cluster", "file not found (give a scenario, a node-list "
                                   "CSV, pool:GPUS or uniform:NODESxGPUS)")])
-    if p.suffix.lower() == ".csv":
+    if p.name.lower().endswith((".csv", ".csv.gz")):
         return from_node_list(p)
     return from_scenario(p, catalog_dirs)
 

@@ -118,15 +118,14 @@ class ScheduleResult:
             import pyarrow as pa
             import pyarrow.parquet as pq
         except ImportError:
-            import csv
             import io
 
-            buf = io.StringIO()
-            wr = csv.writer(buf)
-            wr.writerow(list(cols))
-            from clustertwin.quoting import csv_cell
+            from clustertwin.quoting import csv_writer
 
-            wr.writerows(map(csv_cell, r) for r in zip(*cols.values(), strict=True))
+            buf = io.StringIO()
+            wr = csv_writer(buf, lineterminator="\r\n")
+            wr.writerow(list(cols))
+            wr.writerows(zip(*cols.values(), strict=True))
             folder.write("jobs.csv", buf.getvalue())
             return "jobs.csv", "pyarrow is not installed: per-job results written as CSV"
         with folder.staged("jobs.parquet") as tmp:

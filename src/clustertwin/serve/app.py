@@ -12,7 +12,15 @@ from pathlib import Path
 from typing import Any
 
 from clustertwin.errors import UserError
-from clustertwin.serve.guard import HttpError, check_host, check_origin, read_body
+from clustertwin.serve.guard import (
+    MAX_HEADER_BYTES,
+    SAFE_METHODS,
+    Allowed,
+    HttpError,
+    check_host,
+    check_origin,
+    read_body,
+)
 
 log = logging.getLogger(__name__)
 
@@ -25,12 +33,17 @@ def error_body(status: int, problems: list[Any]) -> dict[str, Any]:
             "problems": problem_dicts(problems)}
 
 
-def json_response(obj: Any, status: int = 200) -> Any:
+def json_response(obj: Any, status: int = 200, headers: dict[str, str] | None = None) -> Any:
     from starlette.responses import Response
 
     from clustertwin.quoting import json_text
 
-    return Response(json_text(obj, indent=None), status_code=status, media_type="application/json")
+    return Response(json_text(obj, indent=None), status_code=status, media_type="application/json",
+                    headers=headers)
+
+
+def error_response(exc: HttpError) -> Any:
+    return json_response(error_body(exc.status, exc.problems), exc.status, exc.headers)
 
 
 async def request_doc(request: Any) -> dict[str, Any]:
@@ -50,9 +63,8 @@ async def request_doc(request: Any) -> dict[str, Any]:
 
 async def api_plan(request: Any) -> Any:
     """POST /api/plan: a scenario as a JSON object (or YAML) -> the ``plan --json`` document."""
-    st = request.app.state
     doc = await request_doc(request)
-    answer = await st.runner.run(st.engine.plan, doc)
+    answer = await request.app.state.runner.plan(doc)
     return json_response(answer.doc)
 
 
@@ -60,9 +72,8 @@ async def api_validate(request: Any) -> Any:
     """POST /api/validate: ``{"ok": bool, "problems": [{"path", "message"}]}`` (one per field)."""
     from clustertwin.serve.engine import problem_dicts
 
-    st = request.app.state
     doc = await request_doc(request)
-    problems = await st.runner.run(st.engine.problems, doc)
+    problems = await request.app.state.runner.problems(doc)
     return json_response({"ok": not problems, "problems": problem_dicts(problems)})
 
 
@@ -80,29 +91,37 @@ def _parsed(fn: Any, *args: Any) -> Any:
 
 
 class GuardMiddleware:
-    """Pure ASGI middleware: Host check on every request, Origin check on every POST."""
+    """Pure ASGI middleware: the Host check on every request, the Origin check on every
+    state-changing one (see :mod:`.guard`)."""
 
-    def __init__(self, app: Any, host: str) -> None:
+    def __init__(self, app: Any, allowed: Allowed) -> None:
         self.app = app
-        self.host = host
+        self.allowed = allowed
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] == "http":
             from starlette.datastructures import Headers
 
             headers = Headers(scope=scope)
+            local = scope.get("server")
             try:
-                check_host(headers, self.host)
-                if scope["method"] not in ("GET", "HEAD", "OPTIONS"):
-                    check_origin(headers)
+                size = sum(len(k) + len(v) for k, v in scope["headers"])
+                if size > MAX_HEADER_BYTES:  # h11 bounds a head that arrives in pieces; this, any head
+                    raise HttpError(431, f"request headers of {size:,} bytes; at most {MAX_HEADER_BYTES:,}")
+                check_host(headers, self.allowed, local)
+                if scope["method"] not in SAFE_METHODS:
+                    check_origin(headers, self.allowed, local)
             except HttpError as exc:
-                await json_response(error_body(exc.status, exc.problems), exc.status)(scope, receive, send)
+                await error_response(exc)(scope, receive, send)
                 return
+        elif scope["type"] == "websocket":  # none served; refuse before any handshake
+            await send({"type": "websocket.close", "code": 1008})
+            return
         await self.app(scope, receive, send)
 
 
 async def _http_error(request: Any, exc: HttpError) -> Any:
-    return json_response(error_body(exc.status, exc.problems), exc.status)
+    return error_response(exc)
 
 
 async def _starlette_error(request: Any, exc: Any) -> Any:
@@ -112,28 +131,35 @@ async def _starlette_error(request: Any, exc: Any) -> Any:
 
 
 async def _bug(request: Any, exc: Exception) -> Any:
+    """An exception no handler expected: one line in the log (where), a generic JSON 500."""
     from clustertwin.errors import Problem
+    from clustertwin.serve.workers import where
 
-    log.exception("internal error on %s", request.url.path)
+    log.error("internal error on %s: %s at %s", request.url.path[:80], type(exc).__name__, where(exc))
     return json_response(error_body(500, [Problem("server", "", "internal error; see the server log")]), 500)
 
 
 def create_app(scenarios: list[Path] | None = None, catalog_dirs: tuple[str, ...] = (),
-               host: str = "127.0.0.1", timeout_s: float | None = None, warm: bool = False) -> Any:
+               host: str = "127.0.0.1", timeout_s: float | None = None, warm: bool = False,
+               port: int | None = None, allow_hosts: tuple[str, ...] = (), workers: int | None = None,
+               memory_mb: int | None = None) -> Any:
     """The ASGI app. ``scenarios``: files offered as saved scenarios beside the examples.
-    ``warm``: plan the scenario the editor opens with in a background thread right away, so the
-    first page shows its answer without waiting for the stages' first run."""
+    ``host``/``port``/``allow_hosts``: the names the server answers to (the port defaults to
+    the one each connection arrived at). ``workers``: planning processes (one per core),
+    each capped at ``memory_mb`` and ``timeout_s``. ``warm``: each worker plans the scenario
+    the editor opens with as it starts, so the first page finds its answer in the cache."""
     from starlette.applications import Starlette
     from starlette.exceptions import HTTPException
     from starlette.middleware import Middleware
     from starlette.routing import Route
 
     from clustertwin.serve.engine import Engine
-    from clustertwin.serve.guard import PLAN_TIMEOUT_S, Runner
     from clustertwin.serve.library import Library
     from clustertwin.serve.pages import routes as page_routes
+    from clustertwin.serve.runner import PLAN_TIMEOUT_S, Runner
     from clustertwin.serve.sweep_pages import routes as sweep_routes
     from clustertwin.serve.sweeps import SweepBoard
+    from clustertwin.serve.workers import MEMORY_CAP_MB
 
     routes = [
         Route("/api/plan", api_plan, methods=["POST"]),
@@ -141,25 +167,24 @@ def create_app(scenarios: list[Path] | None = None, catalog_dirs: tuple[str, ...
         Route("/api/catalog", api_catalog, methods=["GET"]),
         *page_routes(), *sweep_routes(),
     ]
-    app = Starlette(routes=routes, middleware=[Middleware(GuardMiddleware, host=host)],
+    allowed = Allowed(host, port, allow_hosts)
+    app = Starlette(routes=routes, middleware=[Middleware(GuardMiddleware, allowed=allowed)],
                     exception_handlers={HttpError: _http_error, HTTPException: _starlette_error,
                                         Exception: _bug})
     app.state.engine = Engine(tuple(catalog_dirs))
-    app.state.runner = Runner(timeout_s or PLAN_TIMEOUT_S)
     app.state.library = Library(scenarios or [])
-    app.state.sweeps = SweepBoard(tuple(catalog_dirs))
-    if warm:
-        import threading
-
-        threading.Thread(target=_warm_up, args=(app.state,), daemon=True, name="warm-up").start()
+    first = _warm_job(app.state.library) if warm else None
+    app.state.runner = Runner(app.state.engine, tuple(catalog_dirs), timeout_s or PLAN_TIMEOUT_S,
+                              workers, memory_mb or MEMORY_CAP_MB, warm=first)
+    app.state.sweeps = SweepBoard(tuple(catalog_dirs), memory_mb or MEMORY_CAP_MB)
     return app
 
 
-def _warm_up(state: Any) -> None:
+def _warm_job(library: Any) -> tuple[str, Any, str] | None:
     from clustertwin.serve.engine import doc_from_yaml
 
-    first = state.library.first()
+    first = library.first()
     try:
-        state.engine.plan(doc_from_yaml(first.text, first.name), "yaml")
+        return "plan", doc_from_yaml(first.text, first.name), first.name
     except UserError:
-        pass  # the page shows the problems when it asks
+        return None  # the page shows the problems when it asks

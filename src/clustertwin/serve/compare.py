@@ -41,16 +41,17 @@ def compare_rows(docs: list[dict[str, Any]], show_all: bool) -> list[dict[str, A
     return rows
 
 
-def _plan_all(engine: Any, texts: list[tuple[str, str]]) -> tuple[list[dict[str, Any]], list[str]]:
+async def _plan_all(runner: Any, texts: list[tuple[str, str]]) -> tuple[list[dict[str, Any]], list[str]]:
     from clustertwin.serve.engine import doc_from_yaml
 
     docs, errors = [], []
     for name, text in texts:
         try:
-            docs.append(engine.plan(doc_from_yaml(text, name), name).doc)
+            answer, problems = await runner.plan_or_problems(doc_from_yaml(text, name), name)
         except UserError as exc:
-            errors += exc.lines()
-            docs.append({})
+            answer, problems = None, list(exc.problems)
+        errors += [str(p) for p in problems]
+        docs.append(answer.doc if answer is not None else {})
     return docs, errors
 
 
@@ -64,7 +65,7 @@ async def compare(request: Any) -> Any:
     rows, errors = [], []
     if picks:
         texts = [(n, st.library.get(n).text) for n in picks]
-        docs, errors = await st.runner.run(_plan_all, st.engine, texts)
+        docs, errors = await _plan_all(st.runner, texts)
         rows = compare_rows(docs, show_all)
     return html("compare.html.j2", title="clustertwin compare", saved=st.library.items.values(),
                 picks=picks, rows=rows, errors=errors, show_all=show_all,

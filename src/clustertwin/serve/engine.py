@@ -14,6 +14,7 @@ make the server read a path (``base``, ``catalog``, ``include``) are refused bef
 from __future__ import annotations
 
 import json
+import re
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -49,14 +50,70 @@ def refuse_paths(doc: Any, source: str = SOURCE) -> None:
                                      "the whole scenario instead") for k in bad])
 
 
+MAX_JSON_DEPTH = 64  #: nesting of a JSON body (as for files: ``clustertwin.io.MAX_DEPTH``)
+_JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.S)
+_JSON_BRACKET = re.compile(rb"[\[\]{}]")
+
+
+def json_depth_ok(raw: bytes, limit: int = MAX_JSON_DEPTH) -> bool:
+    """Whether a JSON text nests at most ``limit`` deep, found without parsing it (a parser
+    recurses once per level: 100,000 levels would overflow the stack)."""
+    if raw.count(b"[") + raw.count(b"{") <= limit:
+        return True
+    depth = 0
+    for m in _JSON_BRACKET.finditer(_JSON_STRING.sub(b'""', raw)):
+        depth += 1 if m.group() in (b"[", b"{") else -1
+        if depth > limit:
+            return False
+    return True
+
+
+class _Pairs(list):  # type: ignore[type-arg]
+    """A JSON object as parsed: its (key, value) pairs in order, duplicates kept."""
+
+
+def _mappings(o: Any, path: str, source: str) -> Any:
+    """Parsed JSON with each object as a dict; a key given twice in one object is refused at
+    its full dotted path (depth is bounded before parsing, so recursion is too)."""
+    if isinstance(o, _Pairs):
+        out: dict[str, Any] = {}
+        for k, v in o:
+            sub = f"{path}.{k}" if path else k
+            if k in out:
+                raise ScenarioError([Problem(source, sub[:200], "duplicate key (a key may appear once "
+                                             "in a mapping)")])
+            out[k] = _mappings(v, sub, source)
+        return out
+    if isinstance(o, list):
+        return [_mappings(v, f"{path}[{i}]", source) for i, v in enumerate(o)]
+    return o
+
+
+def _json_problem(exc: ValueError, source: str) -> Problem:
+    """A parse failure in the user's words (no internal exception text)."""
+    if isinstance(exc, json.JSONDecodeError):
+        return Problem(source, "", f"the body is not JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})")
+    return Problem(source, "", "the body is not JSON this server reads: a number of more than "
+                   "4,300 digits")  # the only other ValueError json raises on a str
+
+
 def doc_from_json(raw: bytes, source: str = SOURCE) -> dict[str, Any]:
-    """A scenario document from a JSON request body (numbers checked as for files)."""
+    """A scenario document from a JSON request body: duplicate keys refused (as in YAML),
+    nesting bounded before parsing, numbers checked as for files."""
     from clustertwin.io import check_tree
 
     try:
-        doc = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise ScenarioError([Problem(source, "", f"the body is not JSON ({str(exc)[:120]})")]) from None
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ScenarioError([Problem(source, "", "the body is not UTF-8 text")]) from None
+    if not json_depth_ok(raw):
+        raise ScenarioError([Problem(source, "", f"nested more than {MAX_JSON_DEPTH} levels deep")])
+    try:
+        doc = _mappings(json.loads(text, object_pairs_hook=_Pairs), "", source)
+    except ValueError as exc:
+        raise ScenarioError([_json_problem(exc, source)]) from None
+    except RecursionError:
+        raise ScenarioError([Problem(source, "", "nested too deeply")]) from None
     refuse_paths(doc, source)
     bad = check_tree(doc, source, numbers="collect")
     if bad:
@@ -97,18 +154,36 @@ class Engine:
         refuse_paths(doc, source)
         return scenario_from_dict(doc, source, self.catalog)
 
-    def plan(self, doc: dict[str, Any], source: str = SOURCE) -> Answer:
-        """Plan a scenario document (from the cache when the same scenario was planned)."""
-        from clustertwin.plan import make_plan
+    def key(self, scen: Any) -> str:
+        """The cache key of a checked scenario: its fields, defaults filled, sorted."""
+        return json.dumps(clean(scen.model_dump(mode="json")), sort_keys=True)
 
-        scen = self.scenario(doc, source)
-        key = json.dumps(clean(scen.model_dump(mode="json")), sort_keys=True)
+    def cached(self, key: str) -> Answer | None:
         with self._lock:
             hit = self._cache.get(key)
             if hit is not None:
                 self._cache.move_to_end(key)
                 self.hits += 1
-                return hit
+            return hit
+
+    def store(self, key: str, answer: Answer) -> None:
+        with self._lock:
+            if key not in self._cache:
+                self.misses += 1
+            self._cache[key] = answer
+            while len(self._cache) > self.cache_size:
+                self._cache.popitem(last=False)
+
+    def plan(self, doc: dict[str, Any], source: str = SOURCE) -> Answer:
+        """Plan a scenario document in this process (from the cache when the same scenario
+        was planned). The server plans in worker processes (:mod:`.runner`); each has one."""
+        from clustertwin.plan import make_plan
+
+        scen = self.scenario(doc, source)
+        key = self.key(scen)
+        hit = self.cached(key)
+        if hit is not None:
+            return hit
         with self._plan_lock:  # one plan at a time: the stage memo is not thread-safe
             with self._lock:
                 hit = self._cache.get(key)  # planned by the request we waited for
@@ -116,11 +191,7 @@ class Engine:
                 return hit
             result = make_plan(scen, self.catalog, memo=self.memo)
             answer = Answer(key, result, clean(result.to_dict()))
-        with self._lock:
-            self.misses += 1
-            self._cache[key] = answer
-            while len(self._cache) > self.cache_size:
-                self._cache.popitem(last=False)
+        self.store(key, answer)
         return answer
 
     def problems(self, doc: Any, source: str = SOURCE) -> list[Problem]:

@@ -62,13 +62,6 @@ async def _form_doc(request: Any, fields_win: bool = False) -> tuple[Any, dict[s
     return form, doc, [], trigger
 
 
-def _plan_or_problems(engine: Any, doc: dict[str, Any]) -> tuple[Any, list[Any]]:
-    try:
-        return engine.plan(doc, "yaml"), []
-    except UserError as exc:
-        return None, exc.problems
-
-
 async def answer(request: Any) -> Any:
     """POST /answer: the answer fragment for the form, plus out-of-band updates of the other
     pane (YAML after a field edit, fields after a YAML edit) and the problems at their fields."""
@@ -79,7 +72,7 @@ async def answer(request: Any) -> Any:
     _form, doc, problems, trigger = await _form_doc(request)
     result = None
     if doc is not None:
-        result, problems = await st.runner.run(_plan_or_problems, st.engine, doc)
+        result, problems = await st.runner.plan_or_problems(doc)
     at, rest = field_problems(problems)
     ctx = {"errors": at, "problems": rest, "trigger": trigger, "ok": not problems,
            "all_keys": [f.key for f in fields()]}

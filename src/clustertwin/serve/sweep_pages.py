@@ -6,6 +6,7 @@ from typing import Any
 
 from clustertwin.errors import Problem, UserError
 from clustertwin.serve.sweeps import COLUMNS, MAX_AXES, MAX_POINTS, Job, parse_axes
+from clustertwin.serve.workers import plain_message
 
 
 def table_rows(job: Job) -> tuple[list[str], list[dict[str, Any]]]:
@@ -22,7 +23,8 @@ def table_rows(job: Job) -> tuple[list[str], list[dict[str, Any]]]:
         cells += [{"text": str(assign.get(k, "")), "value": assign.get(k, "")} for k in job.keys]
         cells += [{"text": fmt(row.get(c), kinds.get(c, "")) if row.get(c) is not None else "",
                    "value": row.get(c) if row.get(c) is not None else ""} for c in COLUMNS]
-        cells.append({"text": row.get("error") or "", "value": row.get("error") or ""})
+        error = plain_message(str(row.get("error") or ""))
+        cells.append({"text": error, "value": error})
         rows.append({"cells": cells, "failed": bool(row.get("error"))})
     return header, rows
 
@@ -71,9 +73,14 @@ def _build(st: Any, form: dict[str, str]) -> Any:
     saved = st.library.get(form.get("base", ""))
     if saved is None:
         raise UserError([Problem("sweep", "base", "pick one of the saved scenarios")])
-    sw = build(doc_from_yaml(saved.text, saved.name), parse_axes(form))
-    if len(sw.points) > MAX_POINTS:
-        raise UserError([Problem("sweep", "", f"{len(sw.points)} scenarios; at most {MAX_POINTS} from the page "
+    grid = parse_axes(form)
+    count = 1
+    for values in grid.values():  # the grid's size before building it: 3 axes of 10^5 values
+        count *= len(values)      # would be 10^15 scenarios
+    sw = build(doc_from_yaml(saved.text, saved.name), grid) if count <= MAX_POINTS else None
+    if sw is None or len(sw.points) > MAX_POINTS:
+        n = count if sw is None else len(sw.points)
+        raise UserError([Problem("sweep", "", f"{n:,} scenarios; at most {MAX_POINTS} from the page "
                                  "(use clustertwin sweep for more)")])
     return sw
 

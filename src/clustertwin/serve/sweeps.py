@@ -1,6 +1,10 @@
 """The sweep page: axes from a form, run in the background on the local process pool (or Ray)
 as ``clustertwin sweep`` runs them, a progress bar polled by htmx, then a sortable table and a
-Pareto plot (run cost against wall-clock days) with every point labelled."""
+Pareto plot (run cost against wall-clock days) with every point labelled.
+
+A sweep runs in a process of its own, under the same memory cap as a plan (``RLIMIT_AS`` is
+inherited by the pool it starts: each process of it is capped) and a wall-clock limit
+(:data:`SWEEP_TIMEOUT_S`); past either it is stopped and the page says which limit."""
 
 from __future__ import annotations
 
@@ -15,6 +19,7 @@ MAX_POINTS = 64  #: scenarios one sweep from the page may plan
 MAX_AXES = 3
 MAX_RUNNING = 2
 KEEP = 16  #: finished sweeps remembered
+SWEEP_TIMEOUT_S = 900.0  #: one sweep's wall-clock time before its process is stopped
 COLUMNS = ("training.days", "reliability.effective_days", "training.mfu", "economics.capex_usd",
            "economics.run_cost_owned_usd", "design.power.facility_kw")
 
@@ -40,17 +45,22 @@ class Job:
 class SweepBoard:
     """The sweeps this server runs or ran (the last :data:`KEEP`)."""
 
-    def __init__(self, catalog_dirs: tuple[str, ...] = ()) -> None:
+    def __init__(self, catalog_dirs: tuple[str, ...] = (), memory_mb: int = 0,
+                 timeout_s: float = SWEEP_TIMEOUT_S) -> None:
         self.catalog_dirs = catalog_dirs
+        self.memory_mb = memory_mb
+        self.timeout_s = timeout_s
         self.jobs: dict[str, Job] = {}
         self._lock = threading.Lock()
+        self._procs: set[Any] = set()
 
     def start(self, sw: Any, executor: str) -> Job:
         with self._lock:
             if sum(not j.finished for j in self.jobs.values()) >= MAX_RUNNING:
                 from clustertwin.serve.guard import HttpError
 
-                raise HttpError(503, f"{MAX_RUNNING} sweeps are running; wait for one to finish")
+                raise HttpError(503, f"{MAX_RUNNING} sweeps are running; wait for one to finish",
+                                retry_after=30)
             job = Job(secrets.token_hex(8), sw.title, list(sw.keys), [p.label for p in sw.points],
                       [p.assignments for p in sw.points], len(sw.points))
             self.jobs[job.id] = job
@@ -62,24 +72,91 @@ class SweepBoard:
         return job
 
     def _run(self, job: Job, sw: Any, executor: str) -> None:
-        from clustertwin.sweep.api import prepare
-        from clustertwin.sweep.run import execute
+        import multiprocessing
 
-        def progress(n: int) -> None:
-            with job.lock:
-                job.done += n
+        from clustertwin.sweep.api import prepare
 
         try:
             skip = prepare(sw, self.catalog_dirs)
-            rows = execute([p.doc for p in sw.points], sw.source, self.catalog_dirs, executor,
-                           None, None, skip, progress)
         except UserError as exc:
             job.error = "; ".join(exc.lines())
             return
-        except Exception as exc:  # noqa: BLE001 - the page says it; the server keeps serving
-            job.error = f"the sweep failed: {type(exc).__name__}: {str(exc)[:200]}"
-            return
-        job.rows = rows
+        ctx = multiprocessing.get_context("spawn")  # the server has threads: never fork it
+        conn, child = ctx.Pipe(duplex=False)
+        # not a daemon: the sweep starts a pool of its own; close() stops it with the server
+        proc = ctx.Process(target=sweep_process, daemon=False, name=f"clustertwin-sweep-{job.id}",
+                           args=(child, [p.doc for p in sw.points], sw.source, self.catalog_dirs,
+                                 executor, skip, self.memory_mb << 20))
+        proc.start()
+        child.close()
+        with self._lock:
+            self._procs.add(proc)
+        try:
+            self._follow(job, conn, proc)
+        finally:
+            if proc.is_alive():
+                proc.kill()
+            proc.join(5)
+            conn.close()
+            with self._lock:
+                self._procs.discard(proc)
+
+    def close(self) -> None:
+        """Stop the sweeps still running (the server is stopping)."""
+        with self._lock:
+            procs = list(self._procs)
+        for proc in procs:
+            if proc.is_alive():
+                proc.kill()
+            proc.join(5)
+
+    def _follow(self, job: Job, conn: Any, proc: Any) -> None:
+        """Read the sweep process's progress and rows until it ends or runs out of time."""
+        import time
+
+        deadline = time.monotonic() + self.timeout_s
+        while True:
+            left = deadline - time.monotonic()
+            try:
+                if left <= 0 or not conn.poll(left):
+                    job.error = f"the sweep took longer than the {self.timeout_s:g} s limit and was stopped"
+                    return
+                kind, value = conn.recv()
+            except (EOFError, OSError):
+                job.error = (f"the sweep stopped before it finished (the {self.memory_mb:,} MiB "
+                             "memory limit per process is the likely cause)")
+                return
+            if kind == "progress":
+                with job.lock:
+                    job.done += value
+            elif kind == "rows":
+                job.rows = value
+                return
+            else:
+                job.error = value
+                return
+
+
+def sweep_process(conn: Any, docs: list[dict[str, Any]], source: str, dirs: tuple[str, ...],
+                  executor: str, skip: dict[int, str], cap_bytes: int) -> None:
+    """The sweep's own process: capped, then the sweep as ``clustertwin sweep`` runs it."""
+    import logging
+
+    from clustertwin.serve.workers import cap_memory, where
+
+    cap_memory(cap_bytes)
+    from clustertwin.sweep.run import execute
+
+    try:
+        rows = execute(docs, source, dirs, executor, None, None, skip, lambda n: conn.send(("progress", n)))
+        conn.send(("rows", rows))
+    except UserError as exc:
+        conn.send(("error", "; ".join(exc.lines())))
+    except MemoryError:
+        conn.send(("error", "the sweep needs more than the memory limit per process (--memory-cap)"))
+    except Exception as exc:  # noqa: BLE001 - the page says so; the server keeps serving
+        logging.getLogger("clustertwin.serve").error("a sweep failed: %s at %s", type(exc).__name__, where(exc))
+        conn.send(("error", "the sweep failed with an internal error; see the server log"))
 
 
 def parse_axes(form: dict[str, str]) -> dict[str, list[Any]]:

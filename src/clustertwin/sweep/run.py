@@ -53,8 +53,10 @@ def plan_row(doc: dict[str, Any], source: str, catalog_dirs: tuple[str, ...] = (
         plan = make_plan(scenario_from_dict(doc, source, cat), cat, memo=memo() if cache else None)
     except UserError as exc:
         return {"error": "; ".join(f"{p.path}: {p.message}" if p.path else p.message for p in exc.problems)}
-    except Exception as exc:  # a bug in one scenario must not end the sweep; the row says what
-        return {"error": f"{type(exc).__name__}: {exc}"}
+    except Exception:  # a bug in one scenario must not end the sweep; the row says so, and
+        # where to see it, without internal exception text (issue 31)
+        return {"error": "internal error while planning this point; run `clustertwin plan` on "
+                         "it to see the traceback and report it"}
     row = flatten(plan.to_dict())
     row["error"] = None
     return row

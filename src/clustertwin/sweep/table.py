@@ -14,7 +14,7 @@ import json
 import math
 from typing import Any
 
-from clustertwin.quoting import csv_cell
+from clustertwin.quoting import csv_writer
 
 #: a swept key that is also a plan key (``training.gpus``) takes its column from the scenario block
 SCENARIO_PREFIX = "scenario."
@@ -107,11 +107,10 @@ def swept_of(table: Any) -> list[str]:
 
 def csv_text(table: Any) -> str:
     """CSV with a header row; floats written with repr precision (round-trip exact)."""
-    import csv
     import io
 
     buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
+    w = csv_writer(buf)
     w.writerow(table.column_names)
     cols = [c.to_pylist() for c in table.columns]
     for i in range(table.num_rows):
@@ -122,7 +121,7 @@ def csv_text(table: Any) -> str:
 def _csv_cell(v: Any) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
-    return repr(v) if isinstance(v, float) else str(csv_cell(str(v)))
+    return repr(v) if isinstance(v, float) else str(v)   # the writer escapes text
 
 
 def parquet_bytes(table: Any) -> bytes:

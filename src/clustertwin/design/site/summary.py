@@ -75,19 +75,47 @@ def cabling_contract(counts: tuple[MediumCount, ...]) -> dict:
 
 
 def media_bom_lines(counts: tuple[MediumCount, ...]) -> tuple:
-    """One network BOM line per medium: ``links`` of it, each priced at the medium's
-    ``usd_per_link`` (the cable with the optics at both ends), with its part number(s), so the
-    bill of materials and ``cabling.csv`` count the same parts."""
-    from clustertwin.design.bom import BomLine
+    """Network BOM lines per medium of the cabling map, so the bill of materials and
+    ``cabling.csv`` count the same parts. A copper or active-optical medium is one line: its
+    cables with their fixed ends, ``links`` at ``usd_per_link``. An optical medium whose part
+    number names a transceiver and a fibre (``MODULE + FIBRE``) is three: the transceivers at
+    end A and at end B of every link (quantity = link ends, priced per port; a twin-port module
+    carries two) and the fibre; the three sum to ``links x usd_per_link``."""
     from clustertwin.design.media import load_media
 
     media = {m.id: m for m in load_media()}
     out = []
     for c in counts:
         m = media[c.medium]
-        item = (f"{c.medium} links ({m.kind}, up to {m.max_length_m:g} m; cable and both ends' "
-                f"optics): {c.cables:,} cables, {c.total_length_m:,.0f} m in all")
-        out.append(BomLine("network", item, None, c.links, float(m.usd_per_link),
-                           float(m.usd_per_link) * c.links, f"{m.source} ({m.as_of})",
-                           part_number=m.part_number))
+        parts = [p.strip() for p in m.part_number.split(" + ")]
+        if m.cable_usd_per_link > 0 and len(parts) == 2:
+            out += _optics_lines(c, m, parts[0], parts[1])
+            continue
+        item = (f"{c.medium} links ({m.kind}, up to {m.max_length_m:g} m; cable with its ends): "
+                f"{c.cables:,} cables, {c.total_length_m:,.0f} m in all")
+        out.append(_medium_line(item, c.links, float(m.usd_per_link), m, m.part_number))
     return tuple(out)
+
+
+def _medium_line(item: str, qty: float, unit: float, m, part: str, unit_name: str = "each"):
+    from clustertwin.design.bom import BomLine
+
+    return BomLine("network", item, None, qty, unit, unit * qty, m.source, part_number=part,
+                   as_of=m.as_of, vendor=m.vendor, unit=unit_name)
+
+
+def _optics_lines(c: MediumCount, m, module: str, fibre: str) -> list:
+    import math
+
+    per_port = (float(m.usd_per_link) - float(m.cable_usd_per_link)) / 2.0
+    ppm = max(1, int(m.ports_per_module))
+    modules = math.ceil(c.links / ppm)
+    kind = f"{ppm}-port module" if ppm > 1 else "module"
+    out = [_medium_line(f"{c.medium} transceiver, end {end} of each link: {module} ({kind}; "
+                        f"{modules:,} modules for {c.links:,} ports)", c.links, per_port, m,
+                        module, "port")
+           for end in ("A", "B")]
+    out.append(_medium_line(f"{c.medium} fibre, one per link: {fibre} ({c.cables:,} cables, "
+                            f"{c.total_length_m:,.0f} m in all, up to {m.max_length_m:g} m)",
+                            c.links, float(m.cable_usd_per_link), m, fibre))
+    return out

@@ -56,6 +56,6 @@ def figures(result: Any, where: Where) -> Figures:
     return view_of(result).figures(result, where)
 
 
-def html(result: Any) -> str:
+def html(result: Any, where: Where | None = None) -> str:
     """The result's extra HTML (empty for most)."""
-    return view_of(result).html(result)
+    return view_of(result).html(result, where)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from clustertwin.catalog import Catalog
+    from clustertwin.economics.model import EconomicsResult
     from clustertwin.scenario import Scenario
 
 Rows = list[tuple[str, str]]
@@ -17,14 +18,16 @@ Figures = list[tuple[str, Any]]
 
 @dataclass(frozen=True)
 class Where:
-    """What a view reads beside its result: the scenario planned and the catalog it was
-    planned with (None: the built-in catalog)."""
+    """What a view reads beside its result: the scenario planned, the catalog it was planned
+    with (None: the built-in catalog) and the plan's economics (the design's bill of materials
+    is shown as the one priced BOM that sums to the capex)."""
 
     scenario: Scenario
     catalog: Catalog | None = None
+    economics: EconomicsResult | None = None
 
 
-def no_html(result: Any) -> str:  # noqa: ARG001 - the signature every view's html has
+def no_html(result: Any, where: Where | None = None) -> str:  # noqa: ARG001 - every view's html signature
     return ""
 
 
@@ -32,8 +35,8 @@ def no_html(result: Any) -> str:  # noqa: ARG001 - the signature every view's ht
 class View:
     """How one kind of stage result is shown: ``rows(result)`` (label, value) for the terminal
     and the page's table, ``figures(result, where)`` (title, plotly figure) and
-    ``html(result)`` (a fragment of our own markup, every user string escaped)."""
+    ``html(result, where)`` (a fragment of our own markup, every user string escaped)."""
 
     rows: Callable[[Any], Rows]
     figures: Callable[[Any, Where], Figures]
-    html: Callable[[Any], str] = no_html
+    html: Callable[[Any, Where | None], str] = no_html

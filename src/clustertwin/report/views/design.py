@@ -48,28 +48,40 @@ def rows(res: ClusterDesign) -> list[tuple[str, str]]:
                               f"UPS {p.ups_modules} x {p.ups_module_kw:,.0f} kW "
                               f"({p.ups_redundancy}), {p.generators} generators")),
         ("cooling", f"{c.mode}, {c.crah_units} CRAH"
+                    + (f", {c.rdhx_units} rear doors" if c.rdhx_units else "")
                     + (f", {c.cdu_units} CDU" if c.cdu_units else "")
+                    + (f", {c.chillers} chillers" if c.chillers else "")
                     + (" (the facility's)" if res.facility == "existing-facility" else "")),
         ("bill of materials", f"{usd(res.bom_priced_usd)} priced "
                               f"({sum(1 for b in res.bom if not b.priced)} lines unpriced)"),
     ]
 
 
-def html(res: ClusterDesign) -> str:
-    """The bill of materials as an HTML table (for plan.html)."""
+def html(res: ClusterDesign, where: Where | None = None) -> str:
+    """The bill of materials as an HTML table (for plan.html): with the plan's economics, the one
+    priced BOM (``vendor_bom``: the lines ``bom.csv`` and ``bom.xlsx`` write, summing to
+    ``economics.capex_usd``), else the design's own lines."""
     from clustertwin.quoting import html_text
+
+    if where is not None and where.economics is not None:
+        from clustertwin.economics.bom import bom_html, vendor_bom
+
+        return bom_html(vendor_bom(res, where.economics))
 
     def money(v: float | None) -> str:
         return "unpriced" if v is None else f"${v:,.0f}"
 
     rows = "".join(
         f"<tr><td>{html_text(b.category)}</td><td>{html_text(b.item)}</td>"
-        f"<td>{html_text(b.catalog_id or '')}</td><td>{b.quantity:,.0f}</td>"
+        f"<td>{html_text(b.part_number or b.part_number_reason)}</td>"
+        f"<td>{b.quantity:,.0f}</td>"
         f"<td>{money(b.unit_usd)}</td><td>{money(b.total_usd)}</td>"
-        f"<td title='{html_text(b.source)}'>{html_text(b.source[:60])}</td></tr>"
+        f"<td title='{html_text(b.source)}'>{html_text(b.source[:60])}</td>"
+        f"<td>{html_text(b.as_of)}</td></tr>"
         for b in res.bom)
     return ("<h3>Bill of materials</h3><table class='data'><tr><th>category</th><th>item</th>"
-            "<th>catalog id</th><th>quantity</th><th>unit</th><th>total</th><th>source</th></tr>"
+            "<th>part number</th><th>quantity</th><th>unit</th><th>total</th><th>source</th>"
+            "<th>as of</th></tr>"
             f"{rows}</table>")
 
 

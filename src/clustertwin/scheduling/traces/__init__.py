@@ -1,4 +1,4 @@
-"""Trace loaders (registry) for ``shared/traces`` and the synthetic generator.
+"""Trace loaders (registry) for the packaged traces (:mod:`.locate`) and the synthetic generator.
 
 ``--trace`` accepts a name or a file:
 
@@ -24,7 +24,7 @@ from clustertwin.errors import Problem, UsageError
 from clustertwin.scheduling.jobs import Workload
 from clustertwin.scheduling.registry import Registry
 from clustertwin.scheduling.traces.jobs_csv import is_jobs_csv, load_jobs_csv
-from clustertwin.scheduling.traces.locate import ENV, traces_dir
+from clustertwin.scheduling.traces.locate import find_file, find_files, not_found, traces_dir
 from clustertwin.scheduling.traces.openb import load_openb
 from clustertwin.scheduling.traces.philly import load_gavel, load_sia
 from clustertwin.scheduling.traces.sacct import is_sacct, load_sacct
@@ -37,51 +37,44 @@ Loader = Callable[[str, bool], Workload]
 TRACES: Registry[Loader] = Registry("trace")
 
 
-def _need_dir() -> Path:
-    d = traces_dir()
-    if d is None:
-        raise UsageError([Problem("--trace", "", "shared/traces not found; set "
-                                  f"{ENV} to the folder holding the trace sub-folders")])
-    return d
+def _need(relative: str, what: str) -> Path:
+    p = find_file(relative)
+    if p is None:
+        raise not_found(what, relative)
+    return p
 
 
 def _openb(arg: str, strict: bool) -> Workload:
     variant = arg or "default"
-    p = _need_dir() / "alibaba-gpu-v2023-openb" / f"openb_pod_list_{variant}.csv"
-    if not p.is_file():
-        raise UsageError([Problem(str(p), "--trace", f"no openb variant {variant!r}")])
+    p = _need(f"alibaba-gpu-v2023-openb/openb_pod_list_{variant}.csv", f"openb:{variant}")
     return load_openb(p, strict=strict)
 
 
 def _gavel(arg: str, strict: bool) -> Workload:
-    d = _need_dir() / "philly-derived-gavel" / "seed=0"
-    files = sorted(d.glob("*.trace")) if not arg else [d / f"{arg}.trace"]
-    if any(not f.is_file() for f in files) or not files:
-        raise UsageError([Problem(str(d), "--trace", f"no Gavel trace {arg or '*'}")])
+    folder = "philly-derived-gavel/seed=0"
+    files = find_files(folder, ".trace") if not arg else [_need(f"{folder}/{arg}.trace", arg)]
+    if not files:
+        raise not_found("gavel", folder)
     return load_gavel(files, strict=strict)
 
 
-def _sia(folder: str, team: str) -> Loader:
+def _sia(folder: str, team: str, name: str) -> Loader:
     def load(arg: str, strict: bool) -> Workload:
-        p = _need_dir() / folder / f"workload-{arg or '1'}.csv"
-        if not p.is_file():
-            raise UsageError([Problem(str(p), "--trace", "no such workload file")])
+        p = _need(f"{folder}/workload-{arg or '1'}.csv", f"{name}:{arg or '1'}")
         return load_sia(p, strict=strict, team=team)
 
     return load
 
 
 def _tiresias(arg: str, strict: bool) -> Workload:
-    p = _need_dir() / "tiresias-sample" / f"{arg or '60_job'}.csv"
-    if not p.is_file():
-        raise UsageError([Problem(str(p), "--trace", "no such Tiresias sample")])
+    p = _need(f"tiresias-sample/{arg or '60_job'}.csv", f"tiresias:{arg or '60_job'}")
     return load_jobs_csv(p, strict=strict)
 
 
 def load_file(p: Path, strict: bool) -> Workload:
     """A trace file of any supported kind, told apart by its header row (the file is read
     once; the loader parses the same text)."""
-    if p.suffix == ".trace":
+    if p.name.endswith((".trace", ".trace.gz")):
         return load_gavel([p], strict=strict)
     from clustertwin.scheduling.traces.common import read_trace_text
 
@@ -99,9 +92,9 @@ def load_file(p: Path, strict: bool) -> Workload:
 TRACES.add("openb", _openb)
 TRACES.add("tiresias", _tiresias)
 TRACES.add("gavel", _gavel)
-TRACES.add("sia-philly", _sia("sia-workloads/philly", "philly"))
-TRACES.add("sia-saturn", _sia("sia-workloads/saturn", "saturn"))
-TRACES.add("pollux", _sia("pollux-workloads/workloads-realistic", "pollux"))
+TRACES.add("sia-philly", _sia("sia-workloads/philly", "philly", "sia-philly"))
+TRACES.add("sia-saturn", _sia("sia-workloads/saturn", "saturn", "sia-saturn"))
+TRACES.add("pollux", _sia("pollux-workloads/workloads-realistic", "pollux", "pollux"))
 
 
 def load_trace(arg: str, *, strict: bool = False, cluster_gpus: int = 0, max_node_gpus: int = 8,

@@ -38,10 +38,36 @@ MAX_TRACE_BYTES = 512 * 1024 * 1024
 
 def read_trace_text(path: Path) -> str:
     """A trace file's text through the input layer: regular file, size cap, UTF-8, one line
-    per problem."""
+    per problem. A ``.gz`` file (the packaged traces) is decompressed as a stream, the cap
+    applying to the decompressed text."""
     from clustertwin.io import read_text
 
-    return read_text(path, MAX_TRACE_BYTES, "trace")
+    if not Path(path).name.endswith(".gz"):
+        return read_text(path, MAX_TRACE_BYTES, "trace")
+    return _read_gzip_text(Path(path))
+
+
+def _read_gzip_text(p: Path) -> str:
+    import gzip
+    import zlib
+
+    from clustertwin.io import read_text
+
+    if not p.is_file():  # missing, a folder, a device: the input layer's one-line refusal
+        read_text(p, MAX_TRACE_BYTES, "trace")
+    try:
+        with gzip.open(p, "rb") as fh:
+            raw = fh.read(MAX_TRACE_BYTES + 1)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise ScenarioError([Problem(str(p), "", f"not a readable gzip file: {exc}")]) from None
+    if len(raw) > MAX_TRACE_BYTES:
+        raise ScenarioError([Problem(str(p), "", "a trace may be at most "
+                                     f"{MAX_TRACE_BYTES:,} bytes decompressed")])
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ScenarioError([Problem(str(p), "", f"not UTF-8 text (byte {exc.start}); save it "
+                                     "as UTF-8")]) from None
 
 
 def read_csv(path: Path, required: list[str],

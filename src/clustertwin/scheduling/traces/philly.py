@@ -28,6 +28,7 @@ from clustertwin.scheduling.traces.common import (
     read_csv,
     read_trace_text,
 )
+from clustertwin.scheduling.traces.locate import trace_stem
 from clustertwin.scheduling.traces.values import BadValue, number, whole
 
 #: GPU-hours per application: geometric middle of Sia's GPU-time bucket (see module doc).
@@ -44,6 +45,7 @@ def load_gavel(paths: list[Path] | Path, *, strict: bool = False) -> Workload:
     names, submit, gpus, steps, teams = [], [], [], [], []
     rows_read = 0
     for f in files:
+        team = trace_stem(f)  # the virtual cluster (a packaged file ends in .trace.gz)
         lines = read_trace_text(f).splitlines()
         for i, line in enumerate(lines, start=1):
             if not line.strip():
@@ -62,11 +64,11 @@ def load_gavel(paths: list[Path] | Path, *, strict: bool = False) -> Workload:
                 rej.add(f"unparsable or out-of-range total_steps, arrival_time or scale_factor: {exc}",
                         where)
                 continue
-            names.append(f"{f.stem}-{i}")
+            names.append(f"{team}-{i}")
             submit.append(t)
             gpus.append(g)
             steps.append(st)
-            teams.append(f.stem)
+            teams.append(team)
     prof = profile("philly")
     n = len(names)
     if n:
