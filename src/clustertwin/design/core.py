@@ -14,7 +14,7 @@ from clustertwin.design.floor import Racks, plan_floor
 from clustertwin.design.layout import plan_layout, rack_capacity
 from clustertwin.design.networks import plan_management
 from clustertwin.design.parts import BomInputs, FabricChoice, Parts, RackPlan, Switches
-from clustertwin.design.power import TYPICAL_FRACTION, pdus_for, plan_power
+from clustertwin.design.power import TYPICAL_FRACTION, ItLoads, pdus_for, plan_power
 from clustertwin.design.result import ClusterDesign
 from clustertwin.design.rules import DesignRules, load_rules
 from clustertwin.design.spare_slots import place_spares
@@ -195,14 +195,13 @@ def _cooling_and_power(scenario, parts: Parts, storage, rp: RackPlan, rules):
                            liquid_racks=compute_racks if liquid else 0,
                            compute_racks=compute_racks, compute_kw=nodes * node.max_power_kw)
     pue = cooling.pue if scenario.economics.pue == "auto" else float(scenario.economics.pue)
-    power = plan_power(nodes_kw=nodes * node.max_power_kw, nodes_typical_kw=nodes * typical,
-                       compute_fabric_kw=cf_kw,
-                       compute_fabric_typical_kw=_fabric_kw(cf, sw.leaf, sw.upper,
-                                                            "power_kw_typical"),
-                       storage_fabric_kw=sf_kw,
-                       storage_fabric_typical_kw=rp.mgmt.storage.switches * sw.fabric.power_kw_typical,
-                       management_kw=mgmt_kw, storage_kw=storage.power_kw, pue=pue,
-                       rack_kw=rack_kw, pdus=rp.pdus, rules=rules,
+    loads = ItLoads(nodes_kw=nodes * node.max_power_kw, nodes_typical_kw=nodes * typical,
+                    compute_fabric_kw=cf_kw,
+                    compute_fabric_typical_kw=_fabric_kw(cf, sw.leaf, sw.upper, "power_kw_typical"),
+                    storage_fabric_kw=sf_kw,
+                    storage_fabric_typical_kw=rp.mgmt.storage.switches * sw.fabric.power_kw_typical,
+                    management_kw=mgmt_kw, storage_kw=storage.power_kw)
+    power = plan_power(loads, pue=pue, rack_kw=rack_kw, pdus=rp.pdus, rules=rules,
                        pdus_by_kind=tuple(rp.kinds.items()))
     return cooling, power
 

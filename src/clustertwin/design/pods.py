@@ -61,9 +61,10 @@ def _spine_down_max(cap_gbps: float, s1: float, s2: float, p: float) -> int:
 
 
 @dataclass(frozen=True)
-class PodRequest:
-    """What a pod build is asked for: the catalog entries, the node count, the node's ports
-    (``rails`` of one rail group, ``g`` of them on one leaf) and the fabric keys."""
+class FabricRequest:
+    """What a compute fabric (a plain tree or a pod build) is asked for: the catalog entries,
+    the node count, the node's ports (``rails`` of one rail group, ``g`` of them on one leaf)
+    and the fabric keys."""
 
     node: Any                   #: catalog Node
     fabric: Any                 #: catalog Fabric family
@@ -144,7 +145,7 @@ class SpineLayer:
         return [(self.n_s, self.d_full, self.us_full)]
 
 
-def _segments(req: PodRequest, seg_cap: int, l_su: int, ds: int, k_s1: int) -> tuple[int, int, int, int, int]:
+def _segments(req: FabricRequest, seg_cap: int, l_su: int, ds: int, k_s1: int) -> tuple[int, int, int, int, int]:
     """(nodes per segment, segments, segments per pod, pods, leaf links per spine)."""
     nodes, pod_nodes, node, spine_switch = req.nodes, req.pod_nodes, req.node, req.spine_switch
     p, source = float(req.pod_oversubscription), req.source
@@ -175,7 +176,7 @@ def _segments(req: PodRequest, seg_cap: int, l_su: int, ds: int, k_s1: int) -> t
     return su_nodes, segs, n_seg, pods, ds
 
 
-def _pod_layer(req: PodRequest, sw: SwitchSet, shape: PodShape, reserve: bool) -> SpineLayer:
+def _pod_layer(req: FabricRequest, sw: SwitchSet, shape: PodShape, reserve: bool) -> SpineLayer:
     """The pods' spines and the aggregation layer (see the module docstring)."""
     u, n_leaf, n_seg, l_su, segs = shape.u, shape.n_leaf, shape.n_seg, shape.l_su, shape.segs
     pods, ds, su_nodes = shape.pods, shape.ds, shape.su_nodes
@@ -214,7 +215,7 @@ def _pod_layer(req: PodRequest, sw: SwitchSet, shape: PodShape, reserve: bool) -
     return SpineLayer(pod, n_s, d_full, d_last, us_full, us_last, agg_ports)
 
 
-def plan_pod_fabric(req: PodRequest) -> ComputeFabric:
+def plan_pod_fabric(req: FabricRequest) -> ComputeFabric:
     """A pod build of the compute fabric (see the module docstring)."""
     node, fabric, leaf_switch, spine_switch = req.node, req.fabric, req.leaf_switch, req.spine_switch
     nodes, planes, rails, g, g_rail = req.nodes, req.planes, req.rails, req.g, req.g_rail
@@ -284,7 +285,7 @@ def plan_pod_fabric(req: PodRequest) -> ComputeFabric:
     return _pod_modules(cf, req, sw, shape, spines)
 
 
-def _pod_modules(cf: ComputeFabric, req: PodRequest, sw: SwitchSet, shape: PodShape,
+def _pod_modules(cf: ComputeFabric, req: FabricRequest, sw: SwitchSet, shape: PodShape,
                  spines: SpineLayer) -> ComputeFabric:
     """Transceivers of a pod build: one module per used cage, ports of one speed per cage."""
     e, s1, s2 = float(req.endpoint), sw.s1, sw.s2
