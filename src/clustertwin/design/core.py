@@ -230,7 +230,7 @@ def _management(parts: Parts, storage_links: int, fixed_pdus: int, rules):
     """Management networks and racks, which size each other through the PDUs the management
     racks add (the OOB switches count PDU ports): iterated to a fixpoint. Returns the networks,
     management racks, total PDUs, management kW and storage-fabric kW."""
-    node, nodes, cf, fab = parts.node, parts.nodes, parts.cf, parts.fab
+    cf, fab = parts.cf, parts.fab
     switch, inband_sw, oob_sw = parts.sw.fabric, parts.sw.inband, parts.sw.oob
     pdus = fixed_pdus
     mgmt_racks, mgmt = 0, None
@@ -238,11 +238,8 @@ def _management(parts: Parts, storage_links: int, fixed_pdus: int, rules):
     ufm = int(fab.reserved_ports_per_su * rules.num("fabric_manager_links_per_slot"))
     ufm = ufm if cf.leaf else 0            # no switch (one node): no subnet manager either
     for _ in range(8):
-        mgmt = plan_management(node=node, nodes=nodes, scalable_units=cf.equivalent_sus,
-                               compute_switches=cf.switches, manager_links=ufm,
-                               storage_links=storage_links, storage_switch=switch,
-                               inband_switch=inband_sw, oob_switch=oob_sw, pdus=pdus, rules=rules,
-                               su_nodes=cf.rail_su_nodes, converged_storage=cf.leaf_pair)
+        mgmt = plan_management(parts, manager_links=ufm, storage_links=storage_links, pdus=pdus,
+                               rules=rules)
         mgmt_kw = (mgmt.inband_switches * inband_sw.power_kw_max
                    + mgmt.oob_switches * oob_sw.power_kw_max
                    + mgmt.ufm_appliances * rules.num("ufm_appliance_kw")
