@@ -138,6 +138,7 @@ def run_check(scen: Any, cat: Any, nccl: list[Path], dcgm: list[Path], burnin: l
     return HealthReport(**{**rep.__dict__, "coverage": cov, "curves": tuple(curves)}), plan
 
 
+# a command: one parameter per command-line option (typer reads this signature)
 def check_cmd(
     scenario: ScenarioArg = None,
     nccl: Annotated[Optional[list[Path]], typer.Option("--nccl", help="nccl-tests output (text or -J JSON); repeatable")] = None,  # noqa: UP045

@@ -104,6 +104,7 @@ def register(app: typer.Typer) -> None:
     """Add the ``export`` command to ``app``."""
     from clustertwin.cli.common import handle_user_errors
 
+    # a command: one parameter per command-line option (typer reads this signature)
     @app.command("export")
     @handle_user_errors
     def export_cmd(

@@ -20,6 +20,7 @@ def _torch_missing() -> bool:
     return importlib.util.find_spec("torch") is None
 
 
+# a command: one parameter per command-line option (typer reads this signature)
 def measure_cmd(
     scenario: ScenarioArg = None,
     out: OutOpt = None,

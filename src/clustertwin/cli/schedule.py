@@ -10,6 +10,7 @@ import typer
 def register(app: typer.Typer) -> None:
     """Add the ``schedule`` command to the main app."""
 
+    # a command: one parameter per command-line option (typer reads this signature)
     @app.command("schedule")
     def schedule_cmd(
         cluster: str = typer.Option(..., "--cluster", help="scenario file, node-list CSV, "

@@ -63,6 +63,7 @@ def _progress(total: int):  # noqa: ANN202
     return prog, advance
 
 
+# a command: one parameter per command-line option (typer reads this signature)
 def sweep_command(
     base: Annotated[Path, typer.Argument(help="base scenario file, or a study file (base + cases/grid)")],
     sets: Annotated[Optional[list[str]], typer.Option("--set", help="KEY=V1,V2,...: values of a dotted scenario key; repeatable")] = None,  # noqa: UP045

@@ -26,6 +26,7 @@ def as_of_time(text: str | None) -> float | None:
                                   f"or 2027-03-10T12:00:00, got {text[:40]!r}")]) from None
 
 
+# a command: one parameter per command-line option (typer reads this signature)
 def track_cmd(
     scenario: ScenarioArg = None,
     log: Annotated[Optional[list[Path]], typer.Option("--log", help="training log: Megatron-LM/NeMo, torchtitan, HF Trainer (trainer_state.json or logged dicts) or CSV time,step,tokens[,loss]; repeatable")] = None,  # noqa: UP045
