@@ -65,6 +65,11 @@ SCORE_PASSES: dict[str, tuple[float, float]] = {
     "softmax": (4.0, 6.0),
     "scale-mask-softmax": (4.0, 6.0),
     "dropout": (5.0, 5.0),
+    # the two batched GEMMs' own passes: QK^T writes the scores and PV reads the probabilities
+    # (2 + 2) in forward; in backward dP is written and P read for dV, and dS read for dQ and
+    # dK (2 + 2 + 2 + 2). Priced at HBM speed on top of their FLOPs: with a head-sized inner
+    # dimension these GEMMs sit at the roofline's ridge, where neither roof is reached
+    "score-gemms": (4.0, 8.0),
 }
 #: extra HBM bytes per parameter of an fp16 step's dynamic loss scaling: the fused
 #: check-for-inf-and-unscale pass reads and writes every fp32 gradient once (PyTorch
@@ -123,9 +128,11 @@ def gemm(
     count: Any = 1.0,
     kernels: Any = None,
     scale: float = 1.0,
+    out_bytes: bool = True,
 ) -> tuple[Any, Any]:
     """(forward, backward) seconds of ``count`` GEMMs (m x k) @ (k x n) run as ``kernels``
-    kernels (default ``count``; a grouped GEMM is one) at ``scale`` x the dense efficiency."""
+    kernels (default ``count``; a grouped GEMM is one) at ``scale`` x the dense efficiency.
+    ``out_bytes`` False: the m x n operand's traffic is priced elsewhere (score passes)."""
     g = c.g
     q = c.fp8(name)
     if q:
@@ -137,7 +144,7 @@ def gemm(
     eff = scale * c.st.gemm_efficiency_scale * eff * _sat(m, half) * _sat(n, half) * _sat(k, half)
     flops = 2.0 * m * k * n
     ob = 1.0 if q else ACT_BYTES
-    nbytes = ob * (m * k + k * n) + ACT_BYTES * m * n
+    nbytes = ob * (m * k + k * n) + ACT_BYTES * m * n * out_bytes
     t = np.maximum(flops / (peak * eff), nbytes / c.hbm) * count
     over = (count if kernels is None else kernels) * g["gemm_overhead_us"] * 1e-6
     fwd, bwd = t + over, 2 * t + 2 * over
@@ -149,9 +156,9 @@ def gemm(
 
 
 def score_chain(st: StackProfile) -> tuple[str, ...]:
-    """The passes over a materialised score matrix, dropout included where the stack's recipes
-    train with it."""
-    return (*st.score_passes, *(("dropout",) if st.dropout else ()))
+    """The passes over a materialised score matrix: the batched GEMMs', the stack's
+    element-wise passes, and dropout where the stack's recipes train with it."""
+    return ("score-gemms", *st.score_passes, *(("dropout",) if st.dropout else ()))
 
 
 def score_passes(c: Ctx) -> tuple[Any, Any]:
@@ -184,7 +191,7 @@ def attention(c: Ctx, cp_eff: Any) -> tuple[Any, Any, Any]:
     b = c.T * c.cp / s
     s_loc = s / c.cp
     heads = b * m.heads / c.tp
-    one, _ = gemm(c, "attn-core", s_loc, float(m.head_dim), s)
+    one, _ = gemm(c, "attn-core", s_loc, float(m.head_dim), s, out_bytes=False)
     fwd = 2 * one * heads / cp_eff
     pf, pb = score_passes(c)
     return fwd + pf, 2 * fwd + pb, 0.0
