@@ -31,10 +31,11 @@ MIN_ETTR = 0.2
 
 def row_year(row: Any) -> int | None:
     """The year a calibration row's run took place, as its source dates it (the first 20xx
-    year in the source text, e.g. ``Luccioni et al. 2022``); None where the source names none."""
+    year in the source text, e.g. ``Luccioni et al. 2022``, not an arXiv id such as 2005.14165);
+    None where the source names none."""
     import re
 
-    mo = re.search(r"\b(20[0-9]{2})\b", row.source or "")
+    mo = re.search(r"\b(20[0-9]{2})\b(?!\.[0-9])", row.source or "")  # not an arXiv id
     return int(mo.group(1)) if mo else None
 
 
