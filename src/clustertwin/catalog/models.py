@@ -326,7 +326,7 @@ class PerfCalibration(Entry):
 
 
 #: a pass over a materialised attention score matrix (clustertwin.perf.ops.SCORE_PASSES)
-ScorePass = Literal["scale", "mask", "softmax", "scale-mask-softmax"]
+ScorePass = Literal["scale", "mask", "softmax", "softmax-fp32", "scale-mask-softmax"]
 
 
 class Stack(Entry):

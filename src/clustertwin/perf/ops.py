@@ -64,6 +64,11 @@ SCORE_PASSES: dict[str, tuple[float, float]] = {
     "mask": (4.0, 4.0),
     "softmax": (4.0, 6.0),
     "scale-mask-softmax": (4.0, 6.0),
+    # softmax called without a dtype under torch.autocast runs in fp32 (the autocast op list's
+    # fp32 policy for softmax): fp16 scores read, fp32 probabilities written (6), then cast back
+    # to 16 bit (6); backward: the cast's gradient (6), an fp32 softmax backward (12) and the
+    # cast of its gradient (6). Hugging Face GPT2Attention._attn (2022) runs it this way
+    "softmax-fp32": (12.0, 24.0),
     "dropout": (5.0, 5.0),
     # the two batched GEMMs' own passes: QK^T writes the scores and PV reads the probabilities
     # (2 + 2) in forward; in backward dP is written and P read for dV, and dS read for dQ and
