@@ -325,7 +325,8 @@ def register(app: typer.Typer) -> None:
         ),
         cv: bool = typer.Option(
             False, "--cv", help="leave-one-source-out check over the calibration CSV and the "
-            "published-runs table (or --csv): LOSO error per row, the days band per stack"
+            "published-runs table (or --csv): LOSO error per row with every fitted constant "
+            "refitted without the row's source (and with one scale refitted), the days band per stack"
         ),
     ) -> None:
         """Predicted vs published for every row of the calibration CSV."""
