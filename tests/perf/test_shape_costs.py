@@ -68,7 +68,8 @@ def test_fp16_adds_the_loss_scaler_pass(catalog):
 @pytest.mark.parametrize("gpu, year, profile", [
     ("a100-sxm-80gb", 2022, "a100-era-2021-22"),
     ("a100-sxm-80gb", 2021, "a100-era-2021-22"),
-    ("a100-sxm-80gb", 2023, "rsc-a100"),
+    ("a100-sxm-80gb", 2023, "a100-era-2021-22"),
+    ("a100-sxm-80gb", 2024, "rsc-a100"),
     ("a100-sxm-80gb", None, "rsc-a100"),
     ("h100-sxm-80gb", 2022, "llama3-h100"),
 ])
