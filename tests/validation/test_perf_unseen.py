@@ -14,6 +14,12 @@ Rows (``tests/validation/data/unseen_runs.csv``), none of them fitted on:
 * Zhang et al. 2024, TinyLlama (arXiv 2401.02385) section 2.4: 1.1B on 16 A100-40GB with FSDP,
   FlashAttention-2 and fused layers, 24,000 tokens/s per GPU.
 
+Caveat: the session that added these rows could not open the two papers' tables through its
+search tool (it read flash-attn's training README and configs for the setup: 8 A100 80GB,
+1M-token batches, bf16, GPT2Config's dropout); the figures (142/196, 72/220, 149/205, 80/225
+TFLOP/s; 24,000 tokens/s) were written down from the papers as remembered and should be checked
+against them.
+
 The kernels entries ``standard-attention`` and ``fa2-fused`` describe what these papers ran;
 their figures are priors copied from fitted entries (stacks.yaml / kernels.yaml say which),
 set before these rows were run. Signed error on the time basis: + = predicted slower.
