@@ -8,17 +8,16 @@ Rows (``tests/validation/data/unseen_runs.csv``), none of them fitted on:
 * Dao 2023, FlashAttention-2 (arXiv 2307.08691) Table 1: GPT3-1.3B and GPT3-2.7B at 2K and 8K
   on 8 A100 80GB, without FlashAttention (standard PyTorch attention, scores materialised, in
   flash-attn's GPT with its fused layers and GPT2Config's attention dropout 0.1) and with
-  FlashAttention-2; TFLOP/s per GPU converted to tokens/s on the paper's basis (Megatron eq. 3
-  x 3/4). These judge the per-pass pricing of the score matrix (perf.ops.SCORE_PASSES): before
+  FlashAttention-2; TFLOP/s per GPU converted to tokens/s on the paper's FLOP basis. These judge the per-pass pricing of the score matrix (perf.ops.SCORE_PASSES): before
   it, the 8K materialised rows were predicted 25-28% fast (Megatron's fused 9 bytes per score);
 * Zhang et al. 2024, TinyLlama (arXiv 2401.02385) section 2.4: 1.1B on 16 A100-40GB with FSDP,
   FlashAttention-2 and fused layers, 24,000 tokens/s per GPU.
 
-Caveat: the session that added these rows could not open the two papers' tables through its
-search tool (it read flash-attn's training README and configs for the setup: 8 A100 80GB,
-1M-token batches, bf16, GPT2Config's dropout); the figures (142/196, 72/220, 149/205, 80/225
-TFLOP/s; 24,000 tokens/s) were written down from the papers as remembered and should be checked
-against them.
+The FlashAttention-2 figures (142/196, 72/220, 149/205, 80/225 TFLOP/s) and the paper's FLOP
+formula (6 x seqlen x params + 12 x layers x hidden x seqlen^2 per sequence) were checked
+against copies of the paper's text; the setup (8 A100 80GB, 1M-token batches, bf16,
+GPT2Config's dropout) is flash-attn's training README and configs. TinyLlama's 24,000 tokens/s
+per A100-40G was checked against summaries of its paper.
 
 The kernels entries ``standard-attention`` and ``fa2-fused`` describe what these papers ran;
 their figures are priors copied from fitted entries (stacks.yaml / kernels.yaml say which),
