@@ -26,7 +26,6 @@ set before these rows were run. Signed error on the time basis: + = predicted sl
 
 from __future__ import annotations
 
-
 import numpy as np
 import pytest
 
