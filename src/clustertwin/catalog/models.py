@@ -308,7 +308,7 @@ class FailureProfile(Entry):
     era_years: list[int] = Field(default_factory=list, description="[first, last] year of the era "
                                  "this profile describes")
     lost_hours_per_interruption: float | None = Field(
-        None, gt=0, description="wall-clock hours a run of this era lost per interruption, all in "
+        None, gt=0, le=720, description="wall-clock hours a run of this era lost per interruption, all in "
         "(detection, diagnosis, node swap, checkpoint reload, rolled-back work), as its logbook "
         "gives them; None: priced from restart time and checkpoint interval")
 
