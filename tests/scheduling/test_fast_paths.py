@@ -119,3 +119,24 @@ def test_idle_node_count_makes_the_whole_node_shortcut_exact(tmp_path) -> None:
                 assert (placer.place(st, k * WHOLE, m) is not None) == fits
                 checked += 1
     assert checked == 600 * 6
+
+
+@pytest.mark.parametrize("policy", ["fifo+backfill", "multifactor+backfill"])
+@pytest.mark.parametrize("depth", [4, 12])
+def test_fresh_entry_pass_is_the_full_pass_through_failures(policy, depth, monkeypatch) -> None:
+    """A pass after one that started nothing tries only the entries queued since (while the
+    free GPUs are unchanged); node failures and repairs change them in between, and a head
+    that starts before the next head is blocked shortens that pass's window. Same run as the
+    per-entry loop, and the shortcut did run."""
+    from clustertwin.scheduling.dispatch import Dispatch as D
+
+    spec = uniform(24, 8, nvlink_domain_gpus=8)
+    w = generate("philly", 900, spec.gpus, np.random.default_rng(11), load=1.2)
+    w = with_time_limits(w, np.random.default_rng(1))
+    cfg = SimConfig(placement="topology", failure_rate_per_node_day=0.5, repair_s=4 * 3600.0,
+                    scan_depth=depth)
+    calls = []
+    original = D._fill_fresh
+    monkeypatch.setattr(D, "_fill_fresh", lambda self: calls.append(original(self)) or calls[-1])
+    _same_runs(w, spec, policy, cfg, monkeypatch)
+    assert any(calls)

@@ -45,6 +45,7 @@ class ClusterState:
         self.idle_node_gpus = int(self.node_gpus.sum())  # GPUs on nodes with nothing running
         self.free_whole = int(self.full.sum())  # = full.sum(), kept up to date (read per event)
         self.max_node_gpus = int(self.node_gpus.max()) if n else 0
+        self.changes = 0  # counts take/give/fail/repair: equal counts, the same free GPUs
 
     # ------------------------------------------------------------------ bookkeeping
     def _node_before(self, node: int) -> None:
@@ -77,6 +78,7 @@ class ClusterState:
             self.gfree[node, list(idx)] += delta
 
     def take(self, alloc: Alloc) -> None:
+        self.changes += 1
         for node, idx, milli in alloc:
             if self.pooled:
                 self.free_milli -= milli
@@ -87,6 +89,7 @@ class ClusterState:
             self._node_after(node)
 
     def give(self, alloc: Alloc) -> None:
+        self.changes += 1
         for node, idx, milli in alloc:
             if self.pooled:
                 self.free_milli += milli
@@ -102,6 +105,7 @@ class ClusterState:
         """Take a node out (its jobs must have been given back first)."""
         if not self.up[node] or self.pooled:
             return
+        self.changes += 1
         self._node_before(node)
         g = int(self.node_gpus[node])
         self.free_milli -= int(self.gfree[node, :g].clip(min=0).sum())
@@ -113,6 +117,7 @@ class ClusterState:
     def repair(self, node: int) -> None:
         if self.up[node] or self.pooled:
             return
+        self.changes += 1
         g = int(self.node_gpus[node])
         self.up[node] = self.up_l[node] = True
         self.gfree[node, :g] = WHOLE
