@@ -9,7 +9,7 @@ import typer
 
 from clustertwin.cli_common import CatalogOpt, handle_user_errors
 
-SWEEP_FILES = ["sweep.parquet", "sweep.csv", "sweep.html"]
+SWEEP_FILES = ["sweep.parquet", "sweep.csv", "sweep.html", "run.json"]
 
 
 def _need_pyarrow() -> None:
@@ -67,7 +67,7 @@ def sweep_command(
     base: Annotated[Path, typer.Argument(help="base scenario file, or a study file (base + cases/grid)")],
     sets: Annotated[Optional[list[str]], typer.Option("--set", help="KEY=V1,V2,...: values of a dotted scenario key; repeatable")] = None,  # noqa: UP045
     ranges: Annotated[Optional[list[str]], typer.Option("--range", help="KEY=START:STOP:STEP (STOP included); repeatable")] = None,  # noqa: UP045
-    out: Annotated[Path, typer.Option("--out", help="folder for sweep.parquet, sweep.csv, sweep.html")] = Path("sweep-out"),
+    out: Annotated[Path, typer.Option("--out", help="folder for sweep.parquet, sweep.csv, sweep.html, run.json")] = Path("sweep-out"),
     executor: Annotated[str, typer.Option("--executor", help="local (process pool) or ray")] = "local",
     workers: Annotated[Optional[int], typer.Option("--workers", min=1, help="processes / Ray CPUs (default: one per core)")] = None,  # noqa: UP045
     ray_address: Annotated[Optional[str], typer.Option("--ray-address", help="Ray cluster to join (default: start a local one)")] = None,  # noqa: UP045
@@ -108,11 +108,16 @@ def sweep_command(
     folder = OutputDir(out, SWEEP_FILES, force)
     t0 = time.perf_counter()
     prog, advance = _progress(len(sw.points))
+    from clustertwin.sweep.runlog import RunLog
+
+    log = RunLog(executor)
     with prog:
-        table = run_sweep_table(sw, executor, workers, ray_address, catalog or [], skip, advance, cache)
+        table = run_sweep_table(sw, executor, workers, ray_address, catalog or [], skip, advance, cache, log)
     elapsed = time.perf_counter() - t0
     choice = ch.choose(table, obj, reqs)
+    log.finish()
     _write(folder, sw, table, choice)
+    folder.write("run.json", log.to_json())
     from clustertwin.sweep.report import print_choice
 
     print_choice(sw, table, choice)
