@@ -79,10 +79,12 @@ def sweep_command(
                                         "in keys it does not read (same table either way)")] = True,
     max_scenarios: Annotated[Optional[int], typer.Option("--max-scenarios", help="most scenarios the grid may make, checked before any runs (default 10000)")] = None,  # noqa: UP045
     allow_path: Annotated[Optional[list[Path]], typer.Option("--allow-path", help="folder a study's base: may be read from besides the study's own; repeatable")] = None,  # noqa: UP045
+    stream: Annotated[bool, typer.Option("--stream", help="for large grids: rows appended to --out/sweep.parts as they finish "
+                                         "(a rerun resumes), then sweep.parquet and run.json; no ranking, csv or html")] = False,
     catalog: CatalogOpt = None,
 ) -> None:
     """Plan a grid of scenarios (any dotted keys) and rank them; writes sweep.parquet/.csv/.html.
-    A grid past --max-scenarios (default 10,000) is refused before anything runs."""
+    A grid past --max-scenarios (default 10,000; 10,000,000 with --stream) is refused before anything runs."""
     import time
 
     from clustertwin.errors import Problem, UsageError
@@ -94,6 +96,13 @@ def sweep_command(
     _need_pyarrow()
     if executor not in ("local", "ray"):
         raise UsageError([Problem("--executor", executor, "expected local or ray")])
+    if stream:
+        from clustertwin.sweep.stream import stream_command
+
+        typer.echo(stream_command(base, _grid_options(sets or [], ranges or []), out, executor, workers,
+                                  ray_address, seeds, force, cache, max_scenarios, tuple(allow_path or ()),
+                                  catalog or [], _progress), err=True)
+        return
     from clustertwin.sweep.grid import MAX_SCENARIOS
 
     if max_scenarios is not None and max_scenarios < 1:
