@@ -130,6 +130,16 @@ class Dispatch(Preemption, Backfill):
                     break
             i += 1
 
+    def _late_mask(self, reserved: np.ndarray | None) -> np.ndarray | None:
+        """The nodes a job that runs past the shadow time may use (all but the held ones), one
+        array per cached shadow (placement keeps its bit-set form while the mask is the same)."""
+        if reserved is None:
+            return None
+        last = self.__dict__.get("_late")
+        if last is None or last[0] is not reserved:
+            last = self._late = (reserved, ~reserved)
+        return last[1]
+
     def _fill_fresh(self) -> bool:
         """Run the pass on the fresh entries alone if it may (returns whether it did): a fast-path EASY pass (backfill, no team limits, reservations or preemption) when
         the last one started nothing, the cluster's free GPUs have not changed since (no start,
@@ -185,7 +195,7 @@ class Dispatch(Preemption, Backfill):
         m = self.w.gpus_milli[jobs]
         late = (self.now + self.w.requested_s[jobs]) > shadow_t
         fm = [failed.get((0, 0, 0), math.inf), failed.get((1, 0, 0), math.inf)]
-        mask_late = None if reserved is None else ~reserved
+        mask_late = self._late_mask(reserved)
         thr = np.where(late, fm[1], fm[0])  # recomputed only when a threshold falls
         started: list[int] = []
         c = 0
@@ -237,7 +247,7 @@ class Dispatch(Preemption, Backfill):
         pooled = st.pooled
         fm0 = failed.get((0, 0, 0), math.inf)
         fm1 = failed.get((1, 0, 0), math.inf)
-        mask_late = None if reserved is None else ~reserved
+        mask_late = self._late_mask(reserved)
         free = st.free_milli  # changes only when a job starts (the caller checked it is > 0)
         hi = max(fm0, fm1)  # an entry this large is skipped in either mode
         started: list[int] = []
