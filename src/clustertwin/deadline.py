@@ -26,15 +26,12 @@ from typing import Any
 from clustertwin.errors import InfeasibleError, Problem, ScenarioError
 from clustertwin.perf.flops import model_flops_per_token
 from clustertwin.perf.search import SearchResult
+from clustertwin.perf.stage import READS as PERF_READS
 from clustertwin.perf.stage import TrainingEstimate, estimate_with_search
 
-#: scenario keys the training stage (:func:`train`) reads (a section name covers the whole
-#: section): the model, the training run, the cluster's GPU, node, size and deadline and the
-#: fabric keys of the collectives model; not economics, seeds, spares or switch models
-READS = ("source", "model", "training", "cluster.gpu", "cluster.node", "cluster.gpus",
-         "cluster.deadline_days", "cluster.deadline_basis", "cluster.fabric.technology",
-         "cluster.fabric.oversubscription", "cluster.fabric.pod_gpus",
-         "cluster.fabric.pod_oversubscription")
+#: scenario keys the training stage (:func:`train`) reads: the perf estimate's
+#: (:data:`clustertwin.perf.stage.READS`)
+READS = PERF_READS
 #: and, solving a deadline on a wall-clock basis, the reliability keys of :func:`analytic_ettr`
 DEADLINE_READS = ("reliability.failure_profile", "reliability.failures_per_1000_node_days",
                   "reliability.include_planned", "reliability.checkpoint_blocking_s",

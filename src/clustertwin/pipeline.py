@@ -55,14 +55,16 @@ def cannot_compute(scenario: Scenario, stage: str, exc: BaseException) -> Infeas
 
 @dataclass(frozen=True)
 class StageFunctions:
-    """The five memoisable stage functions, in pipeline order (a sweep's
-    :class:`~clustertwin.sweep.memo.StageMemo` wraps them to reuse results between plans)."""
+    """The five memoisable stage functions, in pipeline order, and the spares re-estimate (the
+    perf estimate on the GPUs hot spares leave inside the units); a sweep's
+    :class:`~clustertwin.sweep.memo.StageMemo` wraps them to reuse results between plans."""
 
     training: Callable[..., TrainingEstimate]
     design: Callable[..., ClusterDesign]
     reliability: Callable[..., ReliabilityResult]
     economics: Callable[..., EconomicsResult]
     buildout: Callable[..., BuildoutPlan]
+    respare: Callable[..., TrainingEstimate]
 
     @classmethod
     def of_pipeline(cls, memo: Any = None) -> StageFunctions:
@@ -72,9 +74,10 @@ class StageFunctions:
         from clustertwin.deadline import train
         from clustertwin.design import design
         from clustertwin.economics import economics
+        from clustertwin.perf import estimate
         from clustertwin.reliability import analyze
 
-        fns = (train, design, analyze, economics, plan_buildout)
+        fns = (train, design, analyze, economics, plan_buildout, estimate)
         return cls(*(memo.bind(*fns) if memo is not None else fns))
 
 

@@ -44,6 +44,15 @@ _TIME_KEYS = (
 )
 
 
+#: scenario keys :func:`estimate` reads (a section name covers the whole section): the model,
+#: the training run, the cluster's GPU, node, size and deadline and the fabric keys of the
+#: collectives model; not economics, seeds, spares or switch models
+READS = ("source", "model", "training", "cluster.gpu", "cluster.node", "cluster.gpus",
+         "cluster.deadline_days", "cluster.deadline_basis", "cluster.fabric.technology",
+         "cluster.fabric.oversubscription", "cluster.fabric.pod_gpus",
+         "cluster.fabric.pod_oversubscription")
+
+
 class TrainingEstimate(BaseModel):
     """Result of the perf stage (contract block ``training``)."""
 
