@@ -128,6 +128,7 @@ def sweep_command(
     log.finish()
     _write(folder, sw, table, choice)
     folder.write("run.json", log.to_json())
+    folder.commit()  # the four files as one set
     from clustertwin.sweep.report import print_choice
 
     print_choice(sw, table, choice)
@@ -147,7 +148,6 @@ def _write(folder, sw, table, choice) -> None:  # noqa: ANN001
     folder.write("sweep.parquet", parquet)
     folder.write("sweep.csv", csv)
     folder.write("sweep.html", page)
-    folder.commit()
 
 
 def compare_command(

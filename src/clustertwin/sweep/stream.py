@@ -136,6 +136,7 @@ def stream_command(base: Path, grid: dict[str, list[Any]], out: Path, executor: 
         rows = join_parts(out / PARTS, tmp)
     log.finish()
     folder.write("run.json", log.to_json())
+    folder.commit()
     return (f"{rows:,} rows ({log.resumed:,} from an earlier run) in {log.wall_s:.1f} s; "
             f"wrote {folder.path / 'sweep.parquet'}, {folder.path / 'run.json'} "
             f"(parts in {out / PARTS})")
