@@ -62,8 +62,21 @@ def unknown_stack(catalog: Any, stack_id: str, source: str, key: str) -> Problem
 def default_profile_id(catalog: Any, gpu_id: str) -> str:
     """Failure profile for ``failure_profile: auto``: the catalog profile whose ``default_for``
     names the GPU's generation (lowest id first), else :data:`FALLBACK_PROFILE`."""
-    generation = getattr(catalog.gpu(gpu_id), "generation", None)
+    generation = catalog.gpu(gpu_id).generation
     for p in sorted(catalog.all("failure_profile"), key=lambda p: p.id):
-        if generation in getattr(p, "default_for", ()):
+        if generation in p.default_for:
             return p.id
     return FALLBACK_PROFILE
+
+
+def era_profile_id(catalog: Any, gpu_id: str, year: int | None) -> str:
+    """Failure profile of a run on ``gpu_id`` in ``year``: the profile whose ``era_for`` names
+    the GPU's generation and whose ``era_years`` hold the year (lowest id first), else the
+    generation's :func:`default_profile_id`."""
+    generation = getattr(catalog.gpu(gpu_id), "generation", None)
+    if year is not None:
+        for p in sorted(catalog.all("failure_profile"), key=lambda p: p.id):
+            span = getattr(p, "era_years", None) or []
+            if generation in getattr(p, "era_for", ()) and span and span[0] <= year <= span[-1]:
+                return p.id
+    return default_profile_id(catalog, gpu_id)

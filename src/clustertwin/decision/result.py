@@ -1,4 +1,5 @@
-"""The frozen result of the decision stage and its views (contract, terminal, figures)."""
+"""The frozen result of the decision stage: its data and its contract block (the view is
+report/views/decision.py)."""
 
 from __future__ import annotations
 
@@ -100,26 +101,3 @@ class DecisionResult(BaseModel):
             "by_mode": by_mode,
             "notes": list(self.notes),
         }
-
-    def summary_rows(self) -> list[tuple[str, str]]:
-        from clustertwin.fmt import usd
-
-        rows = [("answer", self.headline())]
-        for o in self.options:
-            mark = "yes" if o.meets_target else "no"
-            rows.append((o.mode, f"{o.gpus:,} GPUs · start {o.start_date} · trained {o.trained_by_p50} "
-                                 f"(P90 {o.trained_by_p90}) · {usd(o.cost_usd)} · NPV {usd(o.npv_usd)} · "
-                                 f"peak cash {usd(o.cash_peak_usd)} · meets target: {mark}"))
-        return rows
-
-    def figures(self) -> list[tuple[str, Any]]:
-        import numpy as np
-        import plotly.graph_objects as go
-
-        fig = go.Figure()
-        for o in self.options:
-            cum = np.cumsum(o.cash_flow_usd_per_month) / 1e6
-            fig.add_trace(go.Scatter(x=list(range(1, len(cum) + 1)), y=cum, name=o.mode, mode="lines"))
-        fig.update_layout(title="Cumulative cash out by route ($M)", xaxis_title="month",
-                          yaxis_title="$M", height=380)
-        return [("Cash by route", fig)]

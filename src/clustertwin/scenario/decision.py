@@ -7,14 +7,14 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from clustertwin.scenario.base import _Section
+from clustertwin.scenario.base import Section
 
 MODES = ("build", "colo", "lease", "cloud")
 Mode = Literal["build", "colo", "lease", "cloud"]
 _DAY = {"ge": 0, "le": 36_500}
 
 
-class RouteOverride(_Section):
+class RouteOverride(Section):
     """Per-route overrides of the catalog's price and lead time (``decision.<route>.*``)."""
 
     usd_per_gpu_hour: float | None = Field(None, gt=0, le=1000, description="lease/cloud price per GPU-hour")
@@ -32,7 +32,7 @@ class RouteOverride(_Section):
         return self
 
 
-class Decision(_Section):
+class Decision(Section):
     """When is the model trained, by which route, for how much (all keys optional)."""
 
     target_date: _dt.date | None = Field(None, ge=_dt.date(1970, 1, 1), le=_dt.date(2200, 12, 31),

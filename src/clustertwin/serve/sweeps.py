@@ -136,6 +136,8 @@ class SweepBoard:
             if proc.is_alive():
                 proc.kill()
             proc.join(5)
+            with self._lock:
+                self._procs.discard(proc)
         for thread in threads:
             thread.join(10)
 

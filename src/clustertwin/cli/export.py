@@ -11,14 +11,15 @@ from typing import Annotated, Optional
 
 import typer
 
-from clustertwin.cli_common import CatalogOpt, ScenarioArg
+from clustertwin.cli.common import CatalogOpt, ScenarioArg
 from clustertwin.export.build import KINDS, build_files  # noqa: F401 - the files, as data (used below and by tests)
 
 
 def register(app: typer.Typer) -> None:
     """Add the ``export`` command to ``app``."""
-    from clustertwin.cli_common import handle_user_errors
+    from clustertwin.cli.common import handle_user_errors
 
+    # a command: one parameter per command-line option (typer reads this signature)
     @app.command("export")
     @handle_user_errors
     def export_cmd(
@@ -46,7 +47,7 @@ def register(app: typer.Typer) -> None:
         bom.xlsx) and drawings to scale (floor-plan.svg, rack-elevations.svg, topology.svg)."""
         import time
 
-        from clustertwin.cli_common import load_inputs
+        from clustertwin.cli.common import load_inputs
         from clustertwin.design.site.naming import parse_naming
         from clustertwin.errors import Problem, UsageError
         from clustertwin.export.stage import make_context

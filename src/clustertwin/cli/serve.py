@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from clustertwin.cli_common import CatalogOpt, handle_user_errors
+from clustertwin.cli.common import CatalogOpt, handle_user_errors
 
 
 def _need_server() -> None:
@@ -44,6 +44,7 @@ def _default_db() -> Path:
 
 
 def register(app: typer.Typer) -> None:
+    # a command: one parameter per command-line option (typer reads this signature)
     @app.command("serve")
     @handle_user_errors
     def serve(
