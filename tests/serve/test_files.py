@@ -88,3 +88,17 @@ def test_the_sweep_tables_equal_the_cli_sweep(server, tmp_path):
         r = server.request(f"/sweep/{job}/{name}")
         assert r.status == 200 and r.body == (tmp_path / name).read_bytes(), name
     assert server.request(f"/sweep/{job}/sweep.html").status == 404
+
+
+def test_the_answer_draws_the_figures_and_drawings_of_plan_html(server, cli_files):
+    """One chart path: every figure of the page's answer is plan.html's figure (the div id is
+    a hash of the styled figure), and the drawings are the same SVGs."""
+    import re
+
+    answer = server.request("/answer", urlencode({"yaml": DEFAULT_SCENARIO.read_text()}), FORM).body.decode()
+    page = (cli_files / "plan" / "plan.html").read_text()
+    ids = re.compile(r'id="(fig-[0-9a-f]{16})"')
+    assert set(ids.findall(answer)) == set(ids.findall(page)) and len(set(ids.findall(page))) >= 5
+    svgs = re.compile(r"<svg\b.*?</svg>", re.S)
+    drawn = svgs.findall(answer)
+    assert len(drawn) >= 3 and all(svg in page for svg in drawn)

@@ -50,6 +50,9 @@ def _figure_div(fig: Any) -> str:
                        config={"displaylogo": False, "responsive": True})
 
 
+figure_div = _figure_div  #: the one way a figure becomes HTML (plan.html and the web app's answer)
+
+
 def drawings_section(drawings: dict[str, str] | None) -> list[dict[str, str]]:
     """The drawings slot: ``{title: svg markup}`` (made by ``clustertwin.drawings``, which escapes
     what it draws) -> items for the template; nothing when no drawings are given."""

@@ -116,36 +116,32 @@ def decision_rows(doc: dict[str, Any]) -> list[dict[str, Any]]:
 def sections(plan: Any, catalog: Any) -> list[dict[str, Any]]:
     """Each stage's title, summary rows, extra HTML, drawings and figure divs: the sections of
     plan.html (:func:`clustertwin.report.html.stage_sections`, the stages' views)."""
-    from clustertwin.report.html import stage_sections
+    from clustertwin.report.html import figure_div, stage_sections
 
     out = []
     for sec in stage_sections(plan, catalog):
         extra = sec["html"] + (drawings(plan, catalog) if sec["name"] == "design" else "")
-        figs = [{"title": t, "div": f.to_html(full_html=False, include_plotlyjs=False,
-                                                config={"displaylogo": False, "responsive": True})}
-                for t, f in sec["figures"]]
+        figs = [{"title": t, "div": figure_div(f)} for t, f in sec["figures"]]
         out.append({"name": sec["name"], "title": sec["title"], "rows": sec["rows"],
                     "extra": extra, "figures": figs})
     return out
 
 
 def drawings(plan: Any, catalog: Any) -> str:
-    """The floor plan (as plan.html draws it) and the rack elevations (as ``export inventory``
-    writes them). A drawing that fails is logged and left out: the answer still shows."""
+    """The drawings plan.html shows (:func:`clustertwin.report.html.default_drawings`: floor
+    plan sheet, fabric topology, rack elevations), each under its title. Drawings that fail
+    are logged and left out: the answer still shows."""
     import logging
 
-    from clustertwin.export.svg import design_floor_plan
+    from clustertwin.quoting import html_text
+    from clustertwin.report.html import default_drawings
 
-    out = "<h3>Floor plan</h3>" + design_floor_plan(plan.design, plan.scenario.name)
     try:
-        from clustertwin.export.stage import make_context
-        from clustertwin.export.svg import rack_elevations_svg
-
-        ctx = make_context(plan.scenario, catalog, plan.design)
-        out += "<h3>Rack elevations</h3>" + rack_elevations_svg(ctx)
+        drawn = default_drawings(plan)
     except Exception:  # noqa: BLE001 - a missing picture must not take the figures with it
-        logging.getLogger(__name__).exception("rack elevations not drawn")
-    return out
+        logging.getLogger(__name__).exception("drawings not drawn")
+        return ""
+    return "".join(f"<h3>{html_text(title)}</h3>{svg}" for title, svg in drawn.items() if svg)
 
 
 def render_answer(env: Any, answer: Any, catalog: Any) -> str:
