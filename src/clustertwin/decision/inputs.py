@@ -36,16 +36,26 @@ class Inputs:
     waves: tuple[tuple[float, int], ...]   #: (days, cumulative GPUs) on the P50 build schedule
     go_live_p50: float
     go_live_p90: float
+    rate: float = 0.08                     #: decision.discount_rate (capital recovery and NPV)
+    haircut: float = 0.15                  #: disposal haircut of owned hardware sold after the run
+    holding_curve: tuple[float, ...] | None = None  #: decision.residual_frac_per_year (1.0 first)
+    mfu: float = 0.0                       #: MFU of the run at ``gpus``
+    cloud_price: float | None = None       #: economics.cloud_usd_per_gpu_hour when the user set it
 
 
 def wall_days(training: Any, reliability: Any, economics: Any) -> tuple[float, float]:
-    """(P50, P90) wall-clock days: the reliability stage's (P90 interpolated from its P95 on a
-    normal spread), else the economics stage's failure-adjusted days, else failure-free days."""
+    """(P50, P90) wall-clock days with every goodput part (data stalls, restarts, failures):
+    the training estimate's ``wall_clock_days`` (the reliability stage's ETTR charged in it),
+    its P90 spread from the reliability stage's P95 on a normal spread; without reliability, the
+    economics stage's failure-adjusted days, else the training estimate's."""
+    wall = float(getattr(training, "wall_clock_days", 0.0) or 0.0)
     if reliability is not None:
         mean = float(reliability.effective_days)
         p95 = float(getattr(reliability, "effective_days_p95", mean) or mean)
-        return mean, mean + max(0.0, p95 - mean) * Z90 / Z95
-    days = getattr(economics, "run_days_wall_clock", None) or float(training.days)
+        p90 = mean + max(0.0, p95 - mean) * Z90 / Z95
+        ratio = wall / mean if wall > mean else 1.0  # the goodput parts besides failures
+        return mean * ratio, p90 * ratio
+    days = getattr(economics, "run_days_wall_clock", None) or wall or float(training.days)
     return float(days), float(days)
 
 
@@ -57,9 +67,10 @@ def gather(scenario: Any, catalog: Any, training: Any, design: Any, reliability:
     node = catalog.node(scenario.cluster.node)
     book = catalog.get("costs", scenario.economics.costs)
     cap, opex = economics.capex_by_category_usd, economics.opex_by_category_usd_per_month
-    plant, fitout = (float(getattr(economics, "capex_plant_usd", 0.0) or 0.0),
-                     float(getattr(economics, "capex_fitout_usd", 0.0) or 0.0))
-    # a build buys the plant and the fit-out (economics' BOM lines); without plant lines, $/MW
+    # a build buys the plant and the fit-out (economics' BOM lines, whatever economics.facility
+    # prices the owned cluster in); without plant lines, the cost book's $/MW
+    plant = float(getattr(economics, "plant_if_built_usd", 0.0) or 0.0)
+    fitout = float(getattr(economics, "capex_fitout_usd", 0.0) or 0.0)
     facility = (plant + fitout) or facility_capex_usd(economics.it_kw, book.value("facility_build_usd_per_mw"))
     life = book.value("facility_life_years") if "facility_life_years" in book.items else 20.0
     w50, w90 = wall_days(training, reliability, economics)
@@ -78,4 +89,16 @@ def gather(scenario: Any, catalog: Any, training: Any, design: Any, reliability:
         waves=waves,
         go_live_p50=float(getattr(buildout, "go_live_days_p50", 0.0) or 0.0),
         go_live_p90=float(getattr(buildout, "go_live_days_p90", 0.0) or 0.0),
+        rate=float(scenario.decision.discount_rate), haircut=_haircut(scenario, catalog),
+        holding_curve=(None if scenario.decision.residual_frac_per_year is None
+                       else (1.0, *scenario.decision.residual_frac_per_year)),
+        mfu=float(getattr(training, "mfu", 0.0) or 0.0),
+        cloud_price=(float(scenario.economics.cloud_usd_per_gpu_hour)
+                     if "cloud_usd_per_gpu_hour" in scenario.economics.model_fields_set else None),
     )
+
+
+def _haircut(scenario: Any, catalog: Any) -> float:
+    own = scenario.decision.disposal_haircut
+    return float(own) if own is not None else float(
+        catalog.get("route", "residual", path="route residual").value("disposal_haircut"))

@@ -22,32 +22,13 @@ def per_generation(entry: Any, key: str, generation: str, notes: list[str]) -> f
     return entry.value(f"{key}_{FALLBACK_GENERATION}")
 
 
-def hardware_ready_days(catalog: Any, generation: str, gpus: int, notes: list[str]) -> tuple[float, float]:
+def hardware_ready_days(catalog: Any, generation: str, gpus: int,
+                        notes: list[str]) -> tuple[float, float, float]:
     """(P50, P90) days from order to ``gpus`` GPUs delivered, racked and accepted in ready space:
     the generation's order lead time + installation of the first rack + the quantity at the
-    fastest published delivery rate (xAI Colossus)."""
+    fastest published delivery rate (xAI Colossus); then the order lead time's P50 alone."""
     hw = route(catalog, "hardware")
     p50 = per_generation(hw, "lead_days_p50", generation, notes)
     p90 = max(p50, per_generation(hw, "lead_days_p90", generation, notes))
     install = hw.value("first_rack_to_training_days") + gpus / hw.value("delivery_gpus_per_day")
-    return p50 + install, p90 + install
-
-
-def residual_curve(catalog: Any, override: list[float] | None) -> list[float]:
-    """Resale value as a fraction of the price after 0, 1, 2 ... years (starts at 1.0)."""
-    if override is not None:
-        return [1.0, *override]
-    entry = route(catalog, "residual")
-    fracs, year = [1.0], 1
-    while f"frac_year_{year}" in entry.items:
-        fracs.append(entry.value(f"frac_year_{year}"))
-        year += 1
-    return fracs
-
-
-def residual_fraction(curve: list[float], age_years: float) -> float:
-    """Linear between the curve's yearly points; flat past its last point; 1.0 at age 0."""
-    import numpy as np
-
-    years = np.arange(len(curve), dtype=float)
-    return float(np.interp(max(age_years, 0.0), years, np.asarray(curve, dtype=float)))
+    return p50 + install, p90 + install, p50
