@@ -168,3 +168,22 @@ def test_route_keys_validate(default_doc, catalog):
 def test_with_updates_roundtrip(plan):
     s = with_updates(plan.scenario, decision={"basis": "exit"})
     assert s.decision.basis == "exit"
+
+
+def test_readme_table_of_both_bases(catalog):
+    """The README's table of the 405B example's routes on both bases is what the plan says."""
+    import re
+    from pathlib import Path
+
+    from clustertwin.fmt import usd
+    from clustertwin.scenario import load_scenario
+
+    root = Path(__file__).resolve().parents[2]
+    text = (root / "README.md").read_text(encoding="utf-8")
+    d = make_plan(load_scenario(root / "examples" / "decision-405b.yaml", catalog), catalog).decision
+    modes = ("build", "colo", "lease", "cloud")
+    for label, attr in (("usage basis (default)", "cost_usage_usd"), ("exit basis", "cost_exit_usd")):
+        row = re.search(rf"^\| {re.escape(label)} \|(.*)\|$", text, re.M)
+        assert row, label
+        cells = [c.strip().strip("*") for c in row.group(1).split("|")]
+        assert cells == [usd(getattr(d.option(m), attr)) for m in modes], label

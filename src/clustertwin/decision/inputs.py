@@ -41,6 +41,11 @@ class Inputs:
     holding_curve: tuple[float, ...] | None = None  #: decision.residual_frac_per_year (1.0 first)
     mfu: float = 0.0                       #: MFU of the run at ``gpus``
     cloud_price: float | None = None       #: economics.cloud_usd_per_gpu_hour when the user set it
+    mfu_band: tuple[float, float] = (1.0, 1.0)  #: wall-clock multipliers at the training band's ends
+    #: multipliers the route Monte Carlo moves (1.0 = the figures as given)
+    rental_scale: float = 1.0              #: lease and on-demand GPU-hour prices
+    colo_scale: float = 1.0                #: colocation rent
+    resale_scale: float = 1.0              #: resale value of owned hardware
 
 
 def wall_days(training: Any, reliability: Any, economics: Any) -> tuple[float, float]:
@@ -92,10 +97,19 @@ def gather(scenario: Any, catalog: Any, training: Any, design: Any, reliability:
         rate=float(scenario.decision.discount_rate), haircut=_haircut(scenario, catalog),
         holding_curve=(None if scenario.decision.residual_frac_per_year is None
                        else (1.0, *scenario.decision.residual_frac_per_year)),
-        mfu=float(getattr(training, "mfu", 0.0) or 0.0),
+        mfu=float(getattr(training, "mfu", 0.0) or 0.0), mfu_band=_band(training),
         cloud_price=(float(scenario.economics.cloud_usd_per_gpu_hour)
                      if "cloud_usd_per_gpu_hour" in scenario.economics.model_fields_set else None),
     )
+
+
+def _band(training: Any) -> tuple[float, float]:
+    """The training stack's calibration band as multipliers of its days (1, 1 when not computed)."""
+    days = float(getattr(training, "days", 0.0) or 0.0)
+    lo, hi = (float(getattr(training, k, 0.0) or 0.0) for k in ("days_low", "days_high"))
+    if days <= 0 or lo <= 0 or hi <= 0:
+        return 1.0, 1.0
+    return min(1.0, lo / days), max(1.0, hi / days)
 
 
 def _haircut(scenario: Any, catalog: Any) -> float:

@@ -67,7 +67,7 @@ def _date(inp: Inputs, day: float) -> Any:
 
 def resale_usd(inp: Inputs, catalog: Any, purchases: list[tuple[float, float]], sold: float) -> float:
     """Market value on day ``sold`` of hardware bought on each purchase day, less the haircut."""
-    return sum(usd * market_fraction(catalog, inp.generation, _date(inp, day), _date(inp, sold),
+    return inp.resale_scale * sum(usd * market_fraction(catalog, inp.generation, _date(inp, day), _date(inp, sold),
                                      inp.haircut, list(inp.holding_curve) if inp.holding_curve else None)
                for day, usd in purchases)
 
@@ -185,7 +185,7 @@ def colo(inp: Inputs, catalog: Any, settings: Any) -> Option:
     hw = hardware_ready_days(catalog, inp.generation, inp.installed_gpus, notes)
     r50, r90 = _override(o, max(space[0], hw[0]), max(space[1], hw[1]))
     delivery = max(0.0, r50 - route(catalog, "hardware").value("first_rack_to_training_days"))
-    rent = (o.usd_per_kw_month or route(catalog, "colo").value("usd_per_kw_month")) * inp.it_kw
+    rent = (o.usd_per_kw_month or route(catalog, "colo").value("usd_per_kw_month")) * inp.it_kw * inp.colo_scale
     end = r50 + inp.wall_p50
     capex = inp.it_capex + inp.fitout_capex
     term = colo_term_months(inp, catalog)
@@ -210,7 +210,7 @@ def lease(inp: Inputs, catalog: Any, settings: Any) -> Option:
         notes.append(f"lease: {inp.gpus:,} GPUs is more than a provider hands over now "
                      f"({ls.value('ready_gpus_now'):,.0f}); it installs them first")
     r50, r90 = _override(o, r50, r90)
-    price = o.usd_per_gpu_hour or per_generation(ls, "usd_per_gpu_hour", inp.generation, notes)
+    price = (o.usd_per_gpu_hour or per_generation(ls, "usd_per_gpu_hour", inp.generation, notes)) * inp.rental_scale
     term_min = o.min_term_months if o.min_term_months is not None else ls.value("min_term_months")
     run_months = inp.wall_p50 / cash.DAYS_PER_MONTH
     months = max(term_min, run_months)
@@ -238,7 +238,8 @@ def cloud(inp: Inputs, catalog: Any, settings: Any) -> Option:
     cl, o = route(catalog, "cloud"), settings.cloud
     cap = int(o.max_gpus or cl.value("max_gpus"))
     r50, r90 = _override(o, cl.value("ready_days"), cl.value("ready_days"))
-    price = o.usd_per_gpu_hour or inp.cloud_price or per_generation(cl, "usd_per_gpu_hour", inp.generation, notes)
+    price = (o.usd_per_gpu_hour or inp.cloud_price
+             or per_generation(cl, "usd_per_gpu_hour", inp.generation, notes)) * inp.rental_scale
     flows = cash.spread(np.zeros(1), r50, r50 + inp.wall_p50, inp.gpus * price * 24.0)
     usage = inp.gpus * price * 24.0 * inp.wall_p50
     return Option("cloud", inp.gpus, (r50, r90), (r50, r90), (inp.wall_p50, inp.wall_p90), flows, usage,
@@ -254,7 +255,7 @@ def existing(inp: Inputs, catalog: Any, settings: Any) -> Option:
     ready = max(ready, 0.0)
     bought = (e.bought_date or inp.start) - inp.start
     end = ready + inp.wall_p50
-    rent = (settings.colo.usd_per_kw_month or route(catalog, "colo").value("usd_per_kw_month")) * inp.it_kw
+    rent = (settings.colo.usd_per_kw_month or route(catalog, "colo").value("usd_per_kw_month")) * inp.it_kw * inp.colo_scale
     value = [(float(bought.days), inp.it_capex)]
     lost = resale_usd(inp, catalog, value, ready) - resale_usd(inp, catalog, value, end)
     flows = cash.spread(np.zeros(1), ready, end, (inp.run_opex_month + rent) / cash.DAYS_PER_MONTH)

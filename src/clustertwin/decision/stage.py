@@ -102,10 +102,11 @@ def decide(scenario: Any, catalog: Any, training: Any, design: Any, reliability:
     settings = scenario.decision
     inp = gather(scenario, catalog, training, design, reliability, economics, buildout)
     route_notes: list[str] = []
-    built = [BUILDERS[m](_route_inputs(m, inp, catalog, settings, replan, route_notes), catalog, settings)
-             for m in settings.options]
+    route_inp = {m: _route_inputs(m, inp, catalog, settings, replan, route_notes) for m in settings.options}
+    built = [BUILDERS[m](route_inp[m], catalog, settings) for m in settings.options]
     options = [_option(o, inp.start, settings, inp.node_gpus) for o in built]
     best, warnings = best_of(options, settings)
+    options, extra = _uncertain(options, best, route_inp, catalog, settings, inp)
     notes = [inp.staff_note, BASIS_NOTES[settings.basis], *route_notes]
     notes += [n for o in options for n in o.notes]
     if settings.target_date is None:
@@ -113,8 +114,57 @@ def decide(scenario: Any, catalog: Any, training: Any, design: Any, reliability:
     return DecisionResult(options=tuple(options), best=best, target_date=settings.target_date,
                           confidence=settings.confidence, start=settings.start,
                           discount_rate=settings.discount_rate, basis=settings.basis,
-                          objective=settings.objective, warnings=tuple(warnings),
+                          objective=settings.objective, warnings=tuple(warnings), **extra,
                           notes=tuple(dict.fromkeys(notes)))
+
+
+def _score(settings: Any) -> Callable[[Option], float]:
+    """The number the objective ranks a route by on the chosen basis (cost, or NPV)."""
+    def score(o: Option) -> float:
+        flows = o.flows if settings.basis == "exit" else usage_flows(o)
+        if settings.objective == "npv":
+            return cash.npv(flows, settings.discount_rate)
+        return float(o.flows.sum()) if settings.basis == "exit" else o.usage_usd
+    return score
+
+
+def runner_up(options: list[DecisionOption], best: str, settings: Any) -> DecisionOption | None:
+    """The second route on the objective among those meeting the target (else among all)."""
+    rest = [o for o in options if o.mode != best]
+    met = [o for o in rest if o.meets_target] or rest
+    return min(met, key=objective_key(settings)) if met else None
+
+
+def _uncertain(options: list[DecisionOption], best: str | None, route_inp: dict[str, Inputs],
+               catalog: Any, settings: Any, inp: Inputs) -> tuple[list[DecisionOption], dict[str, Any]]:
+    """The route Monte Carlo's chances per option, the margin, drivers and break-even inputs."""
+    from clustertwin.decision import uncertainty as mc
+
+    chosen = best or min(options, key=lambda o: (o.trained_by(settings.confidence), o.cost_usd)).mode
+    runner = runner_up(options, chosen, settings)
+    extra: dict[str, Any] = {"margin_usd": None if runner is None else
+                             runner.cost_usd - next(o for o in options if o.mode == chosen).cost_usd}
+    n = settings.uncertainty.samples
+    if n <= 0:
+        return options, extra
+    spreads = [mc.spread_of(m, route_inp[m], catalog, settings,
+                            lambda i, m=m: BUILDERS[m](i, catalog, settings), _score(settings))
+               for m in settings.options]
+    target = None if settings.target_date is None else float((settings.target_date - inp.start).days)
+    meets, top = mc.simulate(spreads, target, settings.objective, n, settings.uncertainty.seed)
+    options = [o.model_copy(update={"p_meets_target": float(meets[:, k].mean()), "p_best": float(top[:, k].mean())})
+               for k, o in enumerate(options)]
+    p_best = next(o.p_best for o in options if o.mode == chosen)
+    extra.update(knife_edge=bool(p_best is not None and p_best < mc_knife()),
+                 drivers=mc.drivers(spreads, chosen, runner.mode if runner else None),
+                 break_even=mc.break_even(spreads, chosen, runner.mode if runner else None))
+    return options, extra
+
+
+def mc_knife() -> float:
+    from clustertwin.decision.words import KNIFE_EDGE
+
+    return KNIFE_EDGE
 
 
 BASIS_NOTES = {
