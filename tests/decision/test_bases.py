@@ -187,3 +187,56 @@ def test_readme_table_of_both_bases(catalog):
         assert row, label
         cells = [c.strip().strip("*") for c in row.group(1).split("|")]
         assert cells == [usd(getattr(d.option(m), attr)) for m in modes], label
+
+
+def test_every_route_and_the_buildout_share_the_gpu_lead_time(plan, catalog):
+    """One GPU order lead time (catalog route hardware, the generation's): the build-out's step 1
+    (likely point) and every route that waits for hardware report the same."""
+    step = next(s for s in plan.buildout.steps if s.number == 1)
+    p50 = catalog.get("route", "hardware").value("lead_days_p50_hopper")
+    assert step.likely_days == p50
+    for mode in ("build", "colo", "lease"):  # lease: 16K GPUs is past what a provider hands over now
+        assert plan.decision.option(mode).hardware_lead_days_p50 == p50, mode
+
+
+def _inputs(plan, catalog, it_kw):
+    import dataclasses
+
+    from clustertwin.decision.inputs import gather
+
+    p = plan
+    inp = gather(p.scenario, catalog, p.training, p.design, p.reliability, p.economics, p.buildout)
+    pue = inp.facility_kw / inp.it_kw
+    scale = it_kw / inp.it_kw
+    return dataclasses.replace(inp, it_kw=it_kw, facility_kw=it_kw * pue, it_capex=inp.it_capex * scale,
+                               installed_gpus=int(inp.installed_gpus * scale), gpus=int(inp.gpus * scale))
+
+
+def test_no_cliffs_across_100_mw_and_the_colo_block(plan, catalog):
+    """Sweeping the IT load from 2 to 150 MW in 1 MW steps (about 700 H100 a step; the
+    build-out's own go-live held): no route's trained-by date (P90) jumps more than 90 days
+    between neighbours, across the 100 MW facility and the colocation block sizes; colo's cost
+    never falls as the load rises."""
+    from clustertwin.decision.options import BUILDERS
+
+    s = plan.scenario.decision
+    prev: dict[str, float] = {}
+    prev_cost = (0.0, 0.0)
+    for mw in range(2, 151):
+        inp = _inputs(plan, catalog, mw * 1000.0)
+        for mode in ("build", "colo", "lease"):
+            o = BUILDERS[mode](inp, catalog, s)
+            by = o.start[1] + o.wall[1]
+            if mode in prev:
+                assert abs(by - prev[mode]) <= 90, (mode, mw, by, prev[mode])
+            prev[mode] = by
+            if mode == "colo":  # on both bases
+                cost = (o.usage_usd, float(o.flows.sum()))
+                assert cost[0] >= prev_cost[0] and cost[1] >= prev_cost[1], (mw, cost, prev_cost)
+                prev_cost = cost
+
+
+def test_powered_site_has_no_utility_queue(default_doc, catalog):
+    green = _plan(default_doc, catalog, options=["build"]).decision.option("build")
+    powered = _plan(default_doc, catalog, "p.yaml", options=["build"], site="powered-land").decision.option("build")
+    assert powered.ready_date < green.ready_date

@@ -38,7 +38,12 @@ def test_every_option_has_its_chances(plan):
     assert sum(o["p_best"] for o in d["options"]) <= 1.0 + 1e-9
     best = next(o for o in d["options"] if o["mode"] == d["best"])
     assert d["knife_edge"] == (best["p_best"] < 0.8)
-    assert d["margin_usd"] >= 0.0  # best on cost: the runner-up costs at least as much
+    runner = [o for o in d["options"] if o["meets_target"] and o["mode"] != d["best"]]
+    if runner:  # best on cost: the runner-up meeting the target costs at least as much
+        assert d["margin_usd"] == pytest.approx(min(o["cost_usd"] for o in runner) - best["cost_usd"])
+        assert d["margin_usd"] >= 0.0
+    else:
+        assert d["margin_usd"] is None
     assert 1 <= len(d["drivers"]) <= 5
     for r in d["drivers"]:
         assert set(r) == {"input", "low", "high", "cost_low_usd", "cost_high_usd"}
@@ -62,13 +67,15 @@ def test_knife_edge_said_in_the_headline(default_doc, catalog):
     """Two routes a few percent apart: the headline says how likely the winner is and which
     route wins otherwise; a clear winner's headline does not."""
     doc = _doc(default_doc, options=["colo", "lease"], lease={"usd_per_gpu_hour": 1.45})
+    doc["decision"].pop("target_date")
     d = make_plan(scenario_from_dict(doc, "k.yaml", catalog), catalog).decision
     best = d.option(d.best)
     assert d.knife_edge and best.p_best < 0.8
     other = "lease" if d.best == "colo" else "colo"
     assert f"{best.p_best:.0%} likely cheapest; {other} otherwise" in d.headline()
-    clear = make_plan(scenario_from_dict(_doc(default_doc, options=["colo", "lease"]), "c.yaml", catalog),
-                      catalog).decision
+    doc = _doc(default_doc, options=["colo", "lease"])
+    doc["decision"].pop("target_date")
+    clear = make_plan(scenario_from_dict(doc, "c.yaml", catalog), catalog).decision
     assert not clear.knife_edge and "likely" not in clear.headline()
 
 

@@ -67,3 +67,18 @@ def default_profile_id(catalog: Any, gpu_id: str) -> str:
         if generation in getattr(p, "default_for", ()):
             return p.id
     return FALLBACK_PROFILE
+
+
+#: a generation without its own route figure takes hopper's (the generation most figures cover)
+FALLBACK_GENERATION = "hopper"
+
+
+def gpu_lead_days(catalog: Any, generation: str) -> tuple[float, float, bool]:
+    """(P50, P90) days from a GPU server order to its delivery, for ``generation`` (catalog
+    ``route hardware``: ``lead_days_p50_<generation>``), and whether hopper's was used instead.
+    The one GPU lead time the build-out's first step and every decision route read."""
+    hw = catalog.get("route", "hardware", path="route hardware")
+    own = f"lead_days_p50_{generation}" in hw.items
+    gen = generation if own else FALLBACK_GENERATION
+    p50 = hw.value(f"lead_days_p50_{gen}")
+    return p50, max(p50, hw.value(f"lead_days_p90_{gen}")), not own

@@ -41,6 +41,7 @@ class Inputs:
     holding_curve: tuple[float, ...] | None = None  #: decision.residual_frac_per_year (1.0 first)
     mfu: float = 0.0                       #: MFU of the run at ``gpus``
     cloud_price: float | None = None       #: economics.cloud_usd_per_gpu_hour when the user set it
+    gpu_lead: tuple[float, float] = (0.0, 0.0)  #: GPU order lead time (P50, P90): the build-out's step 1
     mfu_band: tuple[float, float] = (1.0, 1.0)  #: wall-clock multipliers at the training band's ends
     #: multipliers the route Monte Carlo moves (1.0 = the figures as given)
     rental_scale: float = 1.0              #: lease and on-demand GPU-hour prices
@@ -98,9 +99,23 @@ def gather(scenario: Any, catalog: Any, training: Any, design: Any, reliability:
         holding_curve=(None if scenario.decision.residual_frac_per_year is None
                        else (1.0, *scenario.decision.residual_frac_per_year)),
         mfu=float(getattr(training, "mfu", 0.0) or 0.0), mfu_band=_band(training),
+        gpu_lead=gpu_lead(catalog, catalog.gpu(scenario.cluster.gpu).generation, buildout),
         cloud_price=(float(scenario.economics.cloud_usd_per_gpu_hour)
                      if "cloud_usd_per_gpu_hour" in scenario.economics.model_fields_set else None),
     )
+
+
+def gpu_lead(catalog: Any, generation: str, buildout: Any) -> tuple[float, float]:
+    """The GPU order lead time (P50, P90) every route waits for: the build-out's step 1 (the
+    catalog's figure for the generation, or the profile's own: servers from stock, a standing
+    allocation), else the catalog's."""
+    from clustertwin.catalog.lookup import gpu_lead_days
+
+    step = next((s for s in getattr(buildout, "steps", ()) or () if s.number == 1), None)
+    if step is not None and step.applicable:
+        return float(step.likely_days), float(step.pessimistic_days)
+    p50, p90, _ = gpu_lead_days(catalog, generation)
+    return p50, p90
 
 
 def _band(training: Any) -> tuple[float, float]:

@@ -20,7 +20,13 @@ import numpy as np
 from clustertwin.decision import cash
 from clustertwin.decision.basis import market_fraction, recovery_usd
 from clustertwin.decision.inputs import Inputs
-from clustertwin.decision.routes import hardware_ready_days, per_generation, route
+from clustertwin.decision.routes import (
+    colo_ready_chance,
+    grid_wait_days,
+    hardware_ready_days,
+    per_generation,
+    route,
+)
 
 HOURS_PER_MONTH = 730.0
 DAYS_PER_YEAR = 365.25
@@ -81,7 +87,9 @@ def _owned_flows(inp: Inputs, catalog: Any, purchases: list[tuple[float, float]]
         flows = cash.add(flows, day, usd)
     flows = cash.spread(flows, rent[0], rent[1], rent[2] / cash.DAYS_PER_MONTH)
     flows = cash.spread(flows, start, end, inp.run_opex_month / cash.DAYS_PER_MONTH)
-    resale = resale_usd(inp, catalog, purchases, end)
+    # the hardware is priced at the decision date (the design's bill of materials): its market
+    # value at the sale moves from that date along the generation's price-by-age curve
+    resale = resale_usd(inp, catalog, [(0.0, usd) for _, usd in purchases], end)
     return cash.add(flows, end, -resale), resale
 
 
@@ -102,42 +110,48 @@ def _override(o: Any, p50: float, p90: float) -> tuple[float, float]:
     return float(o.ready_days), float(o.ready_days_p90 if o.ready_days_p90 is not None else o.ready_days)
 
 
-def _build_ready(inp: Inputs, catalog: Any, o: Any, notes: list[str]) -> tuple[float, float]:
-    """Go-live of the build-out (P50, P90), no earlier than the utility's wait for a large load."""
+def _build_ready(inp: Inputs, catalog: Any, o: Any, site: str, notes: list[str]) -> tuple[float, float, float]:
+    """Go-live of the build-out (P50, P90), no earlier than the utility's wait for the
+    facility's load (none on a site with power: ``decision.site``); then the grid's P50 (0 when
+    it does not hold the build back: waves may not start before it)."""
     if o.ready_days is not None:
-        return _override(o, inp.go_live_p50, inp.go_live_p90)
-    grid = route(catalog, "build")
+        return (*_override(o, inp.go_live_p50, inp.go_live_p90), 0.0)
     r50, r90 = inp.go_live_p50, inp.go_live_p90
+    if site != "greenfield":
+        notes.append(f"build: decision.site {site}: power is contracted, no utility queue")
+        return r50, r90, 0.0
     mw = inp.facility_kw / 1000.0
-    if mw > grid.value("grid_large_load_mw"):
-        r50, r90 = max(r50, grid.value("grid_wait_days_p50")), max(r90, grid.value("grid_wait_days_p90"))
-        notes.append(f"build: {mw:,.0f} MW is past the utility's {grid.value('grid_large_load_mw'):g} MW "
-                     f"large-load queue (ready no earlier than the grid connection)")
-    return r50, r90
+    g50, g90 = grid_wait_days(catalog, mw)
+    if g50 > r50:
+        notes.append(f"build: the utility energises {mw:,.0f} MW in {g50:,.0f} days (P50; {g90:,.0f} at P90), "
+                     f"after the build-out's go-live: waves wait for the grid")
+    return max(r50, g50), max(r90, g90), g50
 
 
-def _waves(inp: Inputs, ready: float) -> list[tuple[float, float]]:
-    """(day, cumulative share of GPUs) per wave, the last on ``ready``."""
+def _waves(inp: Inputs, ready: float, grid: float = 0.0) -> list[tuple[float, float]]:
+    """(day, cumulative share of GPUs) per wave, the last on ``ready``, none before the decision
+    date or the grid's energisation (``grid``)."""
     if not inp.waves:
         return [(ready, 1.0)]
-    shift = ready - inp.waves[-1][0]
+    shift = ready - inp.waves[-1][0] if grid <= 0 else 0.0
     total = inp.waves[-1][1]
-    return [(d + shift, g / total) for d, g in inp.waves]
+    return [(max(d + shift, grid, 0.0), g / total) for d, g in inp.waves]
 
 
 def build(inp: Inputs, catalog: Any, settings: Any) -> Option:
     """A new facility: the build-out's waves, phased start, facility capex during construction."""
     notes: list[str] = []
-    r50, r90 = _build_ready(inp, catalog, settings.build, notes)
+    r50, r90, grid = _build_ready(inp, catalog, settings.build, settings.site, notes)
     first_wave = settings.start == "first-wave"
     starts, walls = [], []
     for ready, wall in ((r50, inp.wall_p50), (r90, inp.wall_p90)):
-        waves = _waves(inp, ready) if first_wave else [(ready, 1.0)]
+        floor = grid + (ready - r50) if grid > 0 else 0.0
+        waves = _waves(inp, ready, floor) if first_wave else [(ready, 1.0)]
         offsets = [d - waves[0][0] for d, _ in waves]
         starts.append(waves[0][0])
         walls.append(phased_days(offsets, [f for _, f in waves], wall))
     install = route(catalog, "hardware").value("first_rack_to_training_days")
-    waves = _waves(inp, r50)
+    waves = _waves(inp, r50, grid)
     purchases, accepted, prev = [], [], 0.0
     for day, frac in waves:  # each wave's hardware arrives just before its acceptance
         purchases.append((max(0.0, day - install), inp.it_capex * (frac - prev)))
@@ -156,7 +170,8 @@ def build(inp: Inputs, catalog: Any, settings: Any) -> Option:
     om = inp.facility_capex * inp.facility_om_frac / 12.0
     usage = usage_owned(inp, accepted, end, starts[0], inp.facility_capex, om)
     return Option("build", inp.gpus, (r50, r90), (starts[0], starts[1]), (walls[0], walls[1]), flows,
-                  usage, inp.it_capex + inp.facility_capex, resale + book, mfu=inp.mfu, notes=tuple(notes))
+                  usage, inp.it_capex + inp.facility_capex, resale + book, lead_days=inp.gpu_lead[0],
+                  mfu=inp.mfu, notes=tuple(notes))
 
 
 def colo_term_months(inp: Inputs, catalog: Any) -> float:
@@ -166,14 +181,18 @@ def colo_term_months(inp: Inputs, catalog: Any) -> float:
     return float(c.value("min_term_months_wholesale" if big else "min_term_months_retail"))
 
 
-def _colo_space(inp: Inputs, catalog: Any, notes: list[str]) -> tuple[float, float]:
+def colo_space_days(inp: Inputs, catalog: Any, notes: list[str]) -> tuple[float, float]:
+    """(P50, P90) days to space for the IT load in a colocation hall: weeks for a block found in
+    existing powered space, preleased years for one that is not, blended by the chance of
+    finding it (1 up to the small block, 0 past the largest one site hands over)."""
     c = route(catalog, "colo")
     mw = inp.it_kw / 1000.0
-    if mw <= c.value("largest_block_mw"):
-        return c.value("ready_days_p50"), c.value("ready_days_p90")
-    notes.append(f"colo: {mw:,.1f} MW of IT load is more than one site's largest free block "
-                 f"({c.value('largest_block_mw'):g} MW): preleased capacity")
-    return c.value("prelease_days_p50"), c.value("prelease_days_p90")
+    p = colo_ready_chance(catalog, mw)
+    if p < 1.0:
+        notes.append(f"colo: {mw:,.1f} MW of IT load: {p:.0%} chance of a block in existing powered space "
+                     f"(CBRE: few free blocks of {c.value('small_block_mw'):g} MW or more); the rest preleased")
+    return (p * c.value("ready_days_p50") + (1 - p) * c.value("prelease_days_p50"),
+            p * c.value("ready_days_p90") + (1 - p) * c.value("prelease_days_p90"))
 
 
 def colo(inp: Inputs, catalog: Any, settings: Any) -> Option:
@@ -181,8 +200,8 @@ def colo(inp: Inputs, catalog: Any, settings: Any) -> Option:
     and takes years), hardware at its lead time, rent on the provisioned IT kW."""
     notes: list[str] = []
     o = settings.colo
-    space = _colo_space(inp, catalog, notes)
-    hw = hardware_ready_days(catalog, inp.generation, inp.installed_gpus, notes)
+    space = colo_space_days(inp, catalog, notes)
+    hw = hardware_ready_days(catalog, inp.gpu_lead, inp.installed_gpus)
     r50, r90 = _override(o, max(space[0], hw[0]), max(space[1], hw[1]))
     delivery = max(0.0, r50 - route(catalog, "hardware").value("first_rack_to_training_days"))
     rent = (o.usd_per_kw_month or route(catalog, "colo").value("usd_per_kw_month")) * inp.it_kw * inp.colo_scale
@@ -204,11 +223,16 @@ def lease(inp: Inputs, catalog: Any, settings: Any) -> Option:
     ls, o = route(catalog, "lease"), settings.lease
     r50 = r90 = ls.value("contract_days")
     lead = 0.0
-    if inp.gpus > ls.value("ready_gpus_now"):
-        hw = hardware_ready_days(catalog, inp.generation, inp.gpus, notes)
-        r50, r90, lead = r50 + hw[0], r90 + hw[1], hw[2]
-        notes.append(f"lease: {inp.gpus:,} GPUs is more than a provider hands over now "
-                     f"({ls.value('ready_gpus_now'):,.0f}); it installs them first")
+    now, most = ls.value("ready_gpus_now"), ls.value("ready_gpus_max")
+    if inp.gpus > now:  # the chance a provider has the block ready falls from 1 at `now` to 0 at `most`
+        p = min(1.0, max(0.0, (most - inp.gpus) / (most - now)))
+        hw = hardware_ready_days(catalog, inp.gpu_lead, inp.gpus)
+        space = colo_space_days(inp, catalog, [])  # the provider's own hall and power
+        r50 += (1 - p) * max(hw[0], space[0])
+        r90 += (1 - p) * max(hw[1], space[1])
+        lead = hw[2]
+        notes.append(f"lease: {inp.gpus:,} GPUs is more than a provider hands over now ({now:,.0f}); "
+                     f"{p:.0%} chance one has the block ready, else it installs them first, in space with power")
     r50, r90 = _override(o, r50, r90)
     price = (o.usd_per_gpu_hour or per_generation(ls, "usd_per_gpu_hour", inp.generation, notes)) * inp.rental_scale
     term_min = o.min_term_months if o.min_term_months is not None else ls.value("min_term_months")

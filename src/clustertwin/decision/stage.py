@@ -129,9 +129,8 @@ def _score(settings: Any) -> Callable[[Option], float]:
 
 
 def runner_up(options: list[DecisionOption], best: str, settings: Any) -> DecisionOption | None:
-    """The second route on the objective among those meeting the target (else among all)."""
-    rest = [o for o in options if o.mode != best]
-    met = [o for o in rest if o.meets_target] or rest
+    """The second route on the objective among those meeting the target (None if no other does)."""
+    met = [o for o in options if o.mode != best and o.meets_target]
     return min(met, key=objective_key(settings)) if met else None
 
 

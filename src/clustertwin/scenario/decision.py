@@ -56,6 +56,7 @@ class Decision(_Section):
     options: list[Mode] = Field(default_factory=lambda: list(MODES), min_length=1,
                                 description="routes to compare: build, colo, lease, cloud, existing (the cluster is already owned)")
     basis: Literal["usage", "exit"] = Field("usage", description="usage: each route pays for the capacity-time the run uses (owned hardware and facility through a capital-recovery charge); exit: every commitment paid, owned hardware sold after the run")
+    site: Literal["greenfield", "powered-land", "existing-building"] = Field("greenfield", description="build route: greenfield waits for the utility to energise its load (a wait rising with MW); powered-land and existing-building have power contracted")
     objective: Literal["cost", "date", "npv"] = Field("cost", description="best route among those meeting the target: lowest cost_usd, earliest trained-by, or lowest npv_usd")
     disposal_haircut: float | None = Field(None, ge=0, le=1, description="exit basis: fraction lost selling owned hardware in bulk after the run; default the catalog's")
     confidence: Literal["p50", "p90"] = Field("p90", description="percentile a route must meet the target at")
