@@ -240,3 +240,21 @@ def test_powered_site_has_no_utility_queue(default_doc, catalog):
     green = _plan(default_doc, catalog, options=["build"]).decision.option("build")
     powered = _plan(default_doc, catalog, "p.yaml", options=["build"], site="powered-land").decision.option("build")
     assert powered.ready_date < green.ready_date
+
+
+def test_deadline_example_decision_uses_its_deadline(catalog):
+    """examples/deadline-llama3-70b.yaml (cluster.deadline_days: 30): a route meets the target
+    only if its run fits in 30 wall-clock days; the cloud route, capped at 2,048 GPUs, cannot."""
+    from pathlib import Path
+
+    from clustertwin.scenario import load_scenario
+
+    root = Path(__file__).resolve().parents[2]
+    p = make_plan(load_scenario(root / "examples" / "deadline-llama3-70b.yaml", catalog), catalog)
+    d = p.decision
+    ratio = p.training.wall_clock_days / p.reliability.effective_days  # goodput besides failures
+    for o in d.options:
+        assert o.meets_target == (o.wall_clock_days_p50 <= 30 * ratio + 0.5), o.mode
+    assert not d.option("cloud").meets_target
+    assert d.best in ("colo", "lease") and d.option(d.best).meets_target
+    assert any("deadline_days 30" in n for n in d.notes)

@@ -41,6 +41,7 @@ class Inputs:
     holding_curve: tuple[float, ...] | None = None  #: decision.residual_frac_per_year (1.0 first)
     mfu: float = 0.0                       #: MFU of the run at ``gpus``
     cloud_price: float | None = None       #: economics.cloud_usd_per_gpu_hour when the user set it
+    deadline_days: float | None = None     #: cluster.deadline_days in these wall-clock days (goodput included)
     gpu_lead: tuple[float, float] = (0.0, 0.0)  #: GPU order lead time (P50, P90): the build-out's step 1
     mfu_band: tuple[float, float] = (1.0, 1.0)  #: wall-clock multipliers at the training band's ends
     #: multipliers the route Monte Carlo moves (1.0 = the figures as given)
@@ -99,6 +100,7 @@ def gather(scenario: Any, catalog: Any, training: Any, design: Any, reliability:
         holding_curve=(None if scenario.decision.residual_frac_per_year is None
                        else (1.0, *scenario.decision.residual_frac_per_year)),
         mfu=float(getattr(training, "mfu", 0.0) or 0.0), mfu_band=_band(training),
+        deadline_days=_deadline(scenario, reliability, w50),
         gpu_lead=gpu_lead(catalog, catalog.gpu(scenario.cluster.gpu).generation, buildout),
         cloud_price=(float(scenario.economics.cloud_usd_per_gpu_hour)
                      if "cloud_usd_per_gpu_hour" in scenario.economics.model_fields_set else None),
@@ -116,6 +118,18 @@ def gpu_lead(catalog: Any, generation: str, buildout: Any) -> tuple[float, float
         return float(step.likely_days), float(step.pessimistic_days)
     p50, p90, _ = gpu_lead_days(catalog, generation)
     return p50, p90
+
+
+def _deadline(scenario: Any, reliability: Any, wall: float) -> float | None:
+    """``cluster.deadline_days`` as the routes' wall-clock days: the deadline solver meets the
+    reliability stage's days (failures, checkpoints, restarts); the routes' days also carry the
+    run's other goodput losses, so the deadline grows by the same ratio."""
+    days = getattr(scenario.cluster, "deadline_days", None)
+    if days is None:
+        return None
+    eff = float(getattr(reliability, "effective_days", 0.0) or 0.0)
+    basis = getattr(scenario.cluster, "deadline_basis", "wall-clock")
+    return float(days) * (wall / eff if eff > 0 and basis == "wall-clock" else 1.0)
 
 
 def _band(training: Any) -> tuple[float, float]:

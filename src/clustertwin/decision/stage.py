@@ -17,6 +17,8 @@ from clustertwin.decision.options import BUILDERS, Option, cloud_gpus, gpus_to_m
 from clustertwin.decision.result import DecisionOption, DecisionResult, day_date
 
 HOURS_PER_DAY = 24.0
+#: a run solved for a deadline may end within this part of a day past it (the solver's rounding)
+DEADLINE_SLACK_DAYS = 0.5
 
 
 def usage_flows(o: Option) -> np.ndarray:
@@ -25,11 +27,15 @@ def usage_flows(o: Option) -> np.ndarray:
                        o.usage_usd / max(o.wall[0], 1e-9))
 
 
-def _option(o: Option, start: Any, settings: Any, node_gpus: int) -> DecisionOption:
+def _option(o: Option, start: Any, settings: Any, node_gpus: int, deadline: float | None = None) -> DecisionOption:
+    """The contract's option; ``deadline``: a deadline scenario's ``cluster.deadline_days``, the
+    wall-clock days the run must fit in on every route (its mean, the deadline solver's basis)."""
     t50 = day_date(start, o.start[0] + o.wall[0])
     t90 = day_date(start, o.start[1] + o.wall[1])
     target = settings.target_date
-    met = target is None or (t90 if settings.confidence == "p90" else t50) <= target
+    k = 1 if settings.confidence == "p90" else 0
+    met = target is None or (t90 if k else t50) <= target
+    met = met and (deadline is None or o.wall[0] <= deadline + DEADLINE_SLACK_DAYS)
     exit_usd = float(o.flows.sum())
     flows = o.flows if settings.basis == "exit" else usage_flows(o)
     cost = exit_usd if settings.basis == "exit" else o.usage_usd
@@ -104,12 +110,17 @@ def decide(scenario: Any, catalog: Any, training: Any, design: Any, reliability:
     route_notes: list[str] = []
     route_inp = {m: _route_inputs(m, inp, catalog, settings, replan, route_notes) for m in settings.options}
     built = [BUILDERS[m](route_inp[m], catalog, settings) for m in settings.options]
-    options = [_option(o, inp.start, settings, inp.node_gpus) for o in built]
+    deadline = inp.deadline_days
+    options = [_option(o, inp.start, settings, inp.node_gpus, deadline) for o in built]
     best, warnings = best_of(options, settings)
     options, extra = _uncertain(options, best, route_inp, catalog, settings, inp)
     notes = [inp.staff_note, BASIS_NOTES[settings.basis], *route_notes]
     notes += [n for o in options for n in o.notes]
-    if settings.target_date is None:
+    if deadline is not None:
+        own = scenario.cluster.deadline_days
+        notes.append(f"cluster.deadline_days {own:g}: a route meets the target only if its run fits in "
+                     f"{own:g} days of failures and restarts ({deadline:.1f} wall-clock days with the other goodput losses)")
+    elif settings.target_date is None:
         notes.append(f"no decision.target_date: every route meets it; best on the objective ({settings.objective})")
     return DecisionResult(options=tuple(options), best=best, target_date=settings.target_date,
                           confidence=settings.confidence, start=settings.start,
@@ -150,7 +161,8 @@ def _uncertain(options: list[DecisionOption], best: str | None, route_inp: dict[
                             lambda i, m=m: BUILDERS[m](i, catalog, settings), _score(settings))
                for m in settings.options]
     target = None if settings.target_date is None else float((settings.target_date - inp.start).days)
-    meets, top = mc.simulate(spreads, target, settings.objective, n, settings.uncertainty.seed)
+    meets, top = mc.simulate(spreads, target, settings.objective, n, settings.uncertainty.seed,
+                             inp.deadline_days)
     options = [o.model_copy(update={"p_meets_target": float(meets[:, k].mean()), "p_best": float(top[:, k].mean())})
                for k, o in enumerate(options)]
     p_best = next(o.p_best for o in options if o.mode == chosen)

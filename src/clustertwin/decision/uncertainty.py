@@ -97,11 +97,12 @@ def spread_of(mode: str, inp: Any, catalog: Any, settings: Any, build: Callable[
 
 
 def simulate(spreads: list[RouteSpread], target_days: float | None, objective: str,
-             samples: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """(meets, best) boolean arrays of shape (samples, routes)."""
+             samples: int, seed: int, deadline: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(meets, best) boolean arrays of shape (samples, routes); ``deadline``: wall-clock days the
+    run must fit in (a deadline scenario's)."""
     rng = np.random.default_rng(seed)
     z = rng.standard_normal((samples, len(INPUTS)))
-    scores, days = [], []
+    scores, days, walls = [], [], []
     for r in spreads:
         zc = z[:, 1:]
         up = np.where(zc > 0, r.high - r.score, r.score - r.low) * zc / Z90
@@ -110,8 +111,11 @@ def simulate(spreads: list[RouteSpread], target_days: float | None, objective: s
         lead = np.maximum(lead, max(0.0, r.start[0] - (r.start[1] - r.start[0])))
         wall = r.wall[0] * multiplier(z[:, 1], *r.mults[0]) * multiplier(z[:, 2], *r.mults[1])
         days.append(lead + wall)
+        walls.append(wall)
     score, day = np.stack(scores, axis=1), np.stack(days, axis=1)
     meets = np.ones_like(day, dtype=bool) if target_days is None else day <= target_days
+    if deadline is not None:
+        meets &= np.stack(walls, axis=1) <= deadline + 0.5
     key = day if objective == "date" else score
     ranked = np.where(meets, key, np.inf)
     best = np.zeros_like(meets)

@@ -10,11 +10,12 @@ KNIFE_EDGE = 0.8
 
 
 def _sooner(result: Any, o: Any) -> str:
-    """With no target: the earliest route that trains sooner than ``o`` and what a day costs."""
+    """With no target date: the earliest route (of those meeting a deadline scenario's run
+    length) that trains sooner than ``o`` and what a day costs."""
     from clustertwin.fmt import usd
 
     conf = result.confidence
-    faster = [x for x in result.options if x.trained_by(conf) < o.trained_by(conf)]
+    faster = [x for x in result.options if x.meets_target and x.trained_by(conf) < o.trained_by(conf)]
     if not faster:
         return ""
     f = min(faster, key=lambda x: (x.trained_by(conf), x.cost_usd))
@@ -26,7 +27,7 @@ def _sooner(result: Any, o: Any) -> str:
 
 
 def _close(result: Any, o: Any) -> str:
-    if o.p_best is None or not result.knife_edge:
+    if o.p_best is None or not result.knife_edge or result.best is None:
         return ""
     word = {"cost": "cheapest", "date": "earliest", "npv": "lowest NPV"}[result.objective]
     others = sorted((x for x in result.options if x.mode != o.mode and (x.p_best or 0) > 0),
