@@ -133,4 +133,22 @@ class DecisionResult(BaseModel):
             fig.add_trace(go.Scatter(x=list(range(1, len(cum) + 1)), y=cum, name=o.mode, mode="lines"))
         fig.update_layout(title="Cumulative cash out by route ($M)", xaxis_title="month",
                           yaxis_title="$M", height=380)
-        return [("Cash by route", fig)]
+        out = [("Cash by route", fig)]
+        if self.drivers:
+            out.append(("What moves the answer", self._tornado()))
+        return out
+
+    def _tornado(self) -> Any:
+        """The recommended route's cost at each driver's P10 and P90 (route Monte Carlo inputs)."""
+        import plotly.graph_objects as go
+
+        base = self.chosen().cost_usd / 1e6
+        rows = list(reversed(self.drivers))
+        names = [f"{d['input'].replace('_', ' ')} x{d['low']:.2f}-x{d['high']:.2f}" for d in rows]
+        fig = go.Figure()
+        for end, key in (("P10", "cost_low_usd"), ("P90", "cost_high_usd")):
+            fig.add_trace(go.Bar(y=names, x=[d[key] / 1e6 - base for d in rows], base=base,
+                                 orientation="h", name=f"input at its {end}"))
+        fig.update_layout(title=f"{self.chosen().mode}: cost ($M, {self.basis} basis) as each input moves",
+                          barmode="overlay", xaxis_title="$M", height=320)
+        return fig
