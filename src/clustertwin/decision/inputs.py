@@ -40,6 +40,7 @@ class Inputs:
     haircut: float = 0.15                  #: disposal haircut of owned hardware sold after the run
     holding_curve: tuple[float, ...] | None = None  #: decision.residual_frac_per_year (1.0 first)
     mfu: float = 0.0                       #: MFU of the run at ``gpus``
+    colo_usd_per_kw_month: float = 0.0     #: colocation rent: the economics cost book's (one figure)
     cloud_price: float | None = None       #: economics' on-demand price (its result: one figure)
     deadline_days: float | None = None     #: cluster.deadline_days in these wall-clock days (goodput included)
     gpu_lead: tuple[float, float] = (0.0, 0.0)  #: GPU order lead time (P50, P90): the build-out's step 1
@@ -102,6 +103,7 @@ def gather(scenario: Any, catalog: Any, training: Any, design: Any, reliability:
         mfu=float(getattr(training, "mfu", 0.0) or 0.0), mfu_band=_band(training),
         deadline_days=_deadline(scenario, reliability, w50),
         gpu_lead=gpu_lead(catalog, catalog.gpu(scenario.cluster.gpu).generation, buildout),
+        colo_usd_per_kw_month=book.value("colo_usd_per_kw_month"),
         cloud_price=float(getattr(economics, "cloud_usd_per_gpu_hour", 0.0) or 0.0) or None,
     )
 

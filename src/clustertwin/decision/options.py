@@ -204,7 +204,7 @@ def colo(inp: Inputs, catalog: Any, settings: Any) -> Option:
     hw = hardware_ready_days(catalog, inp.gpu_lead, inp.installed_gpus)
     r50, r90 = _override(o, max(space[0], hw[0]), max(space[1], hw[1]))
     delivery = max(0.0, r50 - route(catalog, "hardware").value("first_rack_to_training_days"))
-    rent = (o.usd_per_kw_month or route(catalog, "colo").value("usd_per_kw_month")) * inp.it_kw * inp.colo_scale
+    rent = (o.usd_per_kw_month or inp.colo_usd_per_kw_month) * inp.it_kw * inp.colo_scale
     end = r50 + inp.wall_p50
     capex = inp.it_capex + inp.fitout_capex
     term = colo_term_months(inp, catalog)
@@ -279,7 +279,7 @@ def existing(inp: Inputs, catalog: Any, settings: Any) -> Option:
     ready = max(ready, 0.0)
     bought = (e.bought_date or inp.start) - inp.start
     end = ready + inp.wall_p50
-    rent = (settings.colo.usd_per_kw_month or route(catalog, "colo").value("usd_per_kw_month")) * inp.it_kw * inp.colo_scale
+    rent = (settings.colo.usd_per_kw_month or inp.colo_usd_per_kw_month) * inp.it_kw * inp.colo_scale
     value = [(float(bought.days), inp.it_capex)]
     lost = resale_usd(inp, catalog, value, ready) - resale_usd(inp, catalog, value, end)
     flows = cash.spread(np.zeros(1), ready, end, (inp.run_opex_month + rent) / cash.DAYS_PER_MONTH)
