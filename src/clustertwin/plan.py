@@ -217,7 +217,9 @@ def _sized(plan: Plan, catalog: Catalog) -> Plan:
         return plan
     from clustertwin.sizing import size_routes  # the deadline solver per route (issue 21)
 
-    return replace(plan, sized=size_routes(plan, catalog, make_plan))
+    sized = size_routes(plan, catalog, make_plan)
+    # the headline answers with the sized routes (issue 38): decision.sized_rows feeds its words
+    return replace(plan, sized=sized, decision=plan.decision.model_copy(update={"sized_rows": sized}))
 
 
 def _with_ettr(training: Any, reliability: Any) -> Any:

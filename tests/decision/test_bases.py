@@ -258,3 +258,15 @@ def test_deadline_example_decision_uses_its_deadline(catalog):
     assert not d.option("cloud").meets_target
     assert d.best in ("colo", "lease") and d.option(d.best).meets_target
     assert any("deadline_days 30" in n for n in d.notes)
+
+
+def test_size_to_target_answers_the_headline(default_doc, catalog):
+    """With decision.size_to_target the headline names the cheapest route whose own sized
+    cluster trains by the target, with its GPU count."""
+    p = _plan(default_doc, catalog, "sz.yaml", size_to_target=True, options=["colo", "cloud"])
+    rows = [r for r in p.to_dict()["decision"]["sized"] if r["gpus"] and r["meets_target"]]
+    assert rows
+    best = min(rows, key=lambda r: r["cost_usd"])
+    line = p.decision.headline()
+    assert line.startswith(f"Trained by {best['trained_by_p90']} (P90) via {best['mode']} on {best['gpus']:,} GPUs")
+    assert p.to_dict()["decision"]["headline"] == line

@@ -84,12 +84,12 @@ def gpu_lead_days(catalog: Any, generation: str) -> tuple[float, float, bool]:
     return p50, max(p50, hw.value(f"lead_days_p90_{gen}")), not own
 
 
-def cloud_usd_per_gpu_hour(catalog: Any, generation: str, scenario_price: float, set_by_user: bool) -> float:
-    """The on-demand price per GPU-hour every stage reads: the scenario's
-    ``economics.cloud_usd_per_gpu_hour`` when the user set it, else the catalog's ``route cloud``
-    figure for the generation (hopper's when it has none), else the scenario's default."""
-    if set_by_user or not hasattr(catalog, "kinds") or "route" not in catalog.kinds():
-        return float(scenario_price)
+def cloud_usd_per_gpu_hour(catalog: Any, generation: str) -> float | None:
+    """The catalog's on-demand price per GPU-hour for ``generation`` (``route cloud``; hopper's
+    when it has none), None without route figures. What ``economics.cloud_usd_per_gpu_hour``
+    is when a scenario leaves it unset: the one price economics, reliability and the decision read."""
+    if not hasattr(catalog, "kinds") or "route" not in catalog.kinds() or not catalog.has("route", "cloud"):
+        return None
     cl = catalog.get("route", "cloud", path="route cloud")
     own = f"usd_per_gpu_hour_{generation}"
     return float(cl.value(own if own in cl.items else f"usd_per_gpu_hour_{FALLBACK_GENERATION}"))

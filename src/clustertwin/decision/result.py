@@ -74,6 +74,7 @@ class DecisionResult(BaseModel):
     knife_edge: bool = False              #: p_best of the best route < 0.8
     drivers: tuple[dict[str, Any], ...] = ()
     break_even: tuple[dict[str, Any], ...] = ()
+    sized_rows: tuple[dict[str, Any], ...] = ()  #: decision.size_to_target: each route solved for the target
     warnings: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
 

@@ -36,11 +36,28 @@ def _close(result: Any, o: Any) -> str:
     return f" ({o.p_best:.0%} likely {word}{tail})"
 
 
+def _sized(result: Any) -> str:
+    """With ``decision.size_to_target``: the cheapest route whose own sized cluster meets the
+    target (its GPUs, date and cost), "" when none does."""
+    from clustertwin.fmt import usd
+
+    met = [r for r in result.sized_rows if r.get("gpus") and r.get("meets_target")]
+    if not met:
+        return ""
+    key = "trained_by_p90" if result.confidence == "p90" else "trained_by_p50"
+    r = min(met, key=(lambda r: r[key]) if result.objective == "date" else (lambda r: r["cost_usd"]))
+    return (f"Trained by {r[key]} ({result.confidence.upper()}) via {r['mode']} on {r['gpus']:,} GPUs "
+            f"for {usd(r['cost_usd'])} (sized for the target)")
+
+
 def headline(result: Any) -> str:
     """"Trained by DATE (P90) via ROUTE for $X", with the closeness of the answer and, without a
     target, the price of a sooner date."""
     from clustertwin.fmt import usd
 
+    sized = _sized(result)
+    if sized:
+        return sized
     o = result.chosen()
     when = f"Trained by {o.trained_by(result.confidence).isoformat()} ({result.confidence.upper()})"
     if result.best is None and result.target_date is not None:

@@ -24,7 +24,6 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from clustertwin.catalog import Catalog
-from clustertwin.catalog.lookup import cloud_usd_per_gpu_hour
 from clustertwin.economics.fallback import fallback_design
 from clustertwin.scenario import Scenario
 
@@ -251,9 +250,9 @@ def economics(scenario: Scenario, catalog: Catalog, estimate: Any, design: Any =
     owned_gpu_hour = monthly / HOURS_PER_MONTH / max(cluster_gpus, 1)
 
     waste, waste_src = _waste(eco, reliability)
-    # one price for the rented run: the decision's cloud route reads this figure (issue 38)
-    cloud_price = cloud_usd_per_gpu_hour(catalog, catalog.gpu(scenario.cluster.gpu).generation,
-                                         eco.cloud_usd_per_gpu_hour, "cloud_usd_per_gpu_hour" in eco.model_fields_set)
+    # one price for the rented run (unset: the catalog's, filled in when the scenario is
+    # resolved); the decision's cloud route reads this figure (issue 38)
+    cloud_price = float(eco.cloud_usd_per_gpu_hour)
     run_owned = run_cloud = run_ideal = wall_days = None
     if estimate is not None:
         ideal_days = float(estimate.days)
