@@ -45,7 +45,7 @@ class Uncertainty(_Section):
     """The route Monte Carlo (``decision.uncertainty``)."""
 
     samples: int = Field(2000, ge=0, le=200_000, description="draws of the route Monte Carlo (0 = off)")
-    seed: int = Field(38, ge=0, description="random seed (the same seed gives the same answer)")
+    seed: int = Field(38, ge=0, le=2**32 - 1, description="random seed, 0 to 2**32-1 (the same seed gives the same answer)")
 
 
 class Decision(_Section):
