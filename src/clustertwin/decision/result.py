@@ -117,6 +117,15 @@ class DecisionResult(BaseModel):
         from clustertwin.fmt import usd
 
         rows = [("answer", self.headline())]
+        if self.margin_usd is not None:
+            rows.append(("margin", f"{usd(self.margin_usd)} to the runner-up ({self.basis} basis)"))
+        if self.drivers:
+            rows.append(("drivers", ", ".join(f"{d['input'].replace('_', ' ')} (x{d['low']:.2f}-x{d['high']:.2f}: "
+                                              f"{usd(d['cost_low_usd'])}-{usd(d['cost_high_usd'])})"
+                                              for d in self.drivers)))
+        if self.break_even:
+            rows.append(("break-even", ", ".join(f"{b['input'].replace('_', ' ')} x{b['multiplier']:.2f} -> {b['route']}"
+                                                 for b in self.break_even)))
         for o in self.options:
             mark = "yes" if o.meets_target else "no"
             rows.append((o.mode, f"{o.gpus:,} GPUs · start {o.start_date} · trained {o.trained_by_p50} "

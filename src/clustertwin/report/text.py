@@ -39,6 +39,9 @@ def render(plan: Any, console: Any = None) -> None:
     console.print(head)
     if decision is not None:
         console.print(options_table(decision))
+        for label, value in decision.summary_rows():
+            if label in ("margin", "drivers", "break-even"):  # how sure, and what would change it
+                console.print(f"[dim]{label}:[/dim] {escape(value)}", highlight=False)
     grid = Table.grid(padding=(0, 2))
     for name, res in plan.blocks():
         if name == "decision":
