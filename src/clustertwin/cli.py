@@ -104,7 +104,9 @@ def validate(
 ) -> None:
     """Check scenario files: schema, types, catalog ids, and the feasibility checks `plan` makes
     (a parallelism plan fits, the fabric can be built, the job is not hopeless under its failure
-    rate, ...) without running plan's Monte Carlo simulations. One line per problem; exit 2 if any."""
+    rate, ...) without running plan's Monte Carlo simulations. A study file (base + cases/grid)
+    has every scenario of its grid checked as `sweep` checks them. One line per problem; exit 2
+    if any."""
     from clustertwin.catalog import load_catalog
     from clustertwin.errors import UserError
     from clustertwin.plan import feasibility_problems
@@ -114,6 +116,10 @@ def validate(
     cat = load_catalog(catalog or [])
     bad = 0
     for path in scenario:
+        study = _validated_study(path, cat)
+        if study is not None:
+            bad += study
+            continue
         try:
             s = load_scenario(path, cat)
         except UserError as exc:
@@ -132,6 +138,26 @@ def validate(
         typer.echo(f"ok: {path} ({comment_text(s.name)}: {comment_text(what)}, {size})")
     if bad:
         raise typer.Exit(2)
+
+
+def _validated_study(path: Path, cat: object) -> int | None:
+    """``validate`` on a study file: None if it is not one, else the count of bad files (0, 1)."""
+    from clustertwin.errors import UserError
+    from clustertwin.sweep.validate import check_study
+
+    try:
+        found = check_study(path, cat)
+    except UserError as exc:
+        for line in exc.lines():
+            typer.echo(f"error: {line}", err=True)
+        return 1
+    if found is None:
+        return None
+    count, combos = found
+    for line in combos:
+        typer.echo(f"note: {line} (a row with this error in a sweep)", err=True)
+    typer.echo(f"ok: {path} (a study: {count} scenarios; run them with `clustertwin sweep {path}`)")
+    return 0
 
 
 @catalog_app.command("list")

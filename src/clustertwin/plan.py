@@ -146,9 +146,11 @@ def make_plan(scenario: Scenario, catalog: Catalog,
     the solved cluster is confirmed with the full reliability stage and solved again (at most
     :data:`DEADLINE_ROUNDS` times) while ``reliability.effective_days`` exceeds the deadline."""
     training_stage, design_stage, reliability_stage, economics_stage, plan_buildout = _stage_functions()
+    from clustertwin.perf import estimate as respare  # the spares re-estimate (_spares_inside)
+
     if memo is not None:  # a sweep worker's cache: each stage keyed on what it reads
-        training_stage, design_stage, reliability_stage, economics_stage, plan_buildout = memo.bind(
-            training_stage, design_stage, reliability_stage, economics_stage, plan_buildout)
+        training_stage, design_stage, reliability_stage, economics_stage, plan_buildout, respare = memo.bind(
+            training_stage, design_stage, reliability_stage, economics_stage, plan_buildout, respare)
     warnings: list[str] = []
     skipped: list[str] = []
 
@@ -177,7 +179,7 @@ def make_plan(scenario: Scenario, catalog: Catalog,
         if on_stage:
             on_stage("training")
         training = _root(scenario, lambda: training_stage(scenario, catalog))
-    training, design = _designed(scenario, catalog, training, run, design_stage, warnings)
+    training, design = _designed(scenario, catalog, training, run, design_stage, warnings, respare)
     reliability = run("reliability", reliability_stage, scenario, catalog, training, design)
     scale = 1.0
     for _ in range(DEADLINE_ROUNDS):
@@ -186,7 +188,7 @@ def make_plan(scenario: Scenario, catalog: Catalog,
             break
         scale *= scenario.cluster.deadline_days / (scenario.cluster.deadline_days + late) * DEADLINE_MARGIN
         training = _root(scenario, lambda: training_stage(scenario, catalog, ettr_scale=scale))  # noqa: B023
-        training, design = _designed(scenario, catalog, training, run, design_stage, warnings)
+        training, design = _designed(scenario, catalog, training, run, design_stage, warnings, respare)
         reliability = run("reliability", reliability_stage, scenario, catalog, training, design)
     late = _deadline_excess(scenario, reliability)
     if late > 0:
@@ -259,14 +261,15 @@ def _decide() -> Callable[..., Any]:
 
 
 def _designed(scenario: Scenario, catalog: Catalog, training: Any, run: Callable[..., Any],
-              design_stage: Callable[..., Any], warnings: list[str]) -> tuple[Any, Any]:
+              design_stage: Callable[..., Any], warnings: list[str],
+              respare: Callable[..., Any] | None = None) -> tuple[Any, Any]:
     """The design stage, with the job re-estimated when hot spares take installed nodes'
     slots (:func:`_spares_inside`). The first pass leaves the site unplaced (``cabling=False``:
     placing it is most of the stage's work); the design kept is always a full one."""
     draft = run("design", design_stage, scenario, catalog, training, cabling=False)
     training, design = _spares_inside(scenario, catalog, training, draft,
                                       lambda sc, t: run("design", design_stage, sc, catalog, t),
-                                      warnings)
+                                      warnings, respare)
     if design is draft and draft is not None:
         design = run("design", design_stage, scenario, catalog, training)
     return training, design
@@ -293,7 +296,7 @@ def _reliability_checked(scenario: Scenario, catalog: Catalog, training: Any, de
 
 def _spares_inside(scenario: Scenario, catalog: Catalog, training: Any, design: Any,
                    redesign: Callable[[Scenario, Any], Any],
-                   warnings: list[str]) -> tuple[Any, Any]:
+                   warnings: list[str], respare: Callable[..., Any] | None = None) -> tuple[Any, Any]:
     """Hot spares that took installed nodes' slots (``cluster.spare_placement: inside`` with
     full units) leave the job ``design.job_gpus_limit`` GPUs: the training job is estimated
     again on them and the design redone around it (once; the units then have the room). A job
@@ -301,13 +304,14 @@ def _spares_inside(scenario: Scenario, catalog: Catalog, training: Any, design: 
     limit = getattr(design, "job_gpus_limit", None)
     if training is None or not limit or training.gpus <= limit:
         return training, design
-    from clustertwin.perf import estimate
+    if respare is None:
+        from clustertwin.perf import estimate as respare
 
     why = (f"the hot spares take {training.installed_gpus - limit:,} of the installed GPUs' "
            "slots inside the scalable units (cluster.spare_placement: inside): the job is "
            f"estimated on the other {limit:,}")
     try:
-        shrunk = estimate(scenario, catalog, installed=limit, notes=[why])
+        shrunk = respare(scenario, catalog, installed=limit, notes=[why])
     except UserError as exc:
         first = exc.problems[0].message if getattr(exc, "problems", None) else str(exc)
         warnings.append(f"design: the job cannot run on the {limit:,} GPUs the hot spares leave "

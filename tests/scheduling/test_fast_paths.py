@@ -119,3 +119,78 @@ def test_idle_node_count_makes_the_whole_node_shortcut_exact(tmp_path) -> None:
                 assert (placer.place(st, k * WHOLE, m) is not None) == fits
                 checked += 1
     assert checked == 600 * 6
+
+
+@pytest.mark.parametrize("policy", ["fifo+backfill", "multifactor+backfill"])
+@pytest.mark.parametrize("depth", [4, 12])
+def test_fresh_entry_pass_is_the_full_pass_through_failures(policy, depth, monkeypatch) -> None:
+    """A pass after one that started nothing tries only the entries queued since (while the
+    free GPUs are unchanged); node failures and repairs change them in between, and a head
+    that starts before the next head is blocked shortens that pass's window. Same run as the
+    per-entry loop, and the shortcut did run."""
+    from clustertwin.scheduling.dispatch import Dispatch as D
+
+    spec = uniform(24, 8, nvlink_domain_gpus=8)
+    w = generate("philly", 900, spec.gpus, np.random.default_rng(11), load=1.2)
+    w = with_time_limits(w, np.random.default_rng(1))
+    cfg = SimConfig(placement="topology", failure_rate_per_node_day=0.5, repair_s=4 * 3600.0,
+                    scan_depth=depth)
+    calls = []
+    original = D._fill_fresh
+    monkeypatch.setattr(D, "_fill_fresh", lambda self: calls.append(original(self)) or calls[-1])
+    _same_runs(w, spec, policy, cfg, monkeypatch)
+    assert any(calls)
+
+
+@pytest.mark.parametrize("placement", ["first-fit", "best-fit", "topology"])
+def test_listed_node_is_the_array_scans_node(placement, tmp_path) -> None:
+    """Placement of k whole GPUs on one node reads the state's per-count node bit sets instead
+    of scanning every node: the same node as the array scan's ``pick_node`` (first-fit's lowest
+    index, best-fit's first minimum), with no mask, a narrow mask (backfill's held nodes) and a
+    wide one (reservations), through starts, ends, failures and repairs on a mixed cluster
+    (and the copies backfill makes); the sets always match the per-node counts."""
+    from clustertwin.scheduling.cluster import from_node_list
+    from clustertwin.scheduling.placement import get_placement
+    from clustertwin.scheduling.state import WHOLE, ClusterState, copy_state
+
+    csv = tmp_path / "nodes.csv"
+    csv.write_text("name,gpus\n" + "".join(f"n{i},{(8, 4, 2, 6)[i % 4]}\n" for i in range(80)))
+    spec = from_node_list(csv)
+    st = ClusterState(spec)
+    placer = get_placement(placement)
+    rng = np.random.default_rng(5)
+    running, down, answered = [], set(), 0
+    for step in range(700):
+        r = rng.uniform()
+        if r < 0.55:
+            a = placer.place(st, int(rng.choice([1, 2, 4, 6, 8])) * WHOLE)
+            if a is not None:
+                st.take(a)
+                running.append(a)
+        elif r < 0.9 and running:
+            st.give(running.pop(int(rng.integers(len(running)))))
+        elif r < 0.95:
+            node = int(rng.integers(spec.nodes))
+            if not any(x[0] == node for a in running for x in a):
+                st.fail(node)
+                down.add(node)
+        elif down:
+            st.repair(down.pop())
+        if step % 50 == 0:
+            st = copy_state(st)  # the hypothetical copies backfill and preemption make
+        assert [sum(1 << n for n in range(spec.nodes) if st.full_l[n] == f) for f in range(9)] == st.by_full
+        narrow = np.ones(spec.nodes, dtype=bool)
+        narrow[rng.choice(spec.nodes, 3, replace=False)] = False
+        wide = rng.uniform(size=spec.nodes) < 0.2
+        for k in range(1, 9):
+            for m in (None, narrow, wide):
+                ok = st.full >= k
+                if m is not None:
+                    ok = ok & m
+                cand = ok.nonzero()[0]
+                want = int(placer.pick_node(st, cand, k)) if cand.size else -1
+                got = placer._listed_node(st, k, m)
+                if got is not None:
+                    answered += 1
+                    assert got == want, (step, k)
+    assert answered == 700 * 8 * 3

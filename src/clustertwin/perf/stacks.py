@@ -64,6 +64,8 @@ class StackProfile:
     fp8_activation_factor: float = 0.6
     #: MoE parallel folding (expert TP 1, ep over tp*cp*dp ranks; Megatron-core)
     expert_tp_folding: bool = False
+    #: passes over a materialised score matrix before dropout (perf.ops.SCORE_PASSES)
+    score_passes: tuple[str, ...] = ("scale-mask-softmax",)
     #: training-days band as fractions of the predicted days (perf.crossval, catalog data)
     days_band_low: float = 0.0
     days_band_high: float = 0.0
@@ -74,7 +76,7 @@ class StackProfile:
 
 NEUTRAL = StackProfile()
 #: profile fields not copied as they are from the catalog entry's field of the same name
-_DERIVED = ("attention_efficiency", "fp8_gemms", "interleaved")
+_DERIVED = ("attention_efficiency", "fp8_gemms", "interleaved", "score_passes")
 
 
 def profile_of(catalog: Any, stack_id: str | None, generation: str) -> StackProfile:
@@ -93,6 +95,7 @@ def profile_of(catalog: Any, stack_id: str | None, generation: str) -> StackProf
         attention_efficiency=att.get(generation, att.get("default")),
         fp8_gemms=frozenset(e.fp8_gemms),
         interleaved="interleaved" in e.pipeline_schedules,
+        score_passes=tuple(e.score_passes),
     )
     _, plus, tail = sid.partition("+")
     return with_kernels(prof, find_kernels(catalog, tail), generation) if plus else prof
@@ -109,6 +112,8 @@ def with_kernels(prof: StackProfile, k: Any, generation: str) -> StackProfile:
     from dataclasses import replace
 
     over = {f: getattr(k, f) for f in KERNEL_FIELDS if getattr(k, f) is not None}
+    if k.score_passes is not None:
+        over["score_passes"] = tuple(k.score_passes)
     att = k.attention_efficiency
     return replace(prof, **over, id=f"{prof.id}+{k.id}",
                    attention_efficiency=att.get(generation, att.get("default")))

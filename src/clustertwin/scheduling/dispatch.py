@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import bisect
 import math
-from itertools import islice
+from collections.abc import Iterable
+from functools import partial
 from operator import itemgetter
 
 import numpy as np
@@ -38,6 +39,7 @@ class Dispatch(Preemption, Backfill):
 
     def _schedule(self) -> None:
         if not self.queue:
+            self.fresh.clear()
             return
         self.in_pass = True
         try:
@@ -47,11 +49,15 @@ class Dispatch(Preemption, Backfill):
             for e in self.deferred:
                 bisect.insort(self.queue, e)
             self.deferred.clear()
+            self.fresh.clear()
 
     def _pass(self) -> None:
         if self.order.dynamic and self.now >= self.next_calc:
             self._rekey()
             self.next_calc = self.now + self.order.calc_period_s
+            self.dead = None
+        if self.dead is not None and self._fill_fresh():
+            return
         pol = self.pol
         st = self.st
         q = self.queue
@@ -114,12 +120,58 @@ class Dispatch(Preemption, Backfill):
                     shadow_t, reserved, pool_extra = self._shadow(j)
                     i += 1
                     if self.fast_fill and not limits and not resv:  # the common case
+                        changes = st.changes
                         self._fill_behind(i, seen, failed, shadow_t, reserved, pool_extra)
+                        if seen == 1 and st.changes == changes and not pol.preempt:
+                            self.dead = (changes, j)
                         return
                     continue
                 if not pol.greedy:
                     break
             i += 1
+
+    def _late_mask(self, reserved: np.ndarray | None) -> np.ndarray | None:
+        """The nodes a job that runs past the shadow time may use (all but the held ones), one
+        array per cached shadow (placement keeps its bit-set form while the mask is the same)."""
+        if reserved is None:
+            return None
+        last = self.__dict__.get("_late")
+        if last is None or last[0] is not reserved:
+            last = self._late = (reserved, ~reserved)
+        return last[1]
+
+    def _fill_fresh(self) -> bool:
+        """Run the pass on the fresh entries alone if it may (returns whether it did): a fast-path EASY pass (backfill, no team limits, reservations or preemption) when
+        the last one started nothing, the cluster's free GPUs have not changed since (no start,
+        end, failure or repair) and the head is the same job: only the entries queued since
+        (``self.fresh``) can start, so only they are tried, in queue order.
+
+        Why that is the full pass: the head fails again (same free GPUs). Every other entry in
+        the window was in the last pass's window (entries only leave the queue by starting, and
+        new ones only push others back) and failed there, or was skipped by a threshold, which
+        stands for a failure (placement is monotone: a job that does not fit, in a mode, is no
+        smaller than one that failed in that mode). It fails again: its mode can only have gone
+        from 0 to 1 (``now`` grew, the cached shadow did not move) and the free GPUs are the
+        same or, after a fresh entry starts in this pass, fewer. The thresholds of the full pass
+        only skip entries that would fail, so trying the fresh entries alone starts the same
+        jobs on the same GPUs. The per-entry loop (``fast_fill = False``) checks it in tests."""
+        q = self.queue
+        st = self.st
+        if self.dead != (st.changes, q[0][2]):
+            self.dead = None
+            return False
+        h = q[0][2]
+        shadow_t, reserved, pool_extra = self._shadow(h)
+        depth = self.cfg.scan_depth
+        stop = len(q) if depth is None else min(len(q), depth + 1)
+        pos = sorted(p for p in map(partial(bisect.bisect_left, q), self.fresh) if 0 < p < stop)
+        if not pos or st.free_milli <= 0:
+            return True
+        changes = st.changes
+        self._fill_at(pos, {(0, 0, 0): self.milli[h]}, shadow_t, reserved, pool_extra)
+        if st.changes != changes:  # the window moves up behind the started jobs: a full pass
+            self.dead = None
+        return True
 
     def _fill_behind(self, i: int, seen: int, failed: dict[tuple[int, int, int], int],
                      shadow_t: float, reserved: np.ndarray | None, pool_extra: int) -> None:
@@ -143,7 +195,7 @@ class Dispatch(Preemption, Backfill):
         m = self.w.gpus_milli[jobs]
         late = (self.now + self.w.requested_s[jobs]) > shadow_t
         fm = [failed.get((0, 0, 0), math.inf), failed.get((1, 0, 0), math.inf)]
-        mask_late = None if reserved is None else ~reserved
+        mask_late = self._late_mask(reserved)
         thr = np.where(late, fm[1], fm[0])  # recomputed only when a threshold falls
         started: list[int] = []
         c = 0
@@ -180,6 +232,14 @@ class Dispatch(Preemption, Backfill):
         """:meth:`_fill_behind` for a short tail ``q[i:stop]``: the same tests with the current
         free capacity and thresholds, made one entry at a time without building arrays (for
         a hundred entries the NumPy calls cost more than the scan)."""
+        self._fill_at(range(i, stop), failed, shadow_t, reserved, pool_extra)
+
+    def _fill_at(self, positions: Iterable[int], failed: dict[tuple[int, int, int], int],
+                 shadow_t: float, reserved: np.ndarray | None, pool_extra: int) -> None:
+        """Try the queue entries at ``positions`` (ascending) one by one, as the per-entry
+        loop of :meth:`_pass` would behind the blocked head: skip one that does not fit the
+        free capacity or is no smaller than the smallest that failed in its mode, start one
+        that can be placed. Started entries leave the queue at the end."""
         q = self.queue
         st = self.st
         milli, req, now = self.milli, self.req, self.now
@@ -187,12 +247,12 @@ class Dispatch(Preemption, Backfill):
         pooled = st.pooled
         fm0 = failed.get((0, 0, 0), math.inf)
         fm1 = failed.get((1, 0, 0), math.inf)
-        mask_late = None if reserved is None else ~reserved
+        mask_late = self._late_mask(reserved)
         free = st.free_milli  # changes only when a job starts (the caller checked it is > 0)
         hi = max(fm0, fm1)  # an entry this large is skipped in either mode
         started: list[int] = []
-        for c, e in enumerate(islice(q, i, stop), i):
-            j = e[2]
+        for c in positions:
+            j = q[c][2]
             mj = milli[j]
             if mj > free or mj >= hi:
                 continue

@@ -70,7 +70,9 @@ class Lifecycle(RunState):
             key = self.static_keys[j]
         else:
             key = self.order.key_one(self.ctx, j, self.now)
-        bisect.insort(self.queue, (key, self.submit[j], j))
+        e = (key, self.submit[j], j)
+        bisect.insort(self.queue, e)
+        self.fresh.append(e)
 
     def _cancel(self, j: int) -> None:
         self.status[j] = CANCELLED

@@ -37,13 +37,17 @@ class Placement:
             # free, whose GPUs idle_node_gpus counts (so too few there: no candidate at all)
             return None
         if k <= st.max_node_gpus:
-            ok = st.full >= k
-            if mask is not None:
-                ok &= mask
-            cand = ok.nonzero()[0]
-            if cand.size == 0:
+            node = self._listed_node(st, k, mask)
+            if node is None:  # not answerable from the lists: the array scan
+                ok = st.full >= k
+                if mask is not None:
+                    ok &= mask
+                cand = ok.nonzero()[0]
+                if cand.size == 0:
+                    return None
+                node = int(self.pick_node(st, cand, k))
+            elif node < 0:
                 return None
-            node = int(self.pick_node(st, cand, k))
             row = st.gfree[node].tolist()  # a few GPUs: a list is faster than NumPy here
             idx = tuple([g for g, f in enumerate(row) if f == WHOLE][:k])
             return ((node, idx, WHOLE),)
@@ -57,6 +61,48 @@ class Placement:
         if nodes is None:
             return None
         return tuple((int(n), tuple(range(int(st.node_gpus[n]))), WHOLE) for n in nodes)
+
+    def _listed_node(self, st: ClusterState, k: int, mask: np.ndarray | None) -> int | None:
+        """:meth:`pick_node`'s answer for ``k`` whole GPUs on one node from the state's sets of
+        nodes by free-GPU count (``st.by_full``, bit n for node n), without scanning every
+        node: first-fit takes the lowest-numbered node with at least ``k`` free GPUs, best-fit
+        the lowest-numbered among those with the fewest (``argmin``'s first minimum). -1: no
+        node fits; None: a choice these sets do not make (another ``pick_node``, the
+        topology's NVLink-domain order)."""
+        rule = self._rule(st)
+        if rule is None:
+            return None
+        by = st.by_full
+        allowed = -1 if mask is None else self._bits(mask)
+        if rule == "best":
+            for f in range(k, len(by)):
+                hit = by[f] & allowed
+                if hit:
+                    return (hit & -hit).bit_length() - 1
+            return -1
+        hit = 0
+        for f in range(k, len(by)):
+            hit |= by[f]
+        hit &= allowed
+        return (hit & -hit).bit_length() - 1 if hit else -1
+
+    def _bits(self, mask: np.ndarray) -> int:
+        """A node mask as a bit set (the last one is kept: a pass places under one mask)."""
+        last = self.__dict__.get("_mask_bits")
+        if last is not None and last[0] is mask:
+            return last[1]
+        bits = int.from_bytes(np.packbits(mask.astype(bool), bitorder="little").tobytes(), "little")
+        self._mask_bits = (mask, bits)
+        return bits
+
+    def _rule(self, st: ClusterState) -> str | None:
+        pick = type(self).pick_node
+        if pick is Placement.pick_node:
+            return "first"
+        if pick is BestFit.pick_node or (pick is Topology.pick_node
+                                         and st.spec.domain_gpus <= st.max_node_gpus):
+            return "best"
+        return None
 
     # -- choices ---------------------------------------------------------------------------
     def fraction(self, st: ClusterState, milli: int, mask: np.ndarray | None) -> Alloc | None:

@@ -118,6 +118,10 @@ class RunState:
         self.preempt_tried: tuple[int, int] | None = None
         self.in_pass = False
         self.deferred: list[tuple[float, float, int]] = []
+        # a fast-path EASY pass that started nothing: (cluster state's change count, head);
+        # and the queue entries added since the last pass (see Dispatch._pass)
+        self.dead: tuple[int, int] | None = None
+        self.fresh: list[tuple[float, float, int]] = []
         self.down_gpu_s = 0.0
         self.failures = 0
         self.outstanding = n

@@ -45,6 +45,12 @@ class ClusterState:
         self.idle_node_gpus = int(self.node_gpus.sum())  # GPUs on nodes with nothing running
         self.free_whole = int(self.full.sum())  # = full.sum(), kept up to date (read per event)
         self.max_node_gpus = int(self.node_gpus.max()) if n else 0
+        # the nodes by their count of fully free GPUs as bit sets (bit n: node n; down nodes
+        # count 0): placement finds a node for k whole GPUs without scanning every node
+        self.by_full: list[int] = [0] * (self.max_node_gpus + 1)
+        for node, f in enumerate(self.full_l):
+            self.by_full[f] |= 1 << node
+        self.changes = 0  # counts take/give/fail/repair: equal counts, the same free GPUs
 
     # ------------------------------------------------------------------ bookkeeping
     def _node_before(self, node: int) -> None:
@@ -57,6 +63,7 @@ class ClusterState:
     def _node_after(self, node: int) -> None:
         g = self.gpus_l[node]
         whole = self.gfree[node, :g].tolist().count(WHOLE)  # a few GPUs: faster than NumPy
+        self._relist(node, self.full_l[node], whole)
         self.full[node] = whole
         self.full_l[node] = whole
         self.free_whole += whole
@@ -76,7 +83,16 @@ class ClusterState:
         else:
             self.gfree[node, list(idx)] += delta
 
+    def _relist(self, node: int, old: int, new: int) -> None:
+        """Move ``node`` from the set of nodes with ``old`` free GPUs to that with ``new``."""
+        if old != new:
+            bit = 1 << node
+            by = self.by_full
+            by[old] ^= bit
+            by[new] |= bit
+
     def take(self, alloc: Alloc) -> None:
+        self.changes += 1
         for node, idx, milli in alloc:
             if self.pooled:
                 self.free_milli -= milli
@@ -87,6 +103,7 @@ class ClusterState:
             self._node_after(node)
 
     def give(self, alloc: Alloc) -> None:
+        self.changes += 1
         for node, idx, milli in alloc:
             if self.pooled:
                 self.free_milli += milli
@@ -102,20 +119,24 @@ class ClusterState:
         """Take a node out (its jobs must have been given back first)."""
         if not self.up[node] or self.pooled:
             return
+        self.changes += 1
         self._node_before(node)
         g = int(self.node_gpus[node])
         self.free_milli -= int(self.gfree[node, :g].clip(min=0).sum())
         self.up_milli -= g * WHOLE
         self.gfree[node, :g] = -1
+        self._relist(node, self.full_l[node], 0)
         self.full[node] = self.full_l[node] = 0  # _node_before took them off free_whole
         self.up[node] = self.up_l[node] = False
 
     def repair(self, node: int) -> None:
         if self.up[node] or self.pooled:
             return
+        self.changes += 1
         g = int(self.node_gpus[node])
         self.up[node] = self.up_l[node] = True
         self.gfree[node, :g] = WHOLE
+        self._relist(node, self.full_l[node], g)
         self.full[node] = self.full_l[node] = g
         self.free_whole += g
         self.free_milli += g * WHOLE
@@ -140,5 +161,6 @@ def copy_state(st: ClusterState) -> ClusterState:
     c.full = st.full.copy()
     c.up = st.up.copy()
     c.full_l = st.full_l.copy()
+    c.by_full = st.by_full.copy()
     c.up_l = st.up_l.copy()
     return c

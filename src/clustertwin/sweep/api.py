@@ -22,16 +22,18 @@ def prepare(sw: Sweep, catalog_dirs: Iterable[str | Path] = ()) -> dict[int, str
 def run_sweep_table(sw: Sweep, executor: str = "local", workers: int | None = None,
                     ray_address: str | None = None, catalog_dirs: Iterable[str | Path] = (),
                     skip: dict[int, str] | None = None,
-                    on_progress: Callable[[int], None] | None = None, cache: bool = True) -> Any:
+                    on_progress: Callable[[int], None] | None = None, cache: bool = True,
+                    log: Any = None) -> Any:
     """Run a prepared sweep and build its table (rows in grid order). ``cache``: each worker
-    reuses stage results with the same inputs (:mod:`clustertwin.sweep.memo`; same table)."""
+    reuses stage results with the same inputs (:mod:`clustertwin.sweep.memo`; same table).
+    ``log``: a :class:`clustertwin.sweep.runlog.RunLog` told where each batch ran."""
     from clustertwin.sweep.run import execute
     from clustertwin.sweep.table import build_table
 
     if skip is None:
         skip = prepare(sw, catalog_dirs)
     rows = execute([p.doc for p in sw.points], sw.source, [str(d) for d in catalog_dirs], executor,
-                   workers, ray_address, skip, on_progress, cache)
+                   workers, ray_address, skip, on_progress, cache, log)
     return build_table(sw.keys, [p.assignments for p in sw.points], rows, [p.label for p in sw.points])
 
 

@@ -9,7 +9,7 @@ import typer
 
 from clustertwin.cli_common import CatalogOpt, handle_user_errors
 
-SWEEP_FILES = ["sweep.parquet", "sweep.csv", "sweep.html"]
+SWEEP_FILES = ["sweep.parquet", "sweep.csv", "sweep.html", "run.json"]
 
 
 def _need_pyarrow() -> None:
@@ -67,7 +67,7 @@ def sweep_command(
     base: Annotated[Path, typer.Argument(help="base scenario file, or a study file (base + cases/grid)")],
     sets: Annotated[Optional[list[str]], typer.Option("--set", help="KEY=V1,V2,...: values of a dotted scenario key; repeatable")] = None,  # noqa: UP045
     ranges: Annotated[Optional[list[str]], typer.Option("--range", help="KEY=START:STOP:STEP (STOP included); repeatable")] = None,  # noqa: UP045
-    out: Annotated[Path, typer.Option("--out", help="folder for sweep.parquet, sweep.csv, sweep.html")] = Path("sweep-out"),
+    out: Annotated[Path, typer.Option("--out", help="folder for sweep.parquet, sweep.csv, sweep.html, run.json")] = Path("sweep-out"),
     executor: Annotated[str, typer.Option("--executor", help="local (process pool) or ray")] = "local",
     workers: Annotated[Optional[int], typer.Option("--workers", min=1, help="processes / Ray CPUs (default: one per core)")] = None,  # noqa: UP045
     ray_address: Annotated[Optional[str], typer.Option("--ray-address", help="Ray cluster to join (default: start a local one)")] = None,  # noqa: UP045
@@ -79,10 +79,12 @@ def sweep_command(
                                         "in keys it does not read (same table either way)")] = True,
     max_scenarios: Annotated[Optional[int], typer.Option("--max-scenarios", help="most scenarios the grid may make, checked before any runs (default 10000)")] = None,  # noqa: UP045
     allow_path: Annotated[Optional[list[Path]], typer.Option("--allow-path", help="folder a study's base: may be read from besides the study's own; repeatable")] = None,  # noqa: UP045
+    stream: Annotated[bool, typer.Option("--stream", help="for large grids: rows appended to --out/sweep.parts as they finish "
+                                         "(a rerun resumes), then sweep.parquet and run.json; no ranking, csv or html")] = False,
     catalog: CatalogOpt = None,
 ) -> None:
     """Plan a grid of scenarios (any dotted keys) and rank them; writes sweep.parquet/.csv/.html.
-    A grid past --max-scenarios (default 10,000) is refused before anything runs."""
+    A grid past --max-scenarios (default 10,000; 10,000,000 with --stream) is refused before anything runs."""
     import time
 
     from clustertwin.errors import Problem, UsageError
@@ -94,6 +96,13 @@ def sweep_command(
     _need_pyarrow()
     if executor not in ("local", "ray"):
         raise UsageError([Problem("--executor", executor, "expected local or ray")])
+    if stream:
+        from clustertwin.sweep.stream import stream_command
+
+        typer.echo(stream_command(base, _grid_options(sets or [], ranges or []), out, executor, workers,
+                                  ray_address, seeds, force, cache, max_scenarios, tuple(allow_path or ()),
+                                  catalog or [], _progress), err=True)
+        return
     from clustertwin.sweep.grid import MAX_SCENARIOS
 
     if max_scenarios is not None and max_scenarios < 1:
@@ -108,11 +117,16 @@ def sweep_command(
     folder = OutputDir(out, SWEEP_FILES, force)
     t0 = time.perf_counter()
     prog, advance = _progress(len(sw.points))
+    from clustertwin.sweep.runlog import RunLog
+
+    log = RunLog(executor)
     with prog:
-        table = run_sweep_table(sw, executor, workers, ray_address, catalog or [], skip, advance, cache)
+        table = run_sweep_table(sw, executor, workers, ray_address, catalog or [], skip, advance, cache, log)
     elapsed = time.perf_counter() - t0
     choice = ch.choose(table, obj, reqs)
+    log.finish()
     _write(folder, sw, table, choice)
+    folder.write("run.json", log.to_json())
     from clustertwin.sweep.report import print_choice
 
     print_choice(sw, table, choice)

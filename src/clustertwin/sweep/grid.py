@@ -16,9 +16,10 @@ from __future__ import annotations
 import copy
 import functools
 import hashlib
-import itertools
 import json
+import math
 import typing
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -205,27 +206,56 @@ def make_points(base: dict[str, Any], grid: dict[str, list[Any]],
     ``seeds="per-scenario"``: each point its own stream (see the module docstring);
     ``"common"``: every point keeps the base seed (common random numbers: scenarios that differ
     only in keys the Monte Carlo ignores get identical draws, so their differences are not noise)."""
-    if seeds not in SEEDS:
-        raise UsageError([Problem("--seeds", seeds, f"expected one of {', '.join(SEEDS)}")])
-    cases = cases or [(None, {})]  # type: ignore[list-item]
-    keys = list(grid)
-    check_size(len(cases), [len(grid[k]) for k in keys], max_points)
-    base_seed = path_value(base, SEED_KEY)
-    base_seed = base_seed if isinstance(base_seed, int) and base_seed >= 0 else 0
-    base_name = str(base.get("name", "scenario"))
-    points: list[Point] = []
-    for case_name, case_set in cases:
-        for combo in itertools.product(*(grid[k] for k in keys)):
-            axes = dict(zip(keys, combo, strict=True))
-            shown = {k: v for k, v in axes.items() if len(grid[k]) > 1}  # one-value axes: not in labels
-            assignments = {**case_set, **axes}
-            doc = apply(base, assignments)
-            if SEED_KEY not in assignments and seeds == "per-scenario":
-                set_path(doc, SEED_KEY, point_seed(base_seed, case_name, assignments))
-            label = _label(case_name, shown)
-            doc["name"] = label if case_name else f"{base_name} {label}"
-            points.append(Point(len(points), label, assignments, doc, case_name))
-    return points
+    return list(LazyPoints(base, grid, cases, seeds, max_points))
+
+
+class LazyPoints(Sequence[Point]):
+    """The points of :func:`make_points`, each built when asked for (``points[i]``, iteration):
+    a grid of a million points costs its axes, not a million documents."""
+
+    def __init__(self, base: dict[str, Any], grid: dict[str, list[Any]],
+                 cases: list[tuple[str, dict[str, Any]]] | None = None,
+                 seeds: str = "per-scenario", max_points: int = MAX_SCENARIOS) -> None:
+        if seeds not in SEEDS:
+            raise UsageError([Problem("--seeds", seeds, f"expected one of {', '.join(SEEDS)}")])
+        self.cases = cases or [(None, {})]  # type: ignore[list-item]
+        self.keys = list(grid)
+        self.grid = grid
+        self.per_case = math.prod(len(grid[k]) for k in self.keys)
+        check_size(len(self.cases), [len(grid[k]) for k in self.keys], max_points)
+        self.base, self.seeds = base, seeds
+        seed = path_value(base, SEED_KEY)
+        self.base_seed = seed if isinstance(seed, int) and seed >= 0 else 0
+        self.base_name = str(base.get("name", "scenario"))
+
+    def __len__(self) -> int:
+        return len(self.cases) * self.per_case
+
+    def __getitem__(self, index: int) -> Point:  # type: ignore[override]
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        case, rest = divmod(index, self.per_case)
+        combo: list[Any] = []
+        for k in reversed(self.keys):  # the last axis varies fastest (itertools.product)
+            rest, r = divmod(rest, len(self.grid[k]))
+            combo.append(self.grid[k][r])
+        combo.reverse()
+        return self._point(index, *self.cases[case], combo)
+
+    def __iter__(self) -> Iterator[Point]:
+        return (self[i] for i in range(len(self)))
+
+    def _point(self, index: int, case_name: str | None, case_set: dict[str, Any],
+               combo: list[Any]) -> Point:
+        axes = dict(zip(self.keys, combo, strict=True))
+        shown = {k: v for k, v in axes.items() if len(self.grid[k]) > 1}  # one-value axes: not in labels
+        assignments = {**case_set, **axes}
+        doc = apply(self.base, assignments)
+        if SEED_KEY not in assignments and self.seeds == "per-scenario":
+            set_path(doc, SEED_KEY, point_seed(self.base_seed, case_name, assignments))
+        label = _label(case_name, shown)
+        doc["name"] = label if case_name else f"{self.base_name} {label}"
+        return Point(index, label, assignments, doc, case_name)
 
 
 def check_size(cases: int, axes: list[int], max_points: int = MAX_SCENARIOS) -> int:

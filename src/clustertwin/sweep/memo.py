@@ -65,14 +65,21 @@ READS: dict[str, tuple[str, ...]] = {
                     "economics.cloud_usd_per_gpu_hour"),
     "economics": ("source", "model", "training", "cluster", "reliability", "economics"),
     "buildout": ("source", "model", "training", "cluster", "buildout", "reliability.seed", *SPARES),
+    # the training estimate made again on the GPUs hot spares leave inside the units
+    # (plan._spares_inside): perf's keys; the GPU count is its ``installed`` argument
+    "respare": ("source", "model", "training", "cluster.gpu", "cluster.node", "cluster.gpus",
+                "cluster.deadline_days", "cluster.deadline_basis", "cluster.fabric.technology",
+                "cluster.fabric.oversubscription", "cluster.fabric.pod_gpus",
+                "cluster.fabric.pod_oversubscription"),
 }
 #: the earlier results each stage takes, in its positional order after (scenario, catalog)
 UPSTREAM: dict[str, tuple[str, ...]] = {
     "training": (), "design": ("training",), "reliability": ("training", "design"),
-    "economics": ("training", "design", "reliability"), "buildout": ("design",),
+    "economics": ("training", "design", "reliability"), "buildout": ("design",), "respare": (),
 }
 #: keyword arguments a cached call may take (any other makes the call uncached)
-KEYWORDS: dict[str, tuple[str, ...]] = {"training": ("ettr_scale",), "design": ("cabling",)}
+KEYWORDS: dict[str, tuple[str, ...]] = {"training": ("ettr_scale",), "design": ("cabling",),
+                                        "respare": ("installed", "notes")}
 DEFAULT_SIZE = 128
 _MISSING = object()
 
@@ -94,6 +101,8 @@ def _canon(value: Any) -> Any:
         return value.isoformat()
     if value is None or isinstance(value, bool | int | float | str):
         return value
+    if isinstance(value, list | tuple):
+        return [_canon(v) for v in value]
     raise TypeError(f"no canonical form for {type(value).__name__}")
 
 
@@ -132,13 +141,18 @@ class StageMemo:
 
     def bind(self, training: Callable[..., Any], design: Callable[..., Any],
              reliability: Callable[..., Any], economics: Callable[..., Any],
-             buildout: Callable[..., Any]) -> tuple[Callable[..., Any], ...]:
-        """The five stage functions wrapped for one plan (in pipeline order). The wrappers
-        know which results they returned, so a later stage can be keyed on them."""
+             buildout: Callable[..., Any],
+             respare: Callable[..., Any] | None = None) -> tuple[Callable[..., Any], ...]:
+        """The five stage functions wrapped for one plan (in pipeline order), and the spares
+        re-estimate (``perf.estimate(..., installed=...)``) when given. The wrappers know which
+        results they returned, so a later stage can be keyed on them (the design made around
+        a re-estimate is keyed on the re-estimate's key)."""
         made: dict[int, tuple[str, Any]] = {}  # id(result) -> (its key, result), for this plan
         values: dict[tuple[int, str], str] = {}  # (id(scenario), path) -> canonical JSON
         fns = {"training": training, "design": design, "reliability": reliability,
                "economics": economics, "buildout": buildout}
+        if respare is not None:
+            fns["respare"] = respare
         return tuple(self._wrap(name, fn, made, values) for name, fn in fns.items())
 
     def _wrap(self, stage: str, fn: Callable[..., Any], made: dict[int, tuple[str, Any]],

@@ -67,6 +67,33 @@ def _batch(items: list[tuple[int, dict[str, Any]]], source: str,
     return [(i, plan_row(doc, source, dirs, cache)) for i, doc in items]
 
 
+Batch = list[tuple[int, dict[str, Any]]]
+#: a finished batch: (node id, node address, CPU seconds it took there, rows)
+Done = tuple[str, str, float, Batch]
+
+
+def _where(on_ray: bool) -> tuple[str, str]:
+    """This process's node: Ray's node id and address, or the host's name."""
+    if on_ray:
+        import ray
+
+        return ray.get_runtime_context().get_node_id(), ray.util.get_node_ip_address()
+    import socket
+
+    return socket.gethostname(), "local"
+
+
+def _work(items: Batch, source: str, dirs: tuple[str, ...], cache: bool = True,
+          on_ray: bool = False) -> Done:
+    """:func:`_batch` plus where it ran and the CPU seconds it took there."""
+    import time
+
+    t0 = time.process_time()
+    rows = _batch(items, source, dirs, cache)
+    node, address = _where(on_ray)
+    return node, address, time.process_time() - t0, rows
+
+
 def _chunks(jobs: list[tuple[int, dict[str, Any]]], workers: int) -> list[list[tuple[int, dict[str, Any]]]]:
     """Small batches (about 4 per worker and round, at most 8 points) keep the pool busy
     and the progress bar moving while paying the inter-process cost per batch, not per point."""
@@ -99,83 +126,117 @@ def _mp_context(dirs: tuple[str, ...]) -> Any:
     return mp.get_context("forkserver" if "forkserver" in methods else "spawn")
 
 
-def run_local(jobs: list[tuple[int, dict[str, Any]]], source: str, dirs: tuple[str, ...],
-              workers: int, cache: bool = True) -> Iterator[list[tuple[int, dict[str, Any]]]]:
-    """Yield finished batches from a process pool (``workers == 1``: in this process)."""
+def run_local(jobs: Batch, source: str, dirs: tuple[str, ...], workers: int,
+              cache: bool = True) -> Iterator[Done]:
+    """Yield finished batches from a process pool (``workers == 1``: in this process, its CPU
+    counted as the driver's)."""
     if workers <= 1 or len(jobs) <= 1:
         for chunk in _chunks(jobs, 1):
-            yield _batch(chunk, source, dirs, cache)
+            node, address, _, rows = _work(chunk, source, dirs, cache)
+            yield node, address, 0.0, rows
         return
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
     ctx = _mp_context(dirs)
     chunks = _chunks(jobs, workers)
     with ProcessPoolExecutor(max_workers=min(workers, len(chunks)), mp_context=ctx) as pool:
-        pending = {pool.submit(_batch, c, source, dirs, cache) for c in chunks}
+        pending = {pool.submit(_work, c, source, dirs, cache) for c in chunks}
         while pending:
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
             for fut in done:
                 yield fut.result()
 
 
-def run_ray(jobs: list[tuple[int, dict[str, Any]]], source: str, dirs: tuple[str, ...],
-            workers: int | None, address: str | None,
-            cache: bool = True) -> Iterator[list[tuple[int, dict[str, Any]]]]:
-    """Yield finished batches from Ray tasks; connect to ``address`` or start a local Ray."""
+def run_ray(jobs: Batch, source: str, dirs: tuple[str, ...], workers: int | None,
+            address: str | None, cache: bool = True, log: Any = None) -> Iterator[Done]:
+    """Yield finished batches from Ray tasks; connect to ``address`` or start a local Ray. A
+    batch whose worker or node dies is submitted again (at most :data:`RAY_ATTEMPTS` times in
+    all) and the retry recorded in ``log``."""
     try:
         import ray
     except ImportError:
         raise UsageError([Problem("--executor", "ray", "Ray is not installed; "
                                   "pip install 'clustertwin[ray]' or use --executor local")]) from None
-    started = not ray.is_initialized()
-    if started:
-        kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
-                                  "configure_logging": False}
-        if address:
-            kwargs["address"] = address
-        elif workers:
-            kwargs["num_cpus"] = workers
-        try:
-            ray.init(**kwargs)
-        except (ConnectionError, RuntimeError, ValueError) as exc:
-            raise UsageError([Problem("--ray-address", address or "local", f"cannot start or reach Ray: {exc}")]) from None
+    from clustertwin.sweep.rayconn import connect
+
+    started = connect(ray, address, workers, log)
     try:
-        task = ray.remote(num_cpus=1)(_batch)
-        refs = [task.remote(c, source, dirs, cache) for c in _chunks(jobs, workers or default_workers())]
+        task = ray.remote(num_cpus=1, max_retries=0)(_work)
+        chunks = _chunks(jobs, workers or _ray_cpus(ray))
+        refs = {task.remote(c, source, dirs, cache, True): (c, 1) for c in chunks}
         while refs:
-            done, refs = ray.wait(refs, num_returns=1)
-            yield ray.get(done[0])
+            done, _ = ray.wait(list(refs), num_returns=1)
+            chunk, attempt = refs.pop(done[0])
+            try:
+                yield ray.get(done[0])
+            except ray.exceptions.RayError as exc:
+                if isinstance(exc, ray.exceptions.RayTaskError) or attempt >= RAY_ATTEMPTS:
+                    raise UsageError([Problem("--executor", "ray", f"a batch of {len(chunk)} points "
+                                              f"failed {attempt} times: {type(exc).__name__}: "
+                                              f"{str(exc).splitlines()[0][:200]}")]) from None
+                if log is not None:
+                    log.retry(chunk[0][0], len(chunk), attempt, type(exc).__name__)
+                refs[task.remote(chunk, source, dirs, cache, True)] = (chunk, attempt + 1)
     finally:
         if started:
             ray.shutdown()
 
 
+#: times one batch is tried on Ray before the sweep gives up (workers or nodes dying)
+RAY_ATTEMPTS = 4
+
+
+def _ray_cpus(ray: Any) -> int:
+    """CPUs of the Ray cluster (batches are sized for them), at least 1."""
+    try:
+        return max(1, int(ray.cluster_resources().get("CPU", 1)))
+    except Exception:  # pragma: no cover - a cluster that cannot say
+        return default_workers()
+
+
 def execute(docs: list[dict[str, Any]], source: str = "sweep", catalog_dirs: Iterable[str] = (),
             executor: str = "local", workers: int | None = None, ray_address: str | None = None,
             skip: dict[int, str] | None = None,
-            on_progress: Callable[[int], None] | None = None, cache: bool = True) -> list[dict[str, Any]]:
+            on_progress: Callable[[int], None] | None = None, cache: bool = True,
+            log: Any = None) -> list[dict[str, Any]]:
     """Plan every document; return one row per document, in the documents' order.
 
     ``skip`` maps indexes to an error already known (invalid combinations): those rows are
     not planned. ``on_progress(n)`` is called as batches of ``n`` rows finish. ``cache``: each
-    worker reuses stage results with the same inputs (the rows are the same either way)."""
+    worker reuses stage results with the same inputs (the rows are the same either way).
+    ``log`` (a :class:`clustertwin.sweep.runlog.RunLog`) records where each batch ran."""
+    rows: list[dict[str, Any] | None] = [None] * len(docs)
+    for i, row in stream(list(enumerate(docs)), source, catalog_dirs, executor, workers,
+                         ray_address, skip, on_progress, cache, log):
+        rows[i] = row
+    return [r if r is not None else {"error": "not run"} for r in rows]
+
+
+def stream(points: list[tuple[int, dict[str, Any]]], source: str = "sweep",
+           catalog_dirs: Iterable[str] = (), executor: str = "local", workers: int | None = None,
+           ray_address: str | None = None, skip: dict[int, str] | None = None,
+           on_progress: Callable[[int], None] | None = None, cache: bool = True,
+           log: Any = None) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Plan ``(index, document)`` points; yield ``(index, row)`` as batches finish (in no set
+    order). Indexes in ``skip`` yield their known error without being planned."""
     if executor not in EXECUTORS:
         raise UsageError([Problem("--executor", executor, f"expected one of {', '.join(EXECUTORS)}")])
     skip = skip or {}
-    rows: list[dict[str, Any] | None] = [None] * len(docs)
-    for i, err in skip.items():
-        rows[i] = {"error": err}
-    if on_progress and skip:
-        on_progress(len(skip))
-    jobs = [(i, d) for i, d in enumerate(docs) if i not in skip]
+    known = [(i, {"error": skip[i]}) for i, _ in points if i in skip]
+    yield from known
+    if on_progress and known:
+        on_progress(len(known))
+    if log is not None:
+        log.skipped_invalid += len(known)
+    jobs = [(i, d) for i, d in points if i not in skip]
     dirs = tuple(str(d) for d in catalog_dirs)
     if executor == "ray":
-        batches = run_ray(jobs, source, dirs, workers, ray_address, cache)
+        batches = run_ray(jobs, source, dirs, workers, ray_address, cache, log)
     else:
         batches = run_local(jobs, source, dirs, workers or default_workers(), cache)
-    for batch in batches:
-        for i, row in batch:
-            rows[i] = row
+    for node, address, cpu_s, batch in batches:
+        if log is not None:
+            log.batch_done(node, address, cpu_s, len(batch))
+        yield from batch
         if on_progress:
             on_progress(len(batch))
-    return [r if r is not None else {"error": "not run"} for r in rows]

@@ -25,7 +25,14 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from clustertwin.errors import Problem, ScenarioError, UsageError
-from clustertwin.sweep.grid import MAX_SCENARIOS, Point, check_key, check_size, make_points
+from clustertwin.sweep.grid import (
+    MAX_SCENARIOS,
+    LazyPoints,
+    Point,
+    check_key,
+    check_size,
+    make_points,
+)
 
 
 class Case(BaseModel):
@@ -134,7 +141,7 @@ def _scenario_doc(s: Any) -> dict[str, Any]:
 def build(base: Any, grid: dict[str, list[Any]] | None = None,
           cases: list[tuple[str, dict[str, Any]]] | None = None, title: str | None = None,
           where: Path | None = None, seeds: str = "per-scenario", *, allow: tuple[Path, ...] = (),
-          max_points: int = MAX_SCENARIOS, study_source: str = "<study>") -> Sweep:
+          max_points: int = MAX_SCENARIOS, study_source: str = "<study>", lazy: bool = False) -> Sweep:
     """A :class:`Sweep` from a base (path, mapping or Scenario), a grid and optional cases.
     ``where``: the study's folder, which a base path must resolve inside (or in ``allow``);
     ``max_points``: the most scenarios the grid may make (checked before any is built)."""
@@ -152,22 +159,24 @@ def build(base: Any, grid: dict[str, list[Any]] | None = None,
     for k, values in grid.items():
         if not isinstance(values, list | tuple) or not values:
             raise UsageError([Problem(source, k, "expected a non-empty list of values")])
-    points = make_points(doc, {k: list(v) for k, v in grid.items()}, cases or None, seeds,
-                         max_points)
+    axes = {k: list(v) for k, v in grid.items()}
+    points: Any = LazyPoints(doc, axes, cases or None, seeds, max_points) if lazy else \
+        make_points(doc, axes, cases or None, seeds, max_points)
     return Sweep(title or str(doc.get("name", "sweep")), source, doc, keys, points)
 
 
 def load_study(path: Path, extra_grid: dict[str, list[Any]] | None = None,
                seeds: str | None = None, allow: tuple[Path, ...] = (),
-               max_points: int = MAX_SCENARIOS) -> Sweep:
+               max_points: int = MAX_SCENARIOS, lazy: bool = False) -> Sweep:
     """Read a study file (or a plain scenario file as the base) and add ``extra_grid`` axes;
     ``seeds`` overrides the study's ``seeds:``. A study's ``base:`` must lie in its folder or
-    an ``allow`` folder; the grid may make at most ``max_points`` scenarios."""
+    an ``allow`` folder; the grid may make at most ``max_points`` scenarios. ``lazy``: the
+    points are built as they are read (:class:`clustertwin.sweep.grid.LazyPoints`)."""
     from clustertwin.io import pydantic_problems, read_document
 
     doc = read_document(path)
     if not is_study(doc):
-        return build(path, extra_grid, seeds=seeds or "per-scenario", max_points=max_points)
+        return build(path, extra_grid, seeds=seeds or "per-scenario", max_points=max_points, lazy=lazy)
     try:
         study = StudyFile.model_validate(doc)
     except ValidationError as exc:
@@ -175,6 +184,6 @@ def load_study(path: Path, extra_grid: dict[str, list[Any]] | None = None,
     grid = {**study.grid, **(extra_grid or {})}
     cases = [(c.name, c.set) for c in study.cases]
     sw = build(study.base, grid, cases, study.study, where=path.parent, seeds=seeds or study.seeds,
-               allow=allow, max_points=max_points, study_source=str(path))
+               allow=allow, max_points=max_points, study_source=str(path), lazy=lazy)
     return Sweep(sw.title, str(path), sw.base, sw.keys, sw.points, study.objective,
                  list(study.require), study.description)

@@ -65,3 +65,24 @@ def _distinct(problems: Any) -> list[Problem]:
         src = p.source.split(" [", 1)[0]
         seen.setdefault((p.path, p.message), Problem(src, p.path, p.message))
     return list(seen.values())
+
+
+def check_study(path: Any, catalog: Any) -> tuple[int, list[str]] | None:
+    """``clustertwin validate`` on a study file: None when ``path`` is not one; else the
+    number of scenarios its grid makes and one line per scenario that is invalid only in
+    combination (a sweep makes those rows with their error). Bad keys or values raise a
+    UsageError, as ``sweep`` would before running anything."""
+    from pathlib import Path
+
+    from clustertwin.io import read_document
+    from clustertwin.sweep.study import is_study, load_study
+
+    try:
+        if not is_study(read_document(Path(path))):
+            return None
+    except UserError:
+        return None  # not readable as a study: the scenario check says why
+    sw = load_study(Path(path))
+    skip = validate_points(sw.points, catalog, sw.source)
+    label = {p.index: p.label for p in sw.points}
+    return len(sw.points), [f"{path} [{label[i]}]: {err}" for i, err in sorted(skip.items())]
