@@ -250,22 +250,19 @@ def economics(scenario: Scenario, catalog: Catalog, estimate: Any, design: Any =
     owned_gpu_hour = monthly / HOURS_PER_MONTH / max(cluster_gpus, 1)
 
     waste, waste_src = _waste(eco, reliability)
-    # one price for the rented run (unset: the catalog's, filled in when the scenario is
-    # resolved); the decision's cloud route reads this figure (issue 38)
-    cloud_price = float(eco.cloud_usd_per_gpu_hour)
     run_owned = run_cloud = run_ideal = wall_days = None
     if estimate is not None:
         ideal_days = float(estimate.days)
         wall_days = ideal_days * (1.0 + waste)
         # the owned cluster is paid for in full (spares included) for the run's wall-clock days
         run_owned = monthly / HOURS_PER_MONTH * wall_days * 24.0
-        run_cloud = run_cost_cloud(gpus, cloud_price, ideal_days, waste)
-        run_ideal = run_cost_cloud(gpus, cloud_price, ideal_days, 0.0)
+        run_cloud = run_cost_cloud(gpus, eco.cloud_usd_per_gpu_hour, ideal_days, waste)
+        run_ideal = run_cost_cloud(gpus, eco.cloud_usd_per_gpu_hour, ideal_days, 0.0)
     return EconomicsResult(
         capex_usd=sum(capex.values()), capex_by_category_usd=capex,
         opex_usd_per_month=sum(opex.values()), opex_by_category_usd_per_month=opex,
         depreciation_usd_per_month=depreciation, owned_usd_per_gpu_hour=owned_gpu_hour,
-        cloud_usd_per_gpu_hour=cloud_price,
+        cloud_usd_per_gpu_hour=eco.cloud_usd_per_gpu_hour,
         run_cost_owned_usd=run_owned,
         run_cost_cloud_usd=run_cloud, run_cost_cloud_ideal_usd=run_ideal,
         wasted_compute_frac=waste, wasted_compute_source=waste_src, run_days_wall_clock=wall_days,
