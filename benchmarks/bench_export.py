@@ -31,8 +31,8 @@ def _scenario(cat, gpus, node, gpu, tech):
 
 def main() -> dict[str, float]:
     from clustertwin.catalog import load_catalog
+    from clustertwin.cli.export import build_files
     from clustertwin.design.site.cabling import build_cabling
-    from clustertwin.export.cli import build_files
     from clustertwin.export.stage import make_context
     from clustertwin.outputs import write_outputs
 

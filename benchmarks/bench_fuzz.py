@@ -184,11 +184,11 @@ def _read(kind: str, text: str, folder: Path, idx: int) -> None:
         from clustertwin.io import parse_text
         from clustertwin.scenario import scenario_from_dict
 
-        scen = scenario_from_dict(parse_text(text, "fuzz.yaml"), "fuzz.yaml", _catalog())
+        scen = scenario_from_dict(parse_text(text, "fuzz.yaml"), "fuzz.yaml", cached_catalog())
         if kind == "plan":
             from clustertwin.plan import make_plan
 
-            make_plan(scen, _catalog())
+            make_plan(scen, cached_catalog())
     elif kind == "catalog":
         from clustertwin.catalog import load_catalog
 
@@ -216,7 +216,7 @@ def _read(kind: str, text: str, folder: Path, idx: int) -> None:
 _CAT = None
 
 
-def _catalog():  # noqa: ANN202
+def cached_catalog():  # noqa: ANN202
     global _CAT
     if _CAT is None:
         from clustertwin.catalog import load_catalog
@@ -267,7 +267,7 @@ def generate(n: int, seed: int = 0) -> list[tuple[str, str]]:
 
     rng = random.Random(seed)
     base = _yaml_lines(DEFAULT_SCENARIO.read_text())
-    cat = _catalog()
+    cat = cached_catalog()
     entries = [(k, e.model_dump(mode="json", exclude_none=True)) for k in ("gpu", "node", "fabric", "costs",
                                                                            "failure_profile", "switch")
                for e in cat.all(k)]

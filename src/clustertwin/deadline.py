@@ -26,7 +26,23 @@ from typing import Any
 from clustertwin.errors import InfeasibleError, Problem, ScenarioError
 from clustertwin.perf.flops import model_flops_per_token
 from clustertwin.perf.search import SearchResult
+from clustertwin.perf.stage import READS as PERF_READS
 from clustertwin.perf.stage import TrainingEstimate, estimate_with_search
+
+#: scenario keys the training stage (:func:`train`) reads: the perf estimate's
+#: (:data:`clustertwin.perf.stage.READS`)
+READS = PERF_READS
+#: and, solving a deadline on a wall-clock basis, the reliability keys of :func:`analytic_ettr`
+DEADLINE_READS = ("reliability.failure_profile", "reliability.failures_per_1000_node_days",
+                  "reliability.include_planned", "reliability.checkpoint_blocking_s",
+                  "reliability.checkpoint_interval_min", "reliability.restart_min")
+
+
+def reads(scenario: Any) -> tuple[str, ...]:
+    """The scenario keys :func:`train` reads for this scenario."""
+    c = scenario.cluster
+    return READS + DEADLINE_READS if c.gpus is None and c.deadline_basis == "wall-clock" else READS
+
 
 #: largest cluster the solver will consider, GPUs (the seeds' largest scale is 1,000,000)
 MAX_GPUS = 2_000_000

@@ -19,11 +19,11 @@ class Problem:
     message: str
 
     def __str__(self) -> str:
-        where = f"{_one_line(self.source)}: {_one_line(self.path)}" if self.path else _one_line(self.source)
-        return f"{where}: {_one_line(self.message, 600)}" if where else _one_line(self.message, 600)
+        where = f"{one_line(self.source)}: {one_line(self.path)}" if self.path else one_line(self.source)
+        return f"{where}: {one_line(self.message, 600)}" if where else one_line(self.message, 600)
 
 
-def _one_line(text: str, limit: int = 300) -> str:
+def one_line(text: str, limit: int = 300) -> str:
     """Text from a hostile input shown on one terminal line: control characters (newlines,
     escapes that recolour the terminal) written as escapes, very long text cut."""
     t = str(text)

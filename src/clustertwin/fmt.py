@@ -1,6 +1,6 @@
-"""Plain-text number formatting shared by the stage results' views and the reports (a result
-object formats its own rows without importing the report layer above it), and the two readers
-of a plan document every consumer shares (a dotted key; the strict-JSON form)."""
+"""Plain-text number formatting shared by the stages' views (:mod:`clustertwin.report.views`),
+the reports and the stages' own messages, and the two readers of a plan document every
+consumer shares (a dotted key; the strict-JSON form)."""
 
 from __future__ import annotations
 

@@ -20,8 +20,8 @@ from pathlib import Path
 PACKAGE = "clustertwin"
 
 #: (layer name, module prefixes) in pipeline order. A module belongs to the layer of its
-#: longest matching prefix; any module named ``cli`` (or ``cli_*``) and the package's own
-#: ``__init__`` (the public facade) belong to the CLI layer.
+#: longest matching prefix; the command line (the ``cli`` package, one module per command)
+#: and the package's own ``__init__`` (the public facade) belong to the CLI layer.
 #: Packages that do not exist yet (decision, serve, drawings, measure) may stay listed.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("foundation", ("_lazy", "errors", "io", "datacache", "checked", "quoting", "outputs", "fmt", "layers")),
@@ -33,10 +33,10 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("economics", ("economics",)),
     ("buildout", ("buildout",)),
     ("decision", ("decision",)),
-    ("plan", ("plan", "deadline", "upstream", "sizing")),
+    ("plan", ("plan", "pipeline", "deadline")),
     ("consumers", ("report", "export", "acceptance", "sweep", "serve", "scheduling",
                    "drawings", "measure", "track")),
-    ("cli", ("cli", "cli_common", "__main__")),
+    ("cli", ("cli",)),
 )
 
 _MODULE_PATH = re.compile(rf"^{PACKAGE}(\.[A-Za-z_][A-Za-z0-9_]*)+$")
@@ -50,7 +50,7 @@ def layer_names() -> list[str]:
 def layer_of(module: str) -> int | None:
     """Index in :data:`LAYERS` of a dotted module name (``clustertwin.x.y``); None if unplaced."""
     parts = module.split(".")[1:]
-    if not parts or parts[-1] == "cli" or parts[-1].startswith("cli_"):
+    if not parts:
         return len(LAYERS) - 1
     best: tuple[int, int] | None = None
     for index, (_, prefixes) in enumerate(LAYERS):
@@ -189,13 +189,9 @@ def _strongconnect(root, graph, index, low, stack, on_stack, cycles) -> None:
 
 def package_of(module: str) -> str:
     """The drawing's unit: the first name under ``clustertwin`` (``clustertwin.perf.stage`` ->
-    ``perf``); CLI modules inside a package are drawn as ``<package>.cli``."""
+    ``perf``)."""
     parts = module.split(".")[1:]
-    if not parts:
-        return "clustertwin"
-    if len(parts) > 1 and layer_of(module) == len(LAYERS) - 1:
-        return f"{parts[0]}.cli"
-    return parts[0]
+    return parts[0] if parts else "clustertwin"
 
 
 def package_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
@@ -208,10 +204,86 @@ def package_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
     return out
 
 
-def render_architecture(graph: dict[str, set[str]]) -> str:
+_ROLE = re.compile(r":[a-z]+:`~?([^`]+)`")
+
+
+def _one_paragraph(doc: str | None) -> str:
+    """The first paragraph of a docstring on one line, its Sphinx roles as code."""
+    first = (doc or "").strip().split("\n\n")[0]
+    text = " ".join(first.split())
+    return _ROLE.sub(lambda m: f"`{m.group(1).split('.')[-1]}`", text).replace("``", "`")
+
+
+def room_summaries(src: Path) -> dict[str, str]:
+    """Each room of the drawing (a package or a top-level module) -> the first paragraph of
+    its own docstring."""
+    out: dict[str, str] = {}
+    for name, path in source_modules(src).items():
+        parts = name.split(".")
+        if len(parts) == 2 or (len(parts) == 1 and name == PACKAGE):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            out[package_of(name)] = _one_paragraph(ast.get_docstring(tree))
+    return out
+
+
+def pipeline_calls(src: Path) -> list[tuple[str, str]]:
+    """(call, what it does) for each step of ``plan.make_plan``, in the order it runs them: a
+    stage called by name (``run.design``) or a named loop-back around them (``designed``),
+    each with the first line of its docstring."""
+    tree = ast.parse((src / PACKAGE / "plan.py").read_text(encoding="utf-8"))
+    runner = ast.parse((src / PACKAGE / "pipeline.py").read_text(encoding="utf-8"))
+    docs = {n.name: ast.get_docstring(n) for t in (tree, runner) for n in ast.walk(t)
+            if isinstance(n, ast.FunctionDef)}
+    make_plan = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "make_plan")
+    steps: list[tuple[str, str]] = []
+    for stmt in make_plan.body:
+        if not isinstance(stmt, ast.Assign | ast.Expr | ast.Return) or not isinstance(stmt.value, ast.Call):
+            continue
+        call = stmt.value
+        f = call.func
+        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "run":
+            name = f"run.{f.attr}"
+            doc = docs.get(f.attr) or f"the {f.attr} stage"
+        elif isinstance(f, ast.Name) and f.id in docs:
+            name, doc = f.id, docs[f.id]
+        else:
+            continue
+        steps.append((name, _one_paragraph(doc).split(". ")[0].rstrip(".")))
+    return steps
+
+
+def _pipeline_section(src: Path) -> list[str]:
+    steps = pipeline_calls(src)
+    lines = ["", "## The pipeline", "",
+             "What `plan.make_plan` runs, in order (read from its code): the stages called by name",
+             "on the results before them, and the named loop-backs around them.", "",
+             "```mermaid", "flowchart LR"]
+    lines += [f"  P{i}[\"{name}\"]" for i, (name, _) in enumerate(steps)]
+    lines += [f"  P{i} --> P{i + 1}" for i in range(len(steps) - 1)]
+    lines += ["```", ""]
+    lines += [f"- `{name}`: {what}." for name, what in steps]
+    return lines
+
+
+def _rooms_section(src: Path, by_layer: dict[int, list[str]]) -> list[str]:
+    summaries = room_summaries(src)
+    lines = ["", "## The rooms", "", "Each package and top-level module, layer by layer, in the words of its own docstring."]
+    for index, name in enumerate(layer_names()):
+        members = by_layer.get(index, [])
+        if not members:
+            continue
+        lines += ["", f"### {index}. {name}", ""]
+        lines += [f"- `{p}`: {summaries.get(p) or '(no docstring)'}" for p in members]
+    return lines
+
+
+def render_architecture(graph: dict[str, set[str]], src: Path | None = None) -> str:
     """``docs/architecture.md``: the layers, the packages in each and the arrows between
-    layers, all read from ``graph`` (deterministic: sorted everywhere). Arrows are drawn
-    between layers, not packages, so the drawing changes only when the layering does."""
+    layers, all read from ``graph`` (deterministic: sorted everywhere), then the pipeline as
+    ``make_plan`` runs it and a paragraph per room, read from the code under ``src`` (default:
+    this package's). Arrows are drawn between layers, not packages, so the drawing changes
+    only when the layering does."""
+    src = Path(__file__).resolve().parents[1] if src is None else src
     packages = package_graph(graph)
     by_layer: dict[int, list[str]] = {}
     for pkg in sorted(packages):
@@ -244,6 +316,7 @@ def render_architecture(graph: dict[str, set[str]]) -> str:
         shown = ", ".join(f"`{p}`" for p in members) or "(none yet)"
         below = ", ".join(names[b] for a, b in sorted(arrows) if a == index)
         lines.append(f"| {index} | {name} | {shown} | {below} |")
+    lines += _pipeline_section(src) + _rooms_section(src, by_layer)
     return "\n".join(lines) + "\n"
 
 
@@ -285,7 +358,7 @@ def main(argv: list[str] | None = None) -> int:
                         "this Markdown file instead of stdout")
     parser.add_argument("--src", type=Path, default=Path(__file__).resolve().parents[1])
     args = parser.parse_args(argv)
-    text = render_architecture(import_graph(args.src))
+    text = render_architecture(import_graph(args.src), args.src)
     if args.write is None:
         sys.stdout.write(text)
     else:  # only the marked part: the prose around it is kept

@@ -1,47 +1,71 @@
-"""Compose the stages into one plan.
+"""Compose the stages into one plan: the run loop of the twin.
 
-Stages run in pipeline order; each is a pure function of the scenario and the results before
-it. A user mistake (``UserError``) stops the plan: the user has to fix it. A stage that cannot
-compute the scenario (overflow, a value out of a model's range: ``ArithmeticError``,
-``ValueError``, ...) is that input's error too: one line naming the stage, exit status 2, never a
-warning under exit 0 (issue 15). Only a stage that is not available (its package missing or not
-implemented) is skipped: it is listed in ``Plan.skipped`` and ``skipped_stages``, named in
-``warnings``, and ``plan`` exits with status 3. Any other exception is a bug and keeps its
-traceback.
+:func:`make_plan` reads as the pipeline runs: the training estimate (none for a design-only
+scenario) -> design -> reliability -> economics -> build-out -> decision, each stage called by
+name on the typed results before it (:class:`~clustertwin.pipeline.StageRunner`, which also
+holds the error policy: a user mistake or a stage that cannot compute the input stops the plan,
+a stage that is not available is skipped and ``plan`` exits with status 3). Around that
+sequence, three named loop-backs:
+
+- :func:`designed`: hot spares inside the scalable units take installed nodes' slots, so the
+  job is estimated again on the GPUs they leave (:func:`spares_inside`);
+- :func:`deadline_rounds`: a deadline solved on a wall-clock basis is confirmed with the full
+  reliability stage and solved again while the run still misses it;
+- :func:`size_to_target`: with ``decision.size_to_target`` each route's own cluster is solved
+  for the target date (the whole plan again, in deadline mode, per route).
+
+:func:`feasibility_problems` (``validate``) runs the same sequence up to the checks.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from clustertwin.catalog import Catalog
 from clustertwin.errors import InfeasibleError, Problem, UserError
+from clustertwin.pipeline import COMPUTE_ERRORS, STAGE_KEYS, StageFunctions, StageRunner
 from clustertwin.scenario import Scenario
+
+if TYPE_CHECKING:
+    from clustertwin.buildout.result import BuildoutPlan
+    from clustertwin.decision.result import DecisionOption, DecisionResult
+    from clustertwin.design.result import ClusterDesign
+    from clustertwin.economics.model import EconomicsResult
+    from clustertwin.perf.stage import TrainingEstimate
+    from clustertwin.reliability.result import ReliabilityResult
 
 STAGES = ("training", "design", "reliability", "economics", "buildout", "decision")
 #: deadline mode: full-reliability confirmations of the solved cluster before giving up
 DEADLINE_ROUNDS = 3
 #: each re-solve asks the analytic ETTR for this much headroom beyond the shortfall seen
 DEADLINE_MARGIN = 0.995
+#: the deadline solver's range (``cluster.deadline_days``) when a route is sized for its target
+MIN_DEADLINE_DAYS, MAX_DEADLINE_DAYS = 1.0, 1000.0
+#: a route sized for its target: at most this many plans, halvings to start in time, and the
+#: days before the target within which it is converged (issue 38)
+ROUNDS, SHRINKS, TOLERANCE_DAYS = 4, 4, 7.0
 
 
 @dataclass(frozen=True)
 class Plan:
     scenario: Scenario
-    training: Any = None
-    design: Any = None
-    reliability: Any = None
-    economics: Any = None
-    buildout: Any = None
-    decision: Any = None
+    training: TrainingEstimate | None = None
+    design: ClusterDesign | None = None
+    reliability: ReliabilityResult | None = None
+    economics: EconomicsResult | None = None
+    buildout: BuildoutPlan | None = None
+    decision: DecisionResult | None = None
     warnings: tuple[str, ...] = field(default_factory=tuple)
     skipped: tuple[str, ...] = field(default_factory=tuple)  #: stages not available, not run
     sized: tuple[dict[str, Any], ...] = ()  #: decision.size_to_target: each route's solved cluster
 
     def blocks(self) -> list[tuple[str, Any]]:
-        return [(name, getattr(self, name)) for name in STAGES if getattr(self, name) is not None]
+        """(stage name, result) of the stages that ran, in pipeline order."""
+        results = (self.training, self.design, self.reliability, self.economics, self.buildout,
+                   self.decision)
+        return [(name, res) for name, res in zip(STAGES, results, strict=True) if res is not None]
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"scenario": self.scenario.model_dump(mode="json")}
@@ -53,27 +77,6 @@ class Plan:
         if self.skipped:
             out["skipped_stages"] = list(self.skipped)
         return out
-
-
-#: Exceptions a stage raises when the numbers of an input are beyond what its model computes.
-COMPUTE_ERRORS = (ArithmeticError, ValueError, MemoryError, RecursionError)
-
-
-#: The scenario section (or sections) each stage reads: what a refusal names as the key, since
-#: the user wrote those, not the stage's name.
-STAGE_KEYS = {"training": "model/training", "design": "cluster", "reliability": "reliability",
-              "economics": "economics", "buildout": "buildout", "decision": "decision"}
-
-
-def cannot_compute(scenario: Scenario, stage: str, exc: BaseException) -> InfeasibleError:
-    """A stage failing on the input's numbers, as the input's one-line error: the section the
-    user wrote and what to check, never the internal exception's text (issue 31)."""
-    why = ("needs more memory than this machine has" if isinstance(exc, MemoryError)
-           else "overflows or leaves the range its model computes")
-    return InfeasibleError([Problem(scenario.source, STAGE_KEYS.get(stage, stage),
-                                    f"the {stage} stage cannot compute this scenario: it {why}; "
-                                    "check the sizes, counts, rates and prices it uses (here and "
-                                    "in any --catalog entries)")])
 
 
 #: Plan figures that are +inf by meaning: no failures give an infinite mean time between
@@ -112,7 +115,9 @@ def implausible_figures(doc: dict[str, Any]) -> list[tuple[str, float]]:
     return out
 
 
-def _check_plausible(plan: Plan) -> Plan:
+def check_plausible(plan: Plan) -> Plan:
+    """The plan, unless a figure in it is one no real cluster has (:func:`implausible_figures`):
+    then the input's error, naming the section the figure comes from."""
     bad = implausible_figures({k: v for k, v in plan.to_dict().items() if k != "scenario"})
     if not bad:
         return plan
@@ -123,108 +128,116 @@ def _check_plausible(plan: Plan) -> Plan:
                                    "prices it uses (here and in any --catalog entries)")])
 
 
-def _stage_functions() -> tuple[Callable[..., Any], ...]:
-    """The five stage functions in pipeline order (imported here: none at CLI import time)."""
-    from clustertwin.buildout import plan_buildout
-    from clustertwin.deadline import train as estimate
-    from clustertwin.design import design
-    from clustertwin.economics import economics
-    from clustertwin.reliability import analyze
-
-    return estimate, design, analyze, economics, plan_buildout
-
-
 def make_plan(scenario: Scenario, catalog: Catalog,
               on_stage: Callable[[str], None] | None = None,
               stages: tuple[str, ...] = STAGES, memo: Any = None) -> Plan:
-    """Run the stages in order. ``on_stage(name)`` is called before each (for progress bars).
-    ``memo`` (a :class:`clustertwin.sweep.memo.StageMemo`) reuses the results of stage calls
-    with the same inputs from earlier plans; the plan is the same with or without it.
-
-    The data flow, in one place: training estimate (none for a design-only scenario) ->
-    design -> reliability -> economics -> build-out. In deadline mode on a wall-clock basis
-    the solved cluster is confirmed with the full reliability stage and solved again (at most
-    :data:`DEADLINE_ROUNDS` times) while ``reliability.effective_days`` exceeds the deadline."""
-    training_stage, design_stage, reliability_stage, economics_stage, plan_buildout = _stage_functions()
-    from clustertwin.perf import estimate as respare  # the spares re-estimate (_spares_inside)
-
-    if memo is not None:  # a sweep worker's cache: each stage keyed on what it reads
-        training_stage, design_stage, reliability_stage, economics_stage, plan_buildout, respare = memo.bind(
-            training_stage, design_stage, reliability_stage, economics_stage, plan_buildout, respare)
-    warnings: list[str] = []
-    skipped: list[str] = []
-
-    def run(name: str, fn: Callable[..., Any], *args: Any, **kw: Any) -> Any:
-        if name not in stages:
-            return None
-        if on_stage:
-            on_stage(name)
-        try:
-            return fn(*args, **kw)
-        except UserError:
-            raise
-        except (ImportError, NotImplementedError) as exc:  # the only optional case: not available
-            if name not in skipped:
-                skipped.append(name)
-                warnings.append(f"{name}: stage skipped, not available ({exc}); later stages use defaults")
-        except COMPUTE_ERRORS as exc:
-            raise cannot_compute(scenario, name, exc) from None
-        return None
-
-    training = None
-    if scenario.design_only:
-        warnings.append("training: no model/training sections: a design-only plan (the cluster's design, "
-                        "cost, build-out and node-level reliability; no training run)")
-    else:  # training time is the root the other stages hang off; its failure stops the plan
-        if on_stage:
-            on_stage("training")
-        training = _root(scenario, lambda: training_stage(scenario, catalog))
-    training, design = _designed(scenario, catalog, training, run, design_stage, warnings, respare)
-    reliability = run("reliability", reliability_stage, scenario, catalog, training, design)
-    scale = 1.0
-    for _ in range(DEADLINE_ROUNDS):
-        late = _deadline_excess(scenario, reliability)
-        if late <= 0:
-            break
-        scale *= scenario.cluster.deadline_days / (scenario.cluster.deadline_days + late) * DEADLINE_MARGIN
-        training = _root(scenario, lambda: training_stage(scenario, catalog, ettr_scale=scale))  # noqa: B023
-        training, design = _designed(scenario, catalog, training, run, design_stage, warnings, respare)
-        reliability = run("reliability", reliability_stage, scenario, catalog, training, design)
-    late = _deadline_excess(scenario, reliability)
-    if late > 0:
-        warnings.append(f"training: the solved cluster misses the {scenario.cluster.deadline_days:g}-day "
-                        f"deadline by {late:.1f} wall-clock days (reliability.effective_days)")
-    economics = run("economics", economics_stage, scenario, catalog, training, design, reliability)
-    buildout = run("buildout", plan_buildout, scenario, catalog, design)
+    """Run the stages in order (those in ``stages``; training always). ``on_stage(name)`` is
+    called before each (for progress bars). ``memo`` (a
+    :class:`clustertwin.sweep.memo.StageMemo`) reuses the results of stage calls with the same
+    inputs from earlier plans; the plan is the same with or without it."""
+    run = StageRunner(scenario, catalog, StageFunctions.of_pipeline(memo), stages, on_stage)
+    training = run.training()
+    training, design = designed(run, training)
+    reliability = run.reliability(training, design)
+    training, design, reliability = deadline_rounds(run, training, design, reliability)
+    economics = run.economics(training, design, reliability)
+    buildout = run.buildout(design)
     # the result's training block with the ETTR charged in its goodput (after the memoised
     # stages, which take the stage's own result)
-    training = _with_ettr(training, reliability)
-    decision = run("decision", _decide(), scenario, catalog, training, design, reliability, economics, buildout,
-                   replan=_replanner(scenario, catalog, memo))
-    res = {"training": training, "design": design, "reliability": reliability,
-           "economics": economics, "buildout": buildout, "decision": decision}
-    for name, result in res.items():  # each stage's own caveats, labelled with the stage
-        attrs = ("warnings",) if name in ("buildout", "decision") else ("warnings", "notes")  # their notes are informational
-        for attr in attrs:
-            for msg in getattr(result, attr, None) or ():
-                warnings.append(f"{name}: {msg}")
-    return _check_plausible(_sized(Plan(scenario=scenario, warnings=tuple(warnings),
-                                        skipped=tuple(skipped), **res), catalog))
+    training = charged_ettr(training, reliability)
+    decision = run.decision(training, design, reliability, economics, buildout,
+                            replan=replanner(scenario, catalog, memo))
+    plan = Plan(scenario=scenario, training=training, design=design, reliability=reliability,
+                economics=economics, buildout=buildout, decision=decision, skipped=tuple(run.skipped))
+    plan = replace(plan, warnings=(*run.warnings, *stage_caveats(plan)))
+    return check_plausible(size_to_target(plan, catalog))
 
 
-def _sized(plan: Plan, catalog: Catalog) -> Plan:
-    """With ``decision.size_to_target``: each route's cluster solved for the target date."""
-    d = plan.scenario.decision
-    if plan.decision is None or not d.size_to_target or d.target_date is None:
-        return plan
-    from clustertwin.sizing import size_routes  # the deadline solver per route (issue 21)
+def plan_through(scenario: Scenario, catalog: Catalog, last: str = "design") -> Plan:
+    """``make_plan`` up to ``last`` ("design" or "reliability"): the results before it exactly
+    as ``plan`` computes them, for the commands that show one stage (``design``,
+    ``reliability``, ``buildout``, ``schedule``, ``export``): one source of the installed GPUs,
+    racks and power. A deadline solved on a wall-clock basis needs the reliability stage to
+    confirm its count (the deadline rounds), so it runs too."""
+    stages: tuple[str, ...] = ("design", "reliability")
+    if last == "design" and scenario.cluster.deadline_days is None:
+        stages = ("design",)
+    return make_plan(scenario, catalog, stages=stages)
 
-    sized = size_routes(plan, catalog, make_plan)
-    # the headline answers with the sized routes (issue 38): decision.sized_rows feeds its words
-    return replace(plan, sized=sized, decision=plan.decision.model_copy(update={"sized_rows": sized}))
+
+def designed(run: StageRunner, training: TrainingEstimate | None,
+             ) -> tuple[TrainingEstimate | None, ClusterDesign | None]:
+    """The design stage, with the job re-estimated when hot spares take installed nodes'
+    slots (:func:`spares_inside`). The first pass is a draft (the site unplaced); the design
+    kept is always a full one."""
+    draft = run.design(training, draft=True)
+    training, design = spares_inside(run, training, draft)
+    if design is draft and draft is not None:
+        design = run.design(training)
+    return training, design
 
 
-def _with_ettr(training: Any, reliability: Any) -> Any:
+def spares_inside(run: StageRunner, training: TrainingEstimate | None, design: ClusterDesign | None,
+                  *, draft: bool = False) -> tuple[TrainingEstimate | None, ClusterDesign | None]:
+    """Hot spares that took installed nodes' slots (``cluster.spare_placement: inside`` with
+    full units) leave the job ``design.job_gpus_limit`` GPUs: the training job is estimated
+    again on them and the design redone around it (once; the units then have the room; a
+    ``draft`` design for ``validate``). A job that cannot run on them (a pinned parallelism
+    plan) keeps its GPUs and a warning says so."""
+    limit = design.job_gpus_limit if design is not None else None
+    if training is None or not limit or training.gpus <= limit:
+        return training, design
+    from clustertwin.perf import estimate
+
+    why = (f"the hot spares take {training.installed_gpus - limit:,} of the installed GPUs' "
+           "slots inside the scalable units (cluster.spare_placement: inside): the job is "
+           f"estimated on the other {limit:,}")
+    try:
+        shrunk = estimate(run.scenario, run.catalog, installed=limit, notes=[why])
+    except UserError as exc:
+        first = exc.problems[0].message if exc.problems else str(exc)
+        run.warnings.append(f"design: the job cannot run on the {limit:,} GPUs the hot spares leave "
+                            f"inside the units ({first}), so it keeps all {training.gpus:,} and the "
+                            "spare nodes serve only while the job runs elsewhere; set "
+                            "cluster.spare_placement: outside (spares on switches of their own) or "
+                            "unpin the parallelism")
+        return training, design
+    return shrunk, run.design(shrunk, draft=draft)
+
+
+def deadline_rounds(run: StageRunner, training: TrainingEstimate | None, design: ClusterDesign | None,
+                    reliability: ReliabilityResult | None,
+                    ) -> tuple[TrainingEstimate | None, ClusterDesign | None, ReliabilityResult | None]:
+    """Deadline mode on a wall-clock basis: while the full reliability stage finds the solved
+    cluster late (``reliability.effective_days`` past the deadline), solve again with the
+    analytic ETTR scaled by the shortfall seen, at most :data:`DEADLINE_ROUNDS` times; a run
+    still late is a warning."""
+    deadline = run.scenario.cluster.deadline_days
+    scale = 1.0
+    for _ in range(DEADLINE_ROUNDS):
+        late = deadline_excess(run.scenario, reliability)
+        if late <= 0:
+            break
+        scale *= deadline / (deadline + late) * DEADLINE_MARGIN
+        training, design = designed(run, run.training(ettr_scale=scale))
+        reliability = run.reliability(training, design)
+    late = deadline_excess(run.scenario, reliability)
+    if late > 0:
+        run.warnings.append(f"training: the solved cluster misses the {deadline:g}-day deadline "
+                            f"by {late:.1f} wall-clock days (reliability.effective_days)")
+    return training, design, reliability
+
+
+def deadline_excess(scenario: Scenario, reliability: ReliabilityResult | None) -> float:
+    """Wall-clock days past a deadline solved on a wall-clock basis (0 otherwise)."""
+    c = scenario.cluster
+    if c.deadline_days is None or c.deadline_basis != "wall-clock" or reliability is None:
+        return 0.0
+    return max(0.0, float(reliability.effective_days) - c.deadline_days)
+
+
+def charged_ettr(training: TrainingEstimate | None,
+                 reliability: ReliabilityResult | None) -> TrainingEstimate | None:
     """training.goodput with the reliability stage's ETTR charged (reliability.goodput)."""
     if training is None or reliability is None:
         return training
@@ -233,19 +246,128 @@ def _with_ettr(training: Any, reliability: Any) -> Any:
     return with_ettr(training, reliability)
 
 
+def stage_caveats(plan: Plan) -> list[str]:
+    """Each stage's own caveats, labelled with the stage: its warnings and the notes it made
+    for the user (the build-out's and the decision's notes are informational, left out)."""
+    out: list[str] = []
+    if plan.training is not None:
+        out += [f"training: {m}" for m in plan.training.notes]
+    if plan.design is not None:
+        out += [f"design: {m}" for m in (*plan.design.warnings, *plan.design.notes)]
+    if plan.reliability is not None:
+        out += [f"reliability: {m}" for m in plan.reliability.notes]
+    if plan.economics is not None:
+        out += [f"economics: {m}" for m in plan.economics.notes]
+    if plan.decision is not None:
+        out += [f"decision: {m}" for m in plan.decision.warnings]
+    return out
+
+
+def size_to_target(plan: Plan, catalog: Catalog) -> Plan:
+    """With ``decision.size_to_target`` (issue 21): each route's cluster solved so that it
+    trains by ``decision.target_date`` (:func:`size_route`); the headline answers with them."""
+    d = plan.scenario.decision
+    if plan.decision is None or not d.size_to_target or d.target_date is None:
+        return plan
+    sized = tuple(size_route(plan, catalog, o) for o in plan.decision.options)
+    return replace(plan, sized=sized, decision=plan.decision.model_copy(update={"sized_rows": sized}))
+
+
+def size_route(plan: Plan, catalog: Catalog, route: DecisionOption) -> dict[str, Any]:
+    """``{mode, gpus, deadline_days, start_date, trained_by_p50, trained_by_p90, cost_usd,
+    meets_target, rounds, error}`` of one route: the wall-clock days left between the route's
+    start date (P50 or P90 per ``decision.confidence``) and the target become
+    ``cluster.deadline_days`` and the whole plan is made again in deadline mode for this route
+    alone (:func:`solve_route`: to convergence, issue 38)."""
+    row: dict[str, Any] = {"mode": route.mode, "gpus": None, "deadline_days": None, "error": None}
+    try:
+        sized = solve_route(plan, catalog, route, row)
+    except UserError as exc:  # the deadline cannot be met at any size, or the input breaks
+        row["error"] = "; ".join(exc.lines())[:300]
+        return row
+    if sized is not None:
+        row.update(gpus=sized.gpus, start_date=sized.start_date.isoformat(),
+                   trained_by_p50=sized.trained_by_p50.isoformat(),
+                   trained_by_p90=sized.trained_by_p90.isoformat(), cost_usd=sized.cost_usd,
+                   meets_target=sized.meets_target)
+    return row
+
+
+def _days_left(scenario: Scenario, o: DecisionOption) -> float:
+    """Days from the route's start (at the decision's confidence) to the target."""
+    start = o.start_date_p90 if scenario.decision.confidence == "p90" else o.start_date
+    return float((scenario.decision.target_date - start).days)
+
+
+def _route_plan(s: Scenario, mode: str, catalog: Catalog, **cluster: Any) -> DecisionOption:
+    from clustertwin.scenario import with_updates
+
+    s2 = with_updates(s, cluster=cluster, decision={"options": [mode], "size_to_target": False})
+    return make_plan(s2, catalog).decision.option(mode)
+
+
+def start_in_time(plan: Plan, catalog: Catalog, route: DecisionOption) -> tuple[float, DecisionOption]:
+    """Days left after the route's start, at the plan's size or the first smaller one (halving,
+    at most :data:`SHRINKS` times: a smaller block of space or order arrives sooner) that
+    starts before the target."""
+    s, o = plan.scenario, route
+    days, gpus = _days_left(s, o), o.gpus
+    for _ in range(SHRINKS):
+        if days >= MIN_DEADLINE_DAYS or gpus <= 16:
+            break
+        gpus //= 2
+        try:
+            o = _route_plan(s, route.mode, catalog, gpus=gpus, deadline_days=None)
+        except UserError:
+            break
+        days = _days_left(s, o)
+    return days, o
+
+
+def solve_route(plan: Plan, catalog: Catalog, route: DecisionOption, row: dict[str, Any]) -> DecisionOption | None:
+    """The route's cluster solved for the target: the deadline solver meets wall-clock days of
+    failures; the route adds its start date and the other goodput losses, so each round takes
+    the miss (or the slack) off the next deadline until the route trains within
+    :data:`TOLERANCE_DAYS` before the target (at most :data:`ROUNDS` plans; the cheapest that
+    meets is kept)."""
+    s = plan.scenario
+    days, sized = start_in_time(plan, catalog, route)
+    if days < MIN_DEADLINE_DAYS:
+        row["error"] = f"starts {route.mode} after the target ({-days:.0f} days late before training)"
+        return None
+    target, conf = s.decision.target_date, s.decision.confidence
+    best, late = None, MAX_DEADLINE_DAYS + 1.0   # best sized cluster meeting; least deadline that missed
+    for k in range(ROUNDS):
+        days = min(days, MAX_DEADLINE_DAYS)
+        row["deadline_days"], row["rounds"] = days, k + 1
+        sized = _route_plan(s, route.mode, catalog, gpus=None, deadline_days=days)
+        miss = float((sized.trained_by(conf) - target).days)
+        if miss <= 0:
+            best = sized if best is None or sized.cost_usd < best.cost_usd else best
+        else:
+            late = min(late, days)
+        nxt = days - miss - (1.0 if miss > 0 else 0.0)
+        if -TOLERANCE_DAYS <= miss <= 0 or nxt < MIN_DEADLINE_DAYS or nxt >= late:
+            break
+        days = nxt
+    return best or sized
+
+
 #: reliability trials of a route's own plan at another GPU count (its mean wall-clock days, not
 #: its tail, is what the route reads; 200 trials hold the mean within ~1% at a fifth of the time)
 REPLAN_TRIALS = 200
 
 
-def _replanner(scenario: Scenario, catalog: Catalog, memo: Any) -> Callable[[int], tuple[float, ...]]:
-    """``replan(gpus) -> (wall_p50, wall_p90, mfu, gpus_used)``: the run planned again at another GPU count
-    (training, design, reliability; a route that runs on fewer GPUs than the plan's, issue 38)."""
+def replanner(scenario: Scenario, catalog: Catalog, memo: Any) -> Callable[[int], tuple[float, ...]]:
+    """``replan(gpus) -> (wall_p50, wall_p90, mfu, gpus_used)``: the run planned again at another
+    GPU count (training, design, reliability; a route that runs on fewer GPUs than the plan's,
+    issue 38)."""
     def replan(gpus: int) -> tuple[float, ...]:
         from clustertwin.decision.inputs import wall_days
         from clustertwin.scenario import with_updates
 
-        s2 = with_updates(scenario, cluster={"gpus": gpus, "deadline_days": None}, reliability={"trials": REPLAN_TRIALS},
+        s2 = with_updates(scenario, cluster={"gpus": gpus, "deadline_days": None},
+                          reliability={"trials": REPLAN_TRIALS},
                           decision={"options": ["cloud"], "size_to_target": False})
         sub = make_plan(s2, catalog, stages=("training", "design", "reliability"), memo=memo)
         w50, w90 = wall_days(sub.training, sub.reliability, None)
@@ -254,135 +376,43 @@ def _replanner(scenario: Scenario, catalog: Catalog, memo: Any) -> Callable[[int
     return replan
 
 
-def _decide() -> Callable[..., Any]:
-    from clustertwin.decision import decide
-
-    return decide
-
-
-def _designed(scenario: Scenario, catalog: Catalog, training: Any, run: Callable[..., Any],
-              design_stage: Callable[..., Any], warnings: list[str],
-              respare: Callable[..., Any] | None = None) -> tuple[Any, Any]:
-    """The design stage, with the job re-estimated when hot spares take installed nodes'
-    slots (:func:`_spares_inside`). The first pass leaves the site unplaced (``cabling=False``:
-    placing it is most of the stage's work); the design kept is always a full one."""
-    draft = run("design", design_stage, scenario, catalog, training, cabling=False)
-    training, design = _spares_inside(scenario, catalog, training, draft,
-                                      lambda sc, t: run("design", design_stage, sc, catalog, t),
-                                      warnings, respare)
-    if design is draft and draft is not None:
-        design = run("design", design_stage, scenario, catalog, training)
-    return training, design
-
-
-def _reliability_checked(scenario: Scenario, catalog: Catalog, training: Any, design: Any,
-                         run: Callable[..., Any], design_stage: Callable[..., Any],
-                         check: Callable[..., Any]) -> tuple[Any, Any]:
-    """``validate``'s reliability check. A job that passes on all the installed GPUs passes on
-    the fewer that hot spares inside the units leave it (fewer nodes fail less often), so the
-    re-estimate plan makes (:func:`_spares_inside`) is only made when the check fails, and the
-    problem is then reported for the job plan would run, in plan's words."""
-    try:
-        check(scenario, catalog, training, design)
-        return training, design
-    except (UserError, *COMPUTE_ERRORS):  # reported below, on the job plan runs
-        pass
-    training, design = _spares_inside(
-        scenario, catalog, training, design,
-        lambda sc, t: run("design", design_stage, sc, catalog, t, cabling=False), [])
-    run("reliability", check, scenario, catalog, training, design)
-    return training, design
-
-
-def _spares_inside(scenario: Scenario, catalog: Catalog, training: Any, design: Any,
-                   redesign: Callable[[Scenario, Any], Any],
-                   warnings: list[str], respare: Callable[..., Any] | None = None) -> tuple[Any, Any]:
-    """Hot spares that took installed nodes' slots (``cluster.spare_placement: inside`` with
-    full units) leave the job ``design.job_gpus_limit`` GPUs: the training job is estimated
-    again on them and the design redone around it (once; the units then have the room). A job
-    that cannot run on them (a pinned parallelism plan) keeps its GPUs and a warning says so."""
-    limit = getattr(design, "job_gpus_limit", None)
-    if training is None or not limit or training.gpus <= limit:
-        return training, design
-    if respare is None:
-        from clustertwin.perf import estimate as respare
-
-    why = (f"the hot spares take {training.installed_gpus - limit:,} of the installed GPUs' "
-           "slots inside the scalable units (cluster.spare_placement: inside): the job is "
-           f"estimated on the other {limit:,}")
-    try:
-        shrunk = respare(scenario, catalog, installed=limit, notes=[why])
-    except UserError as exc:
-        first = exc.problems[0].message if getattr(exc, "problems", None) else str(exc)
-        warnings.append(f"design: the job cannot run on the {limit:,} GPUs the hot spares leave "
-                        f"inside the units ({first}), so it keeps all {training.gpus:,} and the "
-                        "spare nodes serve only while the job runs elsewhere; set "
-                        "cluster.spare_placement: outside (spares on switches of their own) or "
-                        "unpin the parallelism")
-        return training, design
-    return shrunk, redesign(scenario, shrunk)
-
-
-def _root(scenario: Scenario, call: Callable[[], Any]) -> Any:
-    """Run the training stage (the root; no plan without it), its compute failures as input errors."""
-    try:
-        return call()
-    except COMPUTE_ERRORS as exc:
-        raise cannot_compute(scenario, "training", exc) from None
-
-
-def _deadline_excess(scenario: Scenario, reliability: Any) -> float:
-    """Wall-clock days past a deadline solved on a wall-clock basis (0 otherwise)."""
-    c = scenario.cluster
-    if c.deadline_days is None or c.deadline_basis != "wall-clock" or reliability is None:
-        return 0.0
-    return max(0.0, float(reliability.effective_days) - c.deadline_days)
-
-
-def feasibility_problems(scenario: Scenario, catalog: Catalog) -> list[str]:
-    """The user mistakes ``plan`` would stop on, all in one pass (``validate``): training,
-    design (its site unplaced: placing it only ever warns) and economics run as in
-    :func:`make_plan`; reliability and build-out check their inputs without their Monte
-    Carlos. A stage that cannot run because an earlier one failed on the user's input is
-    skipped, the others still report theirs. Bugs are not user problems and are left to
-    ``plan``, which shows their traceback."""
+def feasibility_problems(scenario: Scenario, catalog: Catalog) -> list[Problem]:
+    """The user mistakes ``plan`` would stop on, all in one pass (``validate``): the plan's
+    sequence up to the checks. Training, design (a draft: placing the site only ever warns)
+    and economics run as in :func:`make_plan`; reliability and build-out check their inputs
+    without their Monte Carlos. A stage that cannot run because an earlier one failed on the
+    user's input is skipped, the others still report theirs. Bugs are not user problems: they
+    keep their traceback."""
     from clustertwin.buildout.inputs import check_buildout
-    from clustertwin.deadline import train as training_stage
-    from clustertwin.design import design as design_stage
-    from clustertwin.economics import economics as economics_stage
-    from clustertwin.reliability.check import check_inputs
 
-    lines: list[str] = []
-    failed = False
-
-    def run(name: str, fn: Callable[..., Any], *args: Any, **kw: Any) -> Any:
-        nonlocal failed
-        try:
-            return fn(*args, **kw)
-        except UserError as exc:
-            lines.extend(line for line in exc.lines() if line not in lines)
-            failed = True
-        except COMPUTE_ERRORS as exc:  # the input's error, as in make_plan
-            lines.extend(cannot_compute(scenario, name, exc).lines())  # named as plan names it
-            failed = True
-        except Exception:  # noqa: BLE001 - a bug, not the user's to fix: plan shows it
-            pass
-        return None
-
-    training = None if scenario.design_only else run("training", training_stage, scenario, catalog)
-    # on the installed GPUs if no estimate; the site's placement only ever warns: left out
-    design = run("design", design_stage, scenario, catalog, training, cabling=False)
-    if not failed:
+    run = StageRunner(scenario, catalog, StageFunctions.of_pipeline(), STAGES, collect=True)
+    training = run.training()
+    design = run.design(training, draft=True)
+    if not run.failed:
         # the Monte Carlos are left to plan: their inputs are checked, not simulated
         reliability = None
         if training is None:  # node-level reliability of a design-only plan: no search
-            from clustertwin.reliability import analyze
-
-            reliability = run("reliability", analyze, scenario, catalog, training, design)
+            reliability = run.reliability(training, design)
         else:
-            training, design = _reliability_checked(scenario, catalog, training, design, run,
-                                                    design_stage, check_inputs)
-        run("economics", economics_stage, scenario, catalog, training, design, reliability)
-    run("buildout", check_buildout, scenario, catalog, design)
-    return lines
+            training, design = reliability_checked(run, training, design)
+        run.economics(training, design, reliability)
+    run.call("buildout", check_buildout, design)
+    return run.problems
 
+
+def reliability_checked(run: StageRunner, training: TrainingEstimate, design: ClusterDesign | None,
+                        ) -> tuple[TrainingEstimate | None, ClusterDesign | None]:
+    """``validate``'s reliability check. A job that passes on all the installed GPUs passes on
+    the fewer that hot spares inside the units leave it (fewer nodes fail less often), so the
+    re-estimate plan makes (:func:`spares_inside`) is only made when the check fails, and the
+    problem is then reported for the job plan would run, in plan's words."""
+    from clustertwin.reliability.check import check_inputs
+
+    try:
+        check_inputs(run.scenario, run.catalog, training, design)
+        return training, design
+    except (UserError, *COMPUTE_ERRORS):  # reported below, on the job plan runs
+        pass
+    shrunk, design = spares_inside(run, training, design, draft=True)
+    run.call("reliability", check_inputs, shrunk, design)
+    return shrunk, design

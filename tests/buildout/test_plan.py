@@ -10,7 +10,7 @@ import pytest
 
 from clustertwin.buildout import BuildoutPlan, plan_buildout
 from clustertwin.buildout.quantities import derive_quantities
-from clustertwin.cli_common import to_json
+from clustertwin.cli.common import to_json
 
 PROFILES = ["new-build", "existing-facility", "fast-track"]
 
@@ -81,9 +81,11 @@ def test_csv_one_row_per_step(plans):
 
 
 def test_summary_and_figures(plans):
-    rows = plans["fast-track"].summary_rows()
+    from clustertwin.report import views
+
+    rows = views.rows(plans["fast-track"])
     assert all(isinstance(a, str) and isinstance(b, str) for a, b in rows)
-    figs = plans["fast-track"].figures()
+    figs = views.view_of(plans["fast-track"]).figures(plans["fast-track"], None)
     assert [name for name, _ in figs] == ["buildout-gantt", "buildout-go-live"]
     assert len(figs[0][1].data) >= 8
 

@@ -8,7 +8,7 @@ from clustertwin.errors import UserError
 
 @pytest.fixture(scope="module")
 def inputs():
-    from clustertwin.cli_common import load_inputs
+    from clustertwin.cli.common import load_inputs
 
     try:
         return load_inputs(None)

@@ -8,8 +8,8 @@ import yaml
 
 from clustertwin.buildout import plan_buildout
 from clustertwin.catalog import load_catalog
+from clustertwin.plan import plan_through
 from clustertwin.scenario import DEFAULT_SCENARIO, scenario_from_dict
-from clustertwin.upstream import design_for
 
 
 @pytest.fixture(scope="module")
@@ -26,7 +26,7 @@ def _plan(cat, gpus: int):
         doc["model"] = {"preset": "llama3-8b"}
         doc["training"].update(tokens=1e12, global_batch_tokens=2**20)
     sc = scenario_from_dict(doc, "<scale-down>", cat)
-    return plan_buildout(sc, cat, design_for(sc, cat), samples=300)  # the design, as plan passes it
+    return plan_buildout(sc, cat, plan_through(sc, cat).design, samples=300)  # the design, as plan passes it
 
 
 def test_one_dgx_is_a_small_order_without_fabric_steps(base):

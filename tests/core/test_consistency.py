@@ -47,9 +47,8 @@ def _check_one(sc, cat):
     from clustertwin.design import design
     from clustertwin.perf import estimate
     from clustertwin.perf.checkpoint import job_checkpoint_gb
-    from clustertwin.plan import make_plan
+    from clustertwin.plan import make_plan, plan_through
     from clustertwin.reliability import analyze
-    from clustertwin.upstream import design_for, plan_through
 
     plan = make_plan(sc, cat)
     out = plan.to_dict()
@@ -63,7 +62,7 @@ def _check_one(sc, cat):
     assert d.power.it_kw == pytest.approx(out["design"]["power"]["it_kw"])
     assert d.gpus >= out["training"]["gpus"]            # the design holds every installed GPU
     # `buildout` command: plan_buildout on the design the command looks up (design_for)
-    b = plan_buildout(sc, cat, design_for(sc, cat), samples=50)
+    b = plan_buildout(sc, cat, plan_through(sc, cat).design, samples=50)
     q = b.quantities
     assert q["racks"] == out["design"]["racks"] == out["buildout"]["quantities"]["racks"]
     assert q["it_mw"] * 1000 == pytest.approx(out["design"]["power"]["it_kw"])
@@ -102,8 +101,7 @@ def test_design_only_plan_agrees_and_prices_no_run(cat):
     """No model/training: plan designs, prices and schedules the cluster and gives node-level
     reliability; the commands read the same design."""
     from clustertwin.buildout import plan_buildout
-    from clustertwin.plan import make_plan
-    from clustertwin.upstream import design_for, plan_through
+    from clustertwin.plan import make_plan, plan_through
 
     doc = {"name": "shared", "cluster": {"gpu": "h100-sxm-80gb", "node": "dgx-h100",
                                          "gpus": 4096}}
@@ -114,7 +112,7 @@ def test_design_only_plan_agrees_and_prices_no_run(cat):
     assert out["reliability"]["mode"] == "cluster" and out["reliability"]["failures_per_day"] > 0
     assert out["design"]["storage"]["checkpoint_tb"] == 0
     d = plan_through(sc, cat, "design").design
-    b = plan_buildout(sc, cat, design_for(sc, cat), samples=50)
+    b = plan_buildout(sc, cat, plan_through(sc, cat).design, samples=50)
     assert d.racks == out["design"]["racks"] == b.quantities["racks"]
 
 

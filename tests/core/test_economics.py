@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 import pytest
 
 from clustertwin.economics import economics, run_cost_cloud
 from clustertwin.perf import estimate
 from clustertwin.scenario import load_scenario, with_updates
+
+
+def _estimate(gpus: int, days: float, params_total: float, step_time_s: float):
+    """A training estimate as the perf stage returns it (the numbers economics reads)."""
+    from clustertwin.perf.stage import TrainingEstimate
+
+    return TrainingEstimate(method="test", gpus=gpus, parallelism={"dp": gpus},
+                            step_time_s=step_time_s, tokens_per_s=16777216 / step_time_s,
+                            model_tflops_per_gpu=400.0, mfu=0.4, hfu=0.4, memory_gib_per_gpu=None,
+                            days=days, params_total=params_total, params_active=params_total)
 
 
 @pytest.mark.parametrize(
@@ -30,7 +38,7 @@ def ten_k(catalog):
     s = with_updates(s, cluster={"gpus": 10000}, economics={"electricity_usd_per_kwh": 0.05})
     # the cluster's cost does not depend on how a job is parallelized (10,000 GPUs admit no
     # Megatron plan for this batch), so the estimate is a stand-in with the job size
-    est = SimpleNamespace(gpus=10000, days=54.0, step_time_s=10.0, params_total=405e9)
+    est = _estimate(gpus=10000, days=54.0, step_time_s=10.0, params_total=405e9)
     design = None
     try:
         from clustertwin.design import design as design_fn
@@ -86,7 +94,7 @@ def test_all_in_per_h100_with_ib_fabric(catalog, gpus):
     from clustertwin.design import design
 
     s = with_updates(load_scenario(None, catalog), cluster={"gpus": gpus, "spare_nodes": 0})
-    est = SimpleNamespace(gpus=gpus, days=30.0, params_total=405e9, step_time_s=5.0)
+    est = _estimate(gpus=gpus, days=30.0, params_total=405e9, step_time_s=5.0)
     d = design(s, catalog, est)
     e = economics(s, catalog, est, d, None)
     per_gpu = (e.capex_by_category_usd["network"] + d.nodes * 310_000) / gpus
@@ -100,7 +108,7 @@ def test_network_share_of_capex(catalog):
     from clustertwin.design import design
 
     s = load_scenario(None, catalog)
-    est = SimpleNamespace(gpus=16384, days=30.0, params_total=405e9, step_time_s=5.0)
+    est = _estimate(gpus=16384, days=30.0, params_total=405e9, step_time_s=5.0)
     e = economics(s, catalog, est, design(s, catalog, est), None)
     c = e.capex_by_category_usd
     share = c["network"] / (e.capex_usd - c["facility"])
@@ -145,7 +153,7 @@ def test_1024_h100_hardware_r33(catalog, tmp_path):
     # bought in R33's month: GPU servers are priced at their purchase date (issue 37)
     s = with_updates(load_scenario(None, cat), cluster={"gpus": 1024, "spare_nodes": 0},
                      buildout={"start_date": "2024-08-15"})
-    est = SimpleNamespace(gpus=1024, days=30.0, params_total=405e9, step_time_s=5.0)
+    est = _estimate(gpus=1024, days=30.0, params_total=405e9, step_time_s=5.0)
     d = design(s, cat, est)
     assert d.fabric.leaf + d.fabric.spine == 48
     e = economics(s, cat, est, d, None)

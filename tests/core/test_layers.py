@@ -48,7 +48,7 @@ def test_layer_order_is_the_pipeline() -> None:
                              "economics", "buildout", "decision", "plan", "consumers", "cli"]
     assert layer_of("clustertwin.perf.stage") < layer_of("clustertwin.design.core") \
         < layer_of("clustertwin.reliability.stage") < layer_of("clustertwin.deadline") \
-        < layer_of("clustertwin.export.slurm") < layer_of("clustertwin.design.cli")
+        < layer_of("clustertwin.export.slurm") < layer_of("clustertwin.cli.design")
     assert layer_of("clustertwin.decision.options") == layer_names().index("decision")  # not yet present
     assert layer_of("clustertwin.nowhere") is None
 

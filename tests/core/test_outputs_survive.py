@@ -79,7 +79,7 @@ def test_a_numerical_warning_is_one_line_of_ours(capsys):
 
     import numpy as np
 
-    from clustertwin.cli import _one_line_warnings
+    from clustertwin.cli.main import _one_line_warnings
 
     with warnings.catch_warnings():  # restores warnings.showwarning on the way out
         warnings.simplefilter("always")

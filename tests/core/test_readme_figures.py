@@ -24,7 +24,7 @@ def _number(pattern: str, text: str = README) -> int:
 
 
 def test_export_kinds_are_the_commands() -> None:
-    from clustertwin.export.cli import KINDS
+    from clustertwin.cli.export import KINDS
 
     sentence = re.search(r"`KIND` is (.*?) or `all`\.", README, re.S)
     assert sentence, "the README's list of export kinds is gone"
@@ -35,7 +35,7 @@ def test_export_kinds_are_the_commands() -> None:
 def test_export_all_file_count() -> None:
     """`all` on the default design writes the README's number of files (bom.xlsx counted)."""
     from clustertwin.catalog import load_catalog
-    from clustertwin.export.cli import build_files
+    from clustertwin.cli.export import build_files
     from clustertwin.export.stage import make_context
     from clustertwin.scenario import DEFAULT_SCENARIO, load_scenario
 

@@ -52,7 +52,7 @@ def test_sweep_over_gpu_type_ranks_by_trained_by():
         c = ch.choose(t, objective)
         assert len(c.ranked) == 2 and c.best is not None
         col = t.column(ch.OBJECTIVES[objective]).to_pylist()
-        key = ch._num
+        key = ch.number_or_none
         assert key(col[c.ranked[0]]) <= key(col[c.ranked[1]])
 
 

@@ -23,7 +23,7 @@ CONTRACT = ["nodes", "racks", "scalable_units"]
 
 @pytest.fixture(scope="module")
 def default_design(catalog):
-    from clustertwin.cli_common import load_inputs
+    from clustertwin.cli.common import load_inputs
     from clustertwin.perf import estimate
 
     s, c = load_inputs(None)
@@ -75,10 +75,14 @@ def test_bom_lines(default_design):
 
 
 def test_views(default_design):
-    rows = default_design.summary_rows()
+    from clustertwin.report import views
+    from clustertwin.report.views import design as design_view
+
+    rows = views.rows(default_design)
     assert rows and all(isinstance(a, str) and isinstance(b, str) for a, b in rows)
-    figs = default_design.figures()
-    assert [n for n, _ in figs] == ["design-fabric", "design-power"]
+    figs = design_view.figures(default_design)
+    assert [n for n, _ in figs] == ["power flow", "fabric"]
+    assert "<h3>Bill of materials</h3>" in views.html(default_design)
 
 
 def test_spares_and_explicit_pue(catalog):
@@ -240,7 +244,7 @@ def test_fat_tree_puts_one_tor_in_each_rack(catalog):
 
 @pytest.fixture(scope="module")
 def app():
-    from clustertwin.design.cli import register
+    from clustertwin.cli.design import register
 
     a = typer.Typer()
     register(a)

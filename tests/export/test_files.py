@@ -19,7 +19,7 @@ import yaml
 from typer.testing import CliRunner
 
 from clustertwin.cli import app
-from clustertwin.export.cli import KINDS, build_files
+from clustertwin.cli.export import KINDS, build_files
 from clustertwin.export.stage import make_context
 
 from .helpers import _BASE, ROOT, catalog, count_check, example

@@ -17,7 +17,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from clustertwin.export.cli import build_files
+from clustertwin.cli.export import build_files
 from clustertwin.export.stage import make_context
 from tests.export.helpers import catalog, scenario
 

@@ -135,7 +135,7 @@ def test_every_export_agrees_with_random_designs(systems, spares, node, fabric):
 
     import yaml
 
-    from clustertwin.export.cli import build_files
+    from clustertwin.cli.export import build_files
     from clustertwin.export.hostlist import expand
     from clustertwin.export.slurm import lint_topology
     from clustertwin.export.stage import make_context

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from clustertwin.export.stage import export_design
+from clustertwin.plan import plan_through
 from clustertwin.scenario import load_scenario
 from clustertwin.scheduling.cluster import from_scenario
-from clustertwin.upstream import plan_through
 
 EXAMPLES = Path(__file__).parents[2] / "examples"
 

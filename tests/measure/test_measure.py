@@ -65,7 +65,7 @@ def _gpu_doc(catalog, scen_path, share):
 
 
 def test_gpu_result_feeds_calibration_and_plan(scen, tmp_path, catalog):
-    from clustertwin.cli_common import to_json
+    from clustertwin.cli.common import to_json
     from clustertwin.measure import run
 
     doc, est = _gpu_doc(catalog, scen, 0.7)  # the GPU ran at 70% of the predicted throughput
@@ -94,7 +94,7 @@ def test_scaled_down_shape_fits_the_gpu(scen, catalog):
 
 
 def test_without_torch_one_line(scen, monkeypatch):
-    from clustertwin.measure import cli
+    from clustertwin.cli import measure as cli
 
     monkeypatch.setattr(cli, "_torch_missing", lambda: True)
     r = runner.invoke(app, ["measure", str(scen), "--tiny"])

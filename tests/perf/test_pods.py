@@ -177,5 +177,7 @@ def test_estimate_reports_rank_order(catalog):
     est = estimate(with_updates(scen, cluster={"fabric": fab}), catalog)
     assert est.rank_order in RANK_ORDERS
     assert est.to_contract()["rank_order"] == est.rank_order
-    assert ("rank order (innermost first)", est.rank_order) in est.summary_rows()
+    from clustertwin.report import views
+
+    assert ("rank order (innermost first)", est.rank_order) in views.rows(est)
     assert estimate(scen, catalog).rank_order == RANK_ORDERS[0]

@@ -175,7 +175,7 @@ def test_calibration_csv_search_and_classes(catalog, tmp_path):
     import typer
     from typer.testing import CliRunner
 
-    from clustertwin.perf.cli import register
+    from clustertwin.cli.perf import register
     from tests.validation.test_perf_published import DATA
 
     lines = DATA.read_text().splitlines()
@@ -229,7 +229,7 @@ def test_published_plan_within_memory_tolerance_is_not_refused(catalog):
 def test_estimate_reports_the_published_plan_for_the_same_job(catalog):
     """The default scenario is Llama 3 405B on 16,384 H100 (Table 4 row 2): `estimate` prices
     Meta's published plan with the same model and says how far the search's plan is from it."""
-    from clustertwin.perf.cli import top_plans
+    from clustertwin.cli.perf import top_plans
     from clustertwin.scenario import load_scenario
 
     out = top_plans(load_scenario(None, catalog), catalog, 3)

@@ -83,6 +83,8 @@ def test_plan_calls_each_stage_by_name():
     from clustertwin import plan
 
     src = inspect.getsource(plan.make_plan)
-    for stage in ("training_stage(", "design_stage", "reliability_stage", "economics_stage", "plan_buildout"):
-        assert stage in src
+    calls = ["run.training(", "designed(run", "run.reliability(", "deadline_rounds(run",
+             "run.economics(", "run.buildout(", "run.decision(", "size_to_target("]
+    assert all(c in src for c in calls)
+    assert sorted(calls, key=src.index) == calls  # in pipeline order
     assert "importlib" not in inspect.getsource(plan)

@@ -51,7 +51,7 @@ def test_a_count_that_does_not_divide_the_node_is_refused_in_one_line(catalog):
 def test_estimate_and_plan_print_the_same_mfu(precision, catalog):
     """One MFU: model FLOPs without recompute over the dense peak of the precision used, in the
     estimate's plan table and in the plan (issue 20: 81.6% against 40.8% for one FP8 plan)."""
-    from clustertwin.perf.cli import top_plans
+    from clustertwin.cli.perf import top_plans
 
     d = doc(8, 8)
     d["training"]["precision"] = precision

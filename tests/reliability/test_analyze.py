@@ -9,7 +9,7 @@ import pytest
 import reliability_support as rs
 from pydantic import ValidationError
 
-from clustertwin.cli_common import to_json
+from clustertwin.cli.common import to_json
 from clustertwin.errors import InfeasibleError, ScenarioError
 from clustertwin.reliability import ReliabilityResult, analyze
 
@@ -49,11 +49,14 @@ def test_same_seed_same_result(rcat, small):
 
 def test_summary_rows_and_figures(small):
     _, res = small
-    rows = res.summary_rows()
+    from clustertwin.report import views
+    from clustertwin.report.views import reliability as view
+
+    rows = views.rows(res)
     assert all(isinstance(a, str) and isinstance(b, str) for a, b in rows)
-    figs = res.figures()
-    assert [n for n, _ in figs] == ["ETTR vs checkpoint interval", "sampled run timeline"]
-    assert len(figs[0][1].data) == 2
+    figs = view.figures(res)
+    assert [n for n, _ in figs] == ["interruptions", "ETTR"]
+    assert [t.name for t in figs[1][1].data][:2] == ["Simulated (mean over trials)", "Daly model"]
 
 
 def test_design_storage_and_spares_are_used(rcat):

@@ -8,7 +8,7 @@ import json
 import pytest
 import reliability_support as rs
 
-from clustertwin.cli_common import to_json
+from clustertwin.cli.common import to_json
 from clustertwin.errors import InfeasibleError, ScenarioError
 from clustertwin.reliability import analyze
 
@@ -55,11 +55,15 @@ def test_two_tier_contract(fixed):
 
 
 def test_two_tier_views(fixed):
-    labels = [a for a, _ in fixed.summary_rows()]
+    from clustertwin.report import views
+    from clustertwin.report.views import reliability as view
+
+    labels = [a for a, _ in views.rows(fixed)]
     assert "local checkpoints" in labels and "  file system only" in labels
-    figs = dict(fixed.figures())
-    names = [t.name for t in figs["ETTR vs checkpoint interval"].data]
-    assert any(n.startswith("two tiers") for n in names) and len(names) == 4
+    figs = dict(view.figures(fixed))
+    names = [t.name for t in figs["ETTR"].data]
+    assert any(n.startswith("Two tiers") for n in names)
+    assert any(n.startswith("Local interval used") for n in names)
 
 
 def test_auto_searches_both_intervals(rcat):

@@ -9,7 +9,7 @@ import typer
 import yaml
 from typer.testing import CliRunner
 
-from clustertwin.reliability.cli import register
+from clustertwin.cli.reliability import register
 
 
 def _app():

@@ -35,8 +35,9 @@ def test_plan_html_bom_is_bom_csv_line_by_line(default_plan, catalog):
 
 
 def test_web_app_shows_the_same_table(default_plan, catalog):
-    from clustertwin.report.html import stage_extra
+    from clustertwin.report import views
     from clustertwin.serve.answer import sections
 
     design = next(s for s in sections(default_plan, catalog) if s["name"] == "design")
-    assert stage_extra(default_plan, "design", default_plan.design) in design["extra"]
+    where = views.Where(default_plan.scenario, catalog, default_plan.economics)
+    assert views.html(default_plan.design, where) in design["extra"]

@@ -8,7 +8,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from clustertwin.scheduling.cli import register
+from clustertwin.cli.schedule import register
 
 app = typer.Typer()
 register(app)

@@ -23,7 +23,7 @@ from clustertwin.scenario import scenario_from_dict
 from clustertwin.sweep.api import run_sweep_table
 from clustertwin.sweep.grid import apply, make_points
 from clustertwin.sweep.memo import READS, StageMemo, reads
-from clustertwin.sweep.run import _catalog
+from clustertwin.sweep.run import cached_catalog
 from clustertwin.sweep.study import build
 from tests.sweep.conftest import SMALL
 
@@ -91,15 +91,15 @@ def _traced(reads_seen: set[str]):
     def spy(self, name):  # noqa: ANN001, ANN202
         value = object.__getattribute__(self, name)
         cls = type(self)
-        if cls in _PATHS and name in cls.model_fields and not isinstance(value, S._Section):
+        if cls in _PATHS and name in cls.model_fields and not isinstance(value, S.Section):
             reads_seen.add(f"{_PATHS[cls]}.{name}".lstrip("."))
         return value
 
-    S._Section.__getattribute__ = spy
+    S.Section.__getattribute__ = spy
     try:
         yield reads_seen
     finally:
-        del S._Section.__getattribute__
+        del S.Section.__getattribute__
 
 
 class _Tracer:
@@ -122,7 +122,7 @@ def _covered(path: str, keys: tuple[str, ...]) -> bool:
 
 
 def _scenario(assignments: dict, base: dict = SMALL):  # noqa: ANN202
-    cat = _catalog(())
+    cat = cached_catalog(())
     doc = apply(copy.deepcopy(base), assignments)
     doc["name"] = json.dumps(assignments)  # every point its own name, as in a sweep
     return scenario_from_dict(doc, "memo-test", cat), cat
@@ -263,7 +263,7 @@ def _grids(draw):  # noqa: ANN001, ANN202
 @given(_grids())
 def test_random_grids_same_plans_with_cache(spec):
     grid, seeds = spec
-    cat = _catalog(())
+    cat = cached_catalog(())
     memo = StageMemo()
     for p in make_points(SMALL, grid, seeds=seeds):
         s = scenario_from_dict(p.doc, "memo-test", cat)

@@ -8,7 +8,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from clustertwin.track.cli import register
+from clustertwin.cli.track import register
 from clustertwin.track.records import iso
 from clustertwin.track.synthetic import generate
 from track.helpers import DATA, SCENARIO

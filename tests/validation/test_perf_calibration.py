@@ -60,7 +60,7 @@ def test_calibration_command(catalog):
     import typer
     from typer.testing import CliRunner
 
-    from clustertwin.perf.cli import register
+    from clustertwin.cli.perf import register
 
     app = typer.Typer()
     register(app)

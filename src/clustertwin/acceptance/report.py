@@ -129,8 +129,7 @@ def plan_rows(plan: AcceptancePlan) -> list[list[str]]:
 
 def recalibration_html(rec: Any) -> str:
     """plan.html of ``plan --measured``: the comparison first, then the measured plan's blocks."""
-    from clustertwin.report.html import render_page
-    from clustertwin.report.text import TITLES
+    from clustertwin.report.html import render_page, stage_sections
 
     plan = rec.measured
     figs = rec.figures
@@ -140,8 +139,8 @@ def recalibration_html(rec: Any) -> str:
     if figs.get("note"):
         rows.append(("drained nodes", str(figs["note"])))
     sections = [{"title": "Catalog plan → measured plan", "rows": rows}]
-    for name, res in plan.blocks():
-        sections.append({"title": TITLES.get(name, name) + " (measured)", "rows": res.summary_rows(),
-                         "figures": res.figures()})
+    for sec in stage_sections(plan):  # each stage drawn by its view, as on plan.html
+        sections.append({"title": sec["title"] + " (measured)", "rows": sec["rows"],
+                         "figures": sec["figures"]})
     return render_page(f"clustertwin plan (recalibrated): {plan.scenario.name}", sections,
                        "re-predicted from clustertwin check measurements", list(plan.warnings))

@@ -32,9 +32,13 @@ from clustertwin.buildout.whatif import (
     parse_what_ifs,
     with_base,
 )
+from clustertwin.design.spares import READS as SPARES_READS
 from clustertwin.errors import Problem, UsageError
 
 DEFAULT_SAMPLES = 10_000
+#: scenario keys :func:`plan_buildout` reads (a section name covers the whole section): its own
+#: section, the cluster, the spares keys and ``reliability.seed`` (its Monte Carlo draws)
+READS = ("source", "model", "training", "cluster", "buildout", "reliability.seed", *SPARES_READS)
 QUANTILES = tuple(round(q, 2) for q in np.arange(0.01, 1.0, 0.01))
 
 

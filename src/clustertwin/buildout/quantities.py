@@ -134,7 +134,7 @@ def _spares(scenario: Any, catalog: Any, gpus: int) -> int:
 
 def derive_quantities(scenario: Any, catalog: Any, design: Any = None) -> Quantities:
     """Quantities for the crew-driven steps (see the module doc for the rules). ``design``:
-    the design stage's result (``plan`` passes it; :func:`clustertwin.upstream.design_for`
+    the design stage's result (``plan`` passes it; :func:`clustertwin.plan.plan_through`
     looks it up for the ``buildout`` command); None: the rules alone."""
     node = catalog.node(_get(scenario, "cluster.node"))
     gpus = _job_gpus(scenario, design)

@@ -62,9 +62,9 @@ def unknown_stack(catalog: Any, stack_id: str, source: str, key: str) -> Problem
 def default_profile_id(catalog: Any, gpu_id: str) -> str:
     """Failure profile for ``failure_profile: auto``: the catalog profile whose ``default_for``
     names the GPU's generation (lowest id first), else :data:`FALLBACK_PROFILE`."""
-    generation = getattr(catalog.gpu(gpu_id), "generation", None)
+    generation = catalog.gpu(gpu_id).generation
     for p in sorted(catalog.all("failure_profile"), key=lambda p: p.id):
-        if generation in getattr(p, "default_for", ()):
+        if generation in p.default_for:
             return p.id
     return FALLBACK_PROFILE
 

@@ -59,7 +59,7 @@ def wall_days(training: Any, reliability: Any, economics: Any) -> tuple[float, f
     wall = float(getattr(training, "wall_clock_days", 0.0) or 0.0)
     if reliability is not None:
         mean = float(reliability.effective_days)
-        p95 = float(getattr(reliability, "effective_days_p95", mean) or mean)
+        p95 = float(reliability.effective_days_p95 or mean)
         p90 = mean + max(0.0, p95 - mean) * Z90 / Z95
         ratio = wall / mean if wall > mean else 1.0  # the goodput parts besides failures
         return mean * ratio, p90 * ratio
@@ -82,7 +82,8 @@ def gather(scenario: Any, catalog: Any, training: Any, design: Any, reliability:
     facility = (plant + fitout) or facility_capex_usd(economics.it_kw, book.value("facility_build_usd_per_mw"))
     life = book.value("facility_life_years") if "facility_life_years" in book.items else 20.0
     w50, w90 = wall_days(training, reliability, economics)
-    waves = tuple((float(w["days"]), int(w["cumulative_gpus"])) for w in getattr(buildout, "waves", ()) or ())
+    waves = tuple((float(w["days"]), int(w["cumulative_gpus"]))
+                  for w in (buildout.waves if buildout is not None else ()) or ())
     staff_min = book.value("staff_fte_min")
     return Inputs(
         start=scenario.buildout.start_date, generation=catalog.gpu(scenario.cluster.gpu).generation,
@@ -95,8 +96,8 @@ def gather(scenario: Any, catalog: Any, training: Any, design: Any, reliability:
         facility_life_years=life, depreciation_years=float(scenario.economics.depreciation_years), run_opex_month=sum(opex.get(k, 0.0) for k in OPEX_RUN_LINES),
         staff_note=f"staff floor {staff_min:g} FTE (cost book {book.id})",
         waves=waves,
-        go_live_p50=float(getattr(buildout, "go_live_days_p50", 0.0) or 0.0),
-        go_live_p90=float(getattr(buildout, "go_live_days_p90", 0.0) or 0.0),
+        go_live_p50=float(buildout.go_live_days_p50 or 0.0) if buildout is not None else 0.0,
+        go_live_p90=float(buildout.go_live_days_p90 or 0.0) if buildout is not None else 0.0,
         rate=float(scenario.decision.discount_rate), haircut=_haircut(scenario, catalog),
         holding_curve=(None if scenario.decision.residual_frac_per_year is None
                        else (1.0, *scenario.decision.residual_frac_per_year)),

@@ -1,4 +1,5 @@
-"""The frozen result of the decision stage and its views (contract, terminal, figures)."""
+"""The frozen result of the decision stage: its data and its contract block (the view is
+report/views/decision.py)."""
 
 from __future__ import annotations
 
@@ -112,53 +113,3 @@ class DecisionResult(BaseModel):
             "by_mode": by_mode,
             "notes": list(self.notes),
         }
-
-    def summary_rows(self) -> list[tuple[str, str]]:
-        from clustertwin.fmt import usd
-
-        rows = [("answer", self.headline())]
-        if self.margin_usd is not None:
-            rows.append(("margin", f"{usd(self.margin_usd)} to the runner-up ({self.basis} basis)"))
-        if self.drivers:
-            rows.append(("drivers", ", ".join(f"{d['input'].replace('_', ' ')} (x{d['low']:.2f}-x{d['high']:.2f}: "
-                                              f"{usd(d['cost_low_usd'])}-{usd(d['cost_high_usd'])})"
-                                              for d in self.drivers)))
-        if self.break_even:
-            rows.append(("break-even", ", ".join(f"{b['input'].replace('_', ' ')} x{b['multiplier']:.2f} -> {b['route']}"
-                                                 for b in self.break_even)))
-        for o in self.options:
-            mark = "yes" if o.meets_target else "no"
-            rows.append((o.mode, f"{o.gpus:,} GPUs · start {o.start_date} · trained {o.trained_by_p50} "
-                                 f"(P90 {o.trained_by_p90}) · {usd(o.cost_usd)} · NPV {usd(o.npv_usd)} · "
-                                 f"peak cash {usd(o.cash_peak_usd)} · meets target: {mark}"))
-        return rows
-
-    def figures(self) -> list[tuple[str, Any]]:
-        import numpy as np
-        import plotly.graph_objects as go
-
-        fig = go.Figure()
-        for o in self.options:
-            cum = np.cumsum(o.cash_flow_usd_per_month) / 1e6
-            fig.add_trace(go.Scatter(x=list(range(1, len(cum) + 1)), y=cum, name=o.mode, mode="lines"))
-        fig.update_layout(title="Cumulative cash out by route ($M)", xaxis_title="month",
-                          yaxis_title="$M", height=380)
-        out = [("Cash by route", fig)]
-        if self.drivers:
-            out.append(("What moves the answer", self._tornado()))
-        return out
-
-    def _tornado(self) -> Any:
-        """The recommended route's cost at each driver's P10 and P90 (route Monte Carlo inputs)."""
-        import plotly.graph_objects as go
-
-        base = self.chosen().cost_usd / 1e6
-        rows = list(reversed(self.drivers))
-        names = [f"{d['input'].replace('_', ' ')} x{d['low']:.2f}-x{d['high']:.2f}" for d in rows]
-        fig = go.Figure()
-        for end, key in (("P10", "cost_low_usd"), ("P90", "cost_high_usd")):
-            fig.add_trace(go.Bar(y=names, x=[d[key] / 1e6 - base for d in rows], base=base,
-                                 orientation="h", name=f"input at its {end}"))
-        fig.update_layout(title=f"{self.chosen().mode}: cost ($M, {self.basis} basis) as each input moves",
-                          barmode="overlay", xaxis_title="$M", height=320)
-        return fig

@@ -13,14 +13,22 @@ from clustertwin.design.fabric import plan_compute_fabric
 from clustertwin.design.floor import Racks, plan_floor
 from clustertwin.design.layout import plan_layout, rack_capacity
 from clustertwin.design.networks import plan_management
-from clustertwin.design.power import TYPICAL_FRACTION, pdus_for, plan_power
+from clustertwin.design.parts import BomInputs, FabricChoice, Parts, RackPlan, Switches
+from clustertwin.design.power import TYPICAL_FRACTION, ItLoads, pdus_for, plan_power
 from clustertwin.design.result import ClusterDesign
 from clustertwin.design.rules import DesignRules, load_rules
 from clustertwin.design.spare_slots import place_spares
+from clustertwin.design.spares import READS as SPARES_READS
 from clustertwin.design.spares import resolve_spare_nodes
 from clustertwin.design.storage import plan_storage
 from clustertwin.errors import InfeasibleError, Problem, ScenarioError
 from clustertwin.perf.checkpoint import job_checkpoint_gb
+
+#: scenario keys :func:`design` reads (a section name covers the whole section): the cluster,
+#: the model and training run (checkpoint size, tokens), ``economics.pue``,
+#: ``buildout.start_date`` (the GPU servers' purchase date prices them, issue 37) and the keys
+#: that size the auto spares
+READS = ("source", "model", "training", "cluster", "economics.pue", "buildout.start_date", *SPARES_READS)
 
 
 def _switch(catalog, switch_id: str, fallback, warnings: list[str], what: str):
@@ -45,7 +53,7 @@ def design(scenario, catalog, estimate=None, *, rules: DesignRules | None = None
     switch = catalog.get("switch", fab.switch, source=src, path="cluster.fabric.technology")
     # the design holds every installed GPU (cluster.gpus, or the count perf solved for), not
     # only the job's: a run on part of a cluster leaves the rest idle, not uninstalled
-    gpus = (max(int(getattr(estimate, "installed_gpus", 0) or 0), int(estimate.gpus))
+    gpus = (max(int(estimate.installed_gpus or 0), int(estimate.gpus))
             if estimate is not None else cl.gpus)
     if gpus is None:
         raise ScenarioError([Problem(src, "cluster.gpus", "the design needs a GPU count: "
@@ -53,9 +61,9 @@ def design(scenario, catalog, estimate=None, *, rules: DesignRules | None = None
     warnings: list[str] = []
     notes: list[str] = []
     cap, _ = rack_capacity(node, rules, src)
-    leaf_sw, spine_sw, pod_nodes = _fabric_options(catalog, cl.fabric, fab, switch, node, src)
-    cf, spares, job_nodes, spare_notes = _fabric_and_spares(
-        scenario, catalog, gpus, node, fab, leaf_sw, spine_sw, pod_nodes, cap, rules)
+    choice = _fabric_options(catalog, cl.fabric, fab, switch, node, src)
+    leaf_sw, spine_sw = choice.leaf, choice.spine
+    cf, spares, job_nodes, spare_notes = _fabric_and_spares(scenario, catalog, gpus, node, choice, cap, rules)
     nodes = job_nodes + spares
     # spares that took installed nodes' slots leave the job fewer GPUs than it was sized on
     limit = job_nodes * node.gpus
@@ -75,27 +83,21 @@ def design(scenario, catalog, estimate=None, *, rules: DesignRules | None = None
     inband_sw = _switch(catalog, str(rules["inband_switch"]), switch, warnings, "in-band")
     oob_sw = _switch(catalog, str(rules["oob_switch"]), switch, warnings, "out-of-band")
 
-    rack_kw, cf_kw, racks, mgmt, pdus, kinds, mgmt_kw, sf_kw = _racks_and_pdus(
-        node=node, nodes=nodes, layout=layout, cf=cf, fab=fab, switch=switch, leaf_sw=leaf_sw,
-        upper_sw=upper_sw, inband_sw=inband_sw, oob_sw=oob_sw, storage=storage,
-        storage_links=storage_links, rules=rules)
+    parts = Parts(node, fab, Switches(switch, leaf_sw, upper_sw, inband_sw, oob_sw), cf, layout, nodes)
+    rp = _racks_and_pdus(parts, storage, storage_links, rules)
+    racks, mgmt = rp.racks, rp.mgmt
 
-    cooling, power = _cooling_and_power(
-        scenario=scenario, node=node, nodes=nodes, cf=cf, leaf_sw=leaf_sw, upper_sw=upper_sw,
-        switch=switch, mgmt=mgmt, storage=storage, racks=racks, rack_kw=rack_kw, cf_kw=cf_kw,
-        sf_kw=sf_kw, mgmt_kw=mgmt_kw, pdus=pdus, kinds=kinds, rules=rules)
+    cooling, power = _cooling_and_power(scenario, parts, storage, rp, rules)
     if cooling.high_density:
-        warnings.append(f"{rack_kw:.1f} kW air-cooled racks need a high-density site "
+        warnings.append(f"{rp.rack_kw:.1f} kW air-cooled racks need a high-density site "
                         "(contained aisles or rear-door heat exchangers)")
     floor = plan_floor(racks, rules, it_kw=power.it_kw)
     cooling = with_halls(cooling, floor.halls, rules)
     warnings += crah_fit_warnings(cooling, floor, rules, catalog)
     notes = list(cf.notes) + notes
     power, existing = _existing_facility(power, rules, notes)
-    lines = _bom(catalog, node, fab, switch, inband_sw, oob_sw, cf, mgmt, storage, power,
-                 cooling, racks, floor, nodes, leaf_sw=leaf_sw, upper_sw=upper_sw,
-                 existing=existing, rules=rules,
-                 purchase=getattr(getattr(scenario, "buildout", None), "start_date", None))
+    purchase = scenario.buildout.start_date if scenario.buildout is not None else None
+    lines = _bom(catalog, BomInputs(parts, mgmt, storage, power, cooling, racks, floor, existing, purchase), rules)
     drafted = ClusterDesign(node_id=node.id, gpu_id=cl.gpu, layout=layout, fabric=cf,
                             networks=mgmt, storage=storage, power=power, cooling=cooling,
                             rack_counts=racks, floor=floor, bom=lines, warnings=tuple(warnings),
@@ -145,10 +147,11 @@ def _storage(scenario, catalog, estimate, node, gpus, nodes, rules, notes, warni
     return storage, storage_links
 
 
-def _racks_and_pdus(*, node, nodes, layout, cf, fab, switch, leaf_sw, upper_sw, inband_sw, oob_sw,
-                    storage, storage_links, rules):
+def _racks_and_pdus(parts: Parts, storage, storage_links: int, rules) -> RackPlan:
     """Rack kW, compute-fabric kW, rack counts by kind, the management networks, PDUs (total
     and by kind) and the management and storage-fabric kW."""
+    node, layout, cf = parts.node, parts.layout, parts.cf
+    leaf_sw, upper_sw = parts.sw.leaf, parts.sw.upper
     # rack kW and PDUs; management racks and OOB size depend on each other: iterate to a fixpoint
     rack_kw = layout.nodes_per_rack * node.max_power_kw
     tor_kw = cf.planes * cf.leaves_per_su * leaf_sw.power_kw_max if cf.tor else 0.0
@@ -171,19 +174,18 @@ def _racks_and_pdus(*, node, nodes, layout, cf, fab, switch, leaf_sw, upper_sw, 
     if storage_racks:
         kinds["storage"] = storage_racks * pdus_for(storage.power_kw / storage_racks, rules)
     fixed_pdus = sum(kinds.values())
-    mgmt, mgmt_racks, pdus, mgmt_kw, sf_kw = _management(
-        node=node, nodes=nodes, cf=cf, fab=fab, switch=switch, inband_sw=inband_sw,
-        oob_sw=oob_sw, storage_links=storage_links, fixed_pdus=fixed_pdus, rules=rules)
+    mgmt, mgmt_racks, pdus, mgmt_kw, sf_kw = _management(parts, storage_links, fixed_pdus, rules)
     kinds["management"] = pdus - fixed_pdus
     racks = Racks(compute=compute_racks, network=network_racks, management=mgmt_racks,
                   storage=storage_racks)
-    return rack_kw, cf_kw, racks, mgmt, pdus, kinds, mgmt_kw, sf_kw
+    return RackPlan(rack_kw, cf_kw, racks, mgmt, pdus, kinds, mgmt_kw, sf_kw)
 
 
-def _cooling_and_power(*, scenario, node, nodes, cf, leaf_sw, upper_sw, switch, mgmt, storage,
-                       racks, rack_kw, cf_kw, sf_kw, mgmt_kw, pdus, kinds, rules):
+def _cooling_and_power(scenario, parts: Parts, storage, rp: RackPlan, rules):
     """The cooling plant (mode, PUE) and the power chain that feeds it."""
-    compute_racks = racks.compute
+    node, nodes, cf, sw = parts.node, parts.nodes, parts.cf, parts.sw
+    rack_kw, cf_kw, sf_kw, mgmt_kw = rp.rack_kw, rp.cf_kw, rp.sf_kw, rp.mgmt_kw
+    compute_racks = rp.racks.compute
     typical = node.typical_power_kw or TYPICAL_FRACTION * node.max_power_kw
     it_guess = (nodes * node.max_power_kw + cf_kw + sf_kw + mgmt_kw + storage.power_kw)
     liquid = node.cooling == "liquid" or rack_kw > rules.num("containment_max_rack_kw")
@@ -193,23 +195,22 @@ def _cooling_and_power(*, scenario, node, nodes, cf, leaf_sw, upper_sw, switch, 
                            liquid_racks=compute_racks if liquid else 0,
                            compute_racks=compute_racks, compute_kw=nodes * node.max_power_kw)
     pue = cooling.pue if scenario.economics.pue == "auto" else float(scenario.economics.pue)
-    power = plan_power(nodes_kw=nodes * node.max_power_kw, nodes_typical_kw=nodes * typical,
-                       compute_fabric_kw=cf_kw,
-                       compute_fabric_typical_kw=_fabric_kw(cf, leaf_sw, upper_sw,
-                                                            "power_kw_typical"),
-                       storage_fabric_kw=sf_kw,
-                       storage_fabric_typical_kw=mgmt.storage.switches * switch.power_kw_typical,
-                       management_kw=mgmt_kw, storage_kw=storage.power_kw, pue=pue,
-                       rack_kw=rack_kw, pdus=pdus, rules=rules,
-                       pdus_by_kind=tuple(kinds.items()))
+    loads = ItLoads(nodes_kw=nodes * node.max_power_kw, nodes_typical_kw=nodes * typical,
+                    compute_fabric_kw=cf_kw,
+                    compute_fabric_typical_kw=_fabric_kw(cf, sw.leaf, sw.upper, "power_kw_typical"),
+                    storage_fabric_kw=sf_kw,
+                    storage_fabric_typical_kw=rp.mgmt.storage.switches * sw.fabric.power_kw_typical,
+                    management_kw=mgmt_kw, storage_kw=storage.power_kw)
+    power = plan_power(loads, pue=pue, rack_kw=rack_kw, pdus=rp.pdus, rules=rules,
+                       pdus_by_kind=tuple(rp.kinds.items()))
     return cooling, power
 
 
-def _fabric_and_spares(scenario, catalog, gpus: int, node, fab, leaf_sw, spine_sw, pod_nodes,
-                       cap: int, rules):
+def _fabric_and_spares(scenario, catalog, gpus: int, node, choice: FabricChoice, cap: int, rules):
     """(compute fabric, hot spares, job nodes, notes): the fabric for the installed nodes and
     the advised spares placed per ``cluster.spare_placement`` (:mod:`.spare_slots`)."""
     cl, src = scenario.cluster, scenario.source
+    fab, leaf_sw, spine_sw, pod_nodes = choice.fab, choice.leaf, choice.spine, choice.pod_nodes
 
     def fabric_for(n: int):
         return plan_compute_fabric(node=node, fabric=fab, switch=leaf_sw, nodes=n,
@@ -225,22 +226,20 @@ def _fabric_and_spares(scenario, catalog, gpus: int, node, fab, leaf_sw, spine_s
                         displace=cl.gpus is not None)
 
 
-def _management(*, node, nodes, cf, fab, switch, inband_sw, oob_sw, storage_links, fixed_pdus,
-                rules):
+def _management(parts: Parts, storage_links: int, fixed_pdus: int, rules):
     """Management networks and racks, which size each other through the PDUs the management
     racks add (the OOB switches count PDU ports): iterated to a fixpoint. Returns the networks,
     management racks, total PDUs, management kW and storage-fabric kW."""
+    cf, fab = parts.cf, parts.fab
+    switch, inband_sw, oob_sw = parts.sw.fabric, parts.sw.inband, parts.sw.oob
     pdus = fixed_pdus
     mgmt_racks, mgmt = 0, None
     # UFM appliances exist whether or not a free leaf slot takes their links
     ufm = int(fab.reserved_ports_per_su * rules.num("fabric_manager_links_per_slot"))
     ufm = ufm if cf.leaf else 0            # no switch (one node): no subnet manager either
     for _ in range(8):
-        mgmt = plan_management(node=node, nodes=nodes, scalable_units=cf.equivalent_sus,
-                               compute_switches=cf.switches, manager_links=ufm,
-                               storage_links=storage_links, storage_switch=switch,
-                               inband_switch=inband_sw, oob_switch=oob_sw, pdus=pdus, rules=rules,
-                               su_nodes=cf.rail_su_nodes, converged_storage=cf.leaf_pair)
+        mgmt = plan_management(parts, manager_links=ufm, storage_links=storage_links, pdus=pdus,
+                               rules=rules)
         mgmt_kw = (mgmt.inband_switches * inband_sw.power_kw_max
                    + mgmt.oob_switches * oob_sw.power_kw_max
                    + mgmt.ufm_appliances * rules.num("ufm_appliance_kw")
@@ -273,12 +272,11 @@ def _existing_facility(power, rules, notes: list[str]):
 
 
 def _tokens(scenario) -> float:
-    training = getattr(scenario, "training", None)
-    return float(getattr(training, "tokens", 0.0) or 0.0)
+    return float(scenario.training.tokens or 0.0) if scenario.training is not None else 0.0
 
 
 def _fabric_options(catalog, fs, fab, switch, node, src):
-    """(leaf switch, spine switch, nodes per pod) from the scenario's fabric keys."""
+    """The leaf and spine switch models and the nodes per pod, from the scenario's fabric keys."""
     leaf_sw = switch if fs.leaf_switch is None else catalog.get(
         "switch", fs.leaf_switch, source=src, path="cluster.fabric.leaf_switch")
     spine_sw = switch if fs.spine_switch is None else catalog.get(
@@ -300,7 +298,7 @@ def _fabric_options(catalog, fs, fab, switch, node, src):
         pod_nodes = max(1, fs.pod_gpus // node.gpus)
     if problems:
         raise ScenarioError(problems)
-    return leaf_sw, spine_sw, pod_nodes
+    return FabricChoice(fab, leaf_sw, spine_sw, pod_nodes)
 
 
 def _fabric_kw(cf, leaf_sw, upper_sw, attr: str) -> float:
@@ -324,21 +322,22 @@ def _entry(catalog, kind: str, entry_id: str):
     return catalog.get(kind, entry_id) if catalog.has(kind, entry_id) else None
 
 
-def _bom(catalog, node, fab, switch, inband_sw, oob_sw, cf, mgmt, storage, power, cooling,
-         racks, floor, nodes, *, leaf_sw, upper_sw, rules, existing: bool = False,
-         purchase=None) -> tuple[B.BomLine, ...]:
-    out = [B.node_line(catalog, node, nodes, purchase)]
-    out += _network_lines(catalog, fab, switch, inband_sw, oob_sw, cf, mgmt, leaf_sw, upper_sw,
-                          rules)
-    out += B.storage_lines(catalog, storage)
-    out += plant.power_lines(catalog, power, floor, rules, plant=not existing)
-    out += plant.cooling_lines(catalog, cooling, plant=not existing)
-    out += plant.facility_lines(catalog, power, floor, racks, plant=not existing)
+def _bom(catalog, inp: BomInputs, rules) -> tuple[B.BomLine, ...]:
+    """The bill of materials: one line per counted item, priced from the catalog or the rules."""
+    p = inp.parts
+    out = [B.node_line(catalog, p.node, p.nodes, inp.purchase)]
+    out += _network_lines(catalog, p, inp.mgmt, rules)
+    out += B.storage_lines(catalog, inp.storage)
+    out += plant.power_lines(catalog, inp.power, inp.floor, rules, plant=not inp.existing)
+    out += plant.cooling_lines(catalog, inp.cooling, plant=not inp.existing)
+    out += plant.facility_lines(catalog, inp.power, inp.floor, inp.racks, plant=not inp.existing)
     return tuple(out)
 
 
-def _network_lines(catalog, fab, switch, inband_sw, oob_sw, cf, mgmt, leaf_sw, upper_sw,
-                   rules) -> list[B.BomLine]:
+def _network_lines(catalog, p: Parts, mgmt, rules) -> list[B.BomLine]:
+    """The compute, storage and management networks' lines."""
+    fab, cf = p.fab, p.cf
+    switch, leaf_sw, upper_sw, inband_sw, oob_sw = p.sw.fabric, p.sw.leaf, p.sw.upper, p.sw.inband, p.sw.oob
     L = B.line
     out = []
     sw_t = _entry(catalog, "transceiver", fab.switch_transceiver)

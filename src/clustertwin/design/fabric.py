@@ -33,6 +33,7 @@ speed (ConnectX-7 at NDR200 in the BasePOD).
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 from clustertwin.design.fabric_result import ComputeFabric, PodLayer
 from clustertwin.design.fattree import (
@@ -44,7 +45,7 @@ from clustertwin.design.fattree import (
     size_fabric,
 )
 from clustertwin.design.fattree import modules as _modules
-from clustertwin.design.pods import plan_pod_fabric
+from clustertwin.design.pods import FabricRequest, plan_pod_fabric
 from clustertwin.errors import InfeasibleError, Problem, ScenarioError
 
 __all__ = ["FURTHER_TIERS", "MAX_TIERS", "ComputeFabric", "FabricSize", "PodLayer", "leaf_split",
@@ -90,18 +91,17 @@ def plan_compute_fabric(*, node, fabric, switch, nodes: int, oversubscription: f
             f"a {k}-port leaf at {oversubscription:g}:1 has {d} downlinks, fewer than the "
             f"{g} ports a {node.id} puts on one leaf; raise cluster.fabric.oversubscription "
             "(more downlinks per leaf) or pick a switch with more ports")])
+    req = FabricRequest(
+        node=node, fabric=fabric, leaf_switch=switch, spine_switch=spine_switch or switch,
+        nodes=nodes, planes=planes, endpoint=endpoint, rails=rails, g=g, g_rail=g_rail,
+        oversubscription=oversubscription, topology=topology, nodes_per_rack=nodes_per_rack,
+        pod_nodes=pod_nodes, pod_oversubscription=pod_oversubscription, dual_tor=dual_tor,
+        rules=rules, source=source)
     if pod_build:
-        return _pod_build(
-            node=node, fabric=fabric, leaf_switch=switch, spine_switch=spine_switch or switch,
-            nodes=nodes, planes=planes, endpoint=endpoint, rails=rails, d=d,
-            g_rail=g_rail, oversubscription=oversubscription, topology=topology,
-            nodes_per_rack=nodes_per_rack, pod_nodes=pod_nodes,
-            pod_oversubscription=pod_oversubscription, dual_tor=dual_tor, rules=rules,
-            source=source)
-    cf = _plain_tree(node, fabric, switch, nodes, rails, planes, g, su_nodes, pair, k, d,
-                     g_rail, groups, max_tiers, notes, topology, nodes_per_rack,
-                     oversubscription, endpoint, rules, source)
-    return _with_modules(cf, node, nodes, planes, rails, pair, k, switch)
+        return _pod_build(req, d)
+    shape = TreeShape(su_nodes=su_nodes, pair=pair, k=k, d=d, groups=groups, max_tiers=max_tiers,
+                      notes=notes)
+    return _with_modules(_plain_tree(req, shape), req, pair)
 
 
 def _planes(node, fabric, nic: float, link: float, dual_tor: bool, rules, source: str) -> int:
@@ -138,10 +138,27 @@ def _su_shape(node, topology: str, rails: int, planes: int, d: int, g_rail: int,
     return g, (max(1, min(d // g, int(nodes_per_rack))) if g else 0), False
 
 
-def _plain_tree(node, fabric, switch, nodes, rails, planes, g, su_nodes, pair, k, d, g_rail,
-                groups, max_tiers, notes, topology, nodes_per_rack, oversubscription, endpoint,
-                rules, source) -> ComputeFabric:
+@dataclass(frozen=True)
+class TreeShape:
+    """A plain tree's shape: nodes per SU, a leaf pair or not, the leaf's radix k and
+    downlinks d, the rail groups and the tiers allowed, and the notes of the scale-out."""
+
+    su_nodes: int
+    pair: bool
+    k: int
+    d: int
+    groups: int
+    max_tiers: int
+    notes: tuple[str, ...]
+
+
+def _plain_tree(req: FabricRequest, shape: TreeShape) -> ComputeFabric:
     """The plain (non-pod) tree's counts, before transceivers."""
+    node, fabric, switch, nodes, rules, source = req.node, req.fabric, req.leaf_switch, req.nodes, req.rules, req.source
+    rails, planes, g, g_rail, topology = req.rails, req.planes, req.g, req.g_rail, req.topology
+    nodes_per_rack, oversubscription, endpoint = req.nodes_per_rack, req.oversubscription, req.endpoint
+    su_nodes, pair, k, d = shape.su_nodes, shape.pair, shape.k, shape.d
+    groups, max_tiers, notes = shape.groups, shape.max_tiers, shape.notes
     l_su = math.ceil(rails / g)
     sus = max(1, math.ceil(nodes / su_nodes))
     reserved = int(fabric.reserved_ports_per_su)
@@ -168,8 +185,9 @@ def _plain_tree(node, fabric, switch, nodes, rails, planes, g, su_nodes, pair, k
         notes=notes)
 
 
-def _with_modules(cf: ComputeFabric, node, nodes, planes, rails, pair, k, switch):
+def _with_modules(cf: ComputeFabric, req: FabricRequest, pair: bool) -> ComputeFabric:
     """Transceivers of a plain tree: one module per used cage at every tier."""
+    node, nodes, planes = req.node, req.nodes, req.planes
     plane, ppc = cf.plane, cf.ports_per_cage
     down = cf.leaf_ports_used() - plane.leaf_up
     leaf_mod = 0 if pair else _modules(plane.leaf_up, ppc) * plane.leaf  # ISLs are copper
@@ -186,24 +204,25 @@ def _with_modules(cf: ComputeFabric, node, nodes, planes, rails, pair, k, switch
                     manager_modules=cf.manager_links)
 
 
-def _pod_build(*, rails: int, planes: int, d: int, g_rail: int, topology: str, **kw):
+def _pod_build(req: FabricRequest, d: int) -> ComputeFabric:
     """A pod build; when its pods or aggregation layer cannot hold the cluster, the rails are
     separated into planes (fewest groups that work), as in the plain build."""
     first = last = None
-    rail_topo = topology == "rail-optimized-fat-tree"
+    rails, g_rail = req.rails, req.g_rail
+    rail_topo = req.topology == "rail-optimized-fat-tree"
     for groups in range(1, rails // g_rail + 1):
         if rails % groups or (rails // groups) % g_rail:
             continue
         r = rails // groups
         try:
-            cf = plan_pod_fabric(rails=r, planes=planes * groups, g=g_rail if rail_topo
-                                 else min(r, d), g_rail=g_rail, topology=topology, **kw)
+            cf = plan_pod_fabric(_replace(req, rails=r, planes=req.planes * groups,
+                                          g=g_rail if rail_topo else min(r, d)))
         except InfeasibleError as exc:
             first, last = first or exc, exc
             continue
         if groups == 1:
             return cf
-        note = (f"the pods cannot hold every rail of {kw['nodes']:,} nodes in one plane ("
+        note = (f"the pods cannot hold every rail of {req.nodes:,} nodes in one plane ("
                 f"{first.problems[0].message if first and first.problems else 'pod limit'}); "
                 f"the {rails} rails are split into {groups} rail-separated planes of {r} "
                 f"rail(s), each its own pod build")

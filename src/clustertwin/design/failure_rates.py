@@ -86,5 +86,5 @@ def scenario_rates(scenario, profile: FailureProfile, gpus: int, node_gpus: int,
     r = scenario.reliability
     override = None if r.failures_per_1000_node_days == "auto" else float(r.failures_per_1000_node_days)
     rates = job_rates(profile, gpus, node_gpus, override, include_planned=include_planned)
-    repair = getattr(r, "repair_h", "auto")
+    repair = r.repair_h
     return rates if repair == "auto" else replace(rates, repair_h=float(repair))

@@ -19,8 +19,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from clustertwin.design.fattree import smallest_divisor_at_least as _smallest_divisor_at_least
+
+if TYPE_CHECKING:
+    from clustertwin.design.parts import Parts
 
 
 @dataclass(frozen=True)
@@ -99,10 +103,14 @@ def oob_devices_per_node(node, rules) -> int:
     return trays + trays // 2
 
 
-def plan_management(*, node, nodes: int, scalable_units: int, compute_switches: int,
-                    manager_links: int, storage_links: int, storage_switch, inband_switch,
-                    oob_switch, pdus: int, rules, su_nodes: int = 0,
-                    converged_storage: bool = False) -> ManagementNetworks:
+def plan_management(parts: Parts, *, manager_links: int, storage_links: int, pdus: int,
+                    rules) -> ManagementNetworks:
+    """The storage fabric, in-band and out-of-band management networks and head nodes of the
+    design's ``parts`` (the storage fabric on the fabric family's switch model)."""
+    node, nodes, cf = parts.node, parts.nodes, parts.cf
+    scalable_units, compute_switches = cf.equivalent_sus, cf.switches
+    su_nodes, converged_storage = cf.rail_su_nodes, cf.leaf_pair
+    storage_switch, inband_switch, oob_switch = parts.sw.fabric, parts.sw.inband, parts.sw.oob
     sf = plan_storage_fabric(nodes * int(node.storage_nics), storage_links, storage_switch, rules,
                              scalable_units=scalable_units,
                              su_node_links=su_nodes * int(node.storage_nics),

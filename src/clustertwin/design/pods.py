@@ -35,7 +35,8 @@ switch's radix is one pod whose spines use every port downward.
 from __future__ import annotations
 
 import math
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from typing import Any
 
 from clustertwin.design.fabric_result import ComputeFabric, PodLayer
 from clustertwin.design.fattree import FabricSize
@@ -59,9 +60,95 @@ def _spine_down_max(cap_gbps: float, s1: float, s2: float, p: float) -> int:
     return ds
 
 
-def _segments(nodes: int, pod_nodes: int | None, seg_cap: int, l_su: int, ds: int, k_s1: int,
-              node, spine_switch, p: float, source: str) -> tuple[int, int, int, int, int]:
+@dataclass(frozen=True)
+class FabricRequest:
+    """What a compute fabric (a plain tree or a pod build) is asked for: the catalog entries,
+    the node count, the node's ports (``rails`` of one rail group, ``g`` of them on one leaf)
+    and the fabric keys."""
+
+    node: Any                   #: catalog Node
+    fabric: Any                 #: catalog Fabric family
+    leaf_switch: Any            #: catalog Switch of the leaves
+    spine_switch: Any           #: catalog Switch of the spines and the aggregation layer
+    nodes: int
+    planes: int
+    endpoint: float             #: a node port's speed, Gb/s
+    rails: int
+    g: int                      #: ports of one node on one leaf
+    g_rail: int                 #: ports of one node that go to one leaf together (a tray's)
+    oversubscription: float     #: leaf ratio r
+    topology: str
+    nodes_per_rack: int
+    pod_nodes: int | None
+    pod_oversubscription: float  #: pod spine ratio p
+    dual_tor: bool
+    rules: Any
+    source: str
+
+
+@dataclass(frozen=True)
+class SwitchSet:
+    """The leaf and spine switch models and the speeds between them (Gb/s): each switch's
+    capacity, a leaf cage's, the leaf-spine link s1 and the spine's port s2. Leaf-spine links
+    run at the spine's port speed when one leaf cage carries it (a 51.2T ToR with 200G host
+    ports has 400G uplinks, HPN), else at the slower of the two."""
+
+    leaf: Any
+    spine: Any
+    cap_l: float
+    cap_s: float
+    cage_l: float
+    s1: float
+    s2: float
+
+    @classmethod
+    def of(cls, leaf: Any, spine: Any) -> SwitchSet:
+        cap_l = float(leaf.ports * leaf.port_gbps)
+        cage_l = cap_l / int(leaf.cages)
+        s1 = float(spine.port_gbps if cage_l >= spine.port_gbps - 1e-9
+                   else min(leaf.port_gbps, spine.port_gbps))
+        return cls(leaf, spine, cap_l, float(spine.ports * spine.port_gbps), cage_l, s1,
+                   float(spine.port_gbps))
+
+
+@dataclass(frozen=True)
+class PodShape:
+    """How one plane's nodes fall into segments and pods."""
+
+    su_nodes: int   #: nodes per segment (SU)
+    segs: int       #: segments
+    n_seg: int      #: segments per pod
+    pods: int
+    ds: int         #: leaf links one spine takes
+    l_su: int       #: leaves per segment
+    u: int          #: uplinks per leaf
+    n_leaf: int     #: leaves
+
+
+@dataclass(frozen=True)
+class SpineLayer:
+    """The pods' spines and the aggregation layer: spines per pod, links down and up per
+    full-pod and last-pod spine, and ports per aggregation switch."""
+
+    pod: PodLayer
+    n_s: int
+    d_full: int
+    d_last: int
+    us_full: int
+    us_last: int
+    agg_ports: int
+
+    def sets(self, pods: int) -> list[tuple[int, int, int]]:
+        """(spines, links down, links up) of the full pods' spines and the last pod's."""
+        if pods > 1:
+            return [(self.n_s * (pods - 1), self.d_full, self.us_full), (self.n_s, self.d_last, self.us_last)]
+        return [(self.n_s, self.d_full, self.us_full)]
+
+
+def _segments(req: FabricRequest, seg_cap: int, l_su: int, ds: int, k_s1: int) -> tuple[int, int, int, int, int]:
     """(nodes per segment, segments, segments per pod, pods, leaf links per spine)."""
+    nodes, pod_nodes, node, spine_switch = req.nodes, req.pod_nodes, req.node, req.spine_switch
+    p, source = float(req.pod_oversubscription), req.source
     if pod_nodes is not None:
         n_seg = math.ceil(pod_nodes / seg_cap)
         su_nodes = math.ceil(pod_nodes / n_seg)
@@ -89,10 +176,13 @@ def _segments(nodes: int, pod_nodes: int | None, seg_cap: int, l_su: int, ds: in
     return su_nodes, segs, n_seg, pods, ds
 
 
-def _pod_layer(leaf_switch, spine_switch, u, n_leaf, n_seg, l_su, segs, pods, ds, su_nodes,
-               s1, s2, p, e, rails, cap_s, reserve, source):
-    """The pods' spines and the aggregation layer: (PodLayer, spines per pod, links down per
-    full-pod / last-pod spine, links up per full-pod / last-pod spine, aggregation ports)."""
+def _pod_layer(req: FabricRequest, sw: SwitchSet, shape: PodShape, reserve: bool) -> SpineLayer:
+    """The pods' spines and the aggregation layer (see the module docstring)."""
+    u, n_leaf, n_seg, l_su, segs = shape.u, shape.n_leaf, shape.n_seg, shape.l_su, shape.segs
+    pods, ds, su_nodes = shape.pods, shape.ds, shape.su_nodes
+    s1, s2, cap_s, spine_switch = sw.s1, sw.s2, sw.cap_s, sw.spine
+    p, e, source = float(req.pod_oversubscription), float(req.endpoint), req.source
+
     def spine_up(down_links: int) -> int:
         return _ceil_tol(down_links * s1 / p / s2) if (reserve or pods > 1) else 0
 
@@ -117,37 +207,26 @@ def _pod_layer(leaf_switch, spine_switch, u, n_leaf, n_seg, l_su, segs, pods, ds
         c = _smallest_divisor_at_least(us_full, group / k_a)
         agg_ports = math.ceil(group / c)
     pod = PodLayer(
-        leaf_switch_id=leaf_switch.id, spine_switch_id=spine_switch.id, pods=pods,
+        leaf_switch_id=sw.leaf.id, spine_switch_id=spine_switch.id, pods=pods,
         segments_per_pod=n_seg, pod_nodes=n_seg * su_nodes, leaf_up=u, uplink_gbps=s1,
         spine_gbps=s2, spines_per_pod=n_s, spine_down_max=ds, spine_down=d_full,
         spine_up=us_full, last_spine_down=d_last, last_spine_up=us_last,
-        aggregation_per_group=c, aggregation_ports=agg_ports, endpoint_gbps=e, rails=rails)
-    return pod, n_s, d_full, d_last, us_full, us_last, agg_ports
+        aggregation_per_group=c, aggregation_ports=agg_ports, endpoint_gbps=e, rails=req.rails)
+    return SpineLayer(pod, n_s, d_full, d_last, us_full, us_last, agg_ports)
 
 
-def _link_speeds(leaf_switch, spine_switch) -> tuple[float, float, float, float, float]:
-    """(leaf Gb/s, spine Gb/s, leaf cage Gb/s, leaf-spine link Gb/s s1, spine port Gb/s s2).
-    Leaf-spine links run at the spine's port speed when one leaf cage carries it (a 51.2T ToR
-    with 200G host ports has 400G uplinks, HPN), else at the slower of the two."""
-    cap_l = float(leaf_switch.ports * leaf_switch.port_gbps)
-    cap_s = float(spine_switch.ports * spine_switch.port_gbps)
-    cage_l = cap_l / int(leaf_switch.cages)
-    s1 = float(spine_switch.port_gbps if cage_l >= spine_switch.port_gbps - 1e-9
-               else min(leaf_switch.port_gbps, spine_switch.port_gbps))
-    return cap_l, cap_s, cage_l, s1, float(spine_switch.port_gbps)
-
-
-def plan_pod_fabric(*, node, fabric, leaf_switch, spine_switch, nodes: int, planes: int,
-                    endpoint: float, rails: int, g: int, g_rail: int, oversubscription: float,
-                    topology: str, nodes_per_rack: int, pod_nodes: int | None,
-                    pod_oversubscription: float, dual_tor: bool, rules, source: str):
-    """A pod build of the compute fabric (see the module docstring); returns ComputeFabric."""
-    e, r, p = float(endpoint), float(oversubscription), float(pod_oversubscription)
+def plan_pod_fabric(req: FabricRequest) -> ComputeFabric:
+    """A pod build of the compute fabric (see the module docstring)."""
+    node, fabric, leaf_switch, spine_switch = req.node, req.fabric, req.leaf_switch, req.spine_switch
+    nodes, planes, rails, g, g_rail = req.nodes, req.planes, req.rails, req.g, req.g_rail
+    topology, nodes_per_rack, pod_nodes, source = req.topology, req.nodes_per_rack, req.pod_nodes, req.source
+    e, r, p = float(req.endpoint), float(req.oversubscription), float(req.pod_oversubscription)
     if spine_switch.technology != fabric.technology:
         raise ScenarioError([Problem(source, "cluster.fabric.spine_switch",
             f"{spine_switch.id} is an {spine_switch.technology} switch but the {fabric.id} "
             f"fabric is {fabric.technology}; pick an {fabric.technology} switch")])
-    cap_l, cap_s, cage_l, s1, s2 = _link_speeds(leaf_switch, spine_switch)
+    sw = SwitchSet.of(leaf_switch, spine_switch)
+    cap_l, cap_s, s1, s2 = sw.cap_l, sw.cap_s, sw.s1, sw.s2
     k = int(cap_l // e)
     rail_topo = topology == "rail-optimized-fat-tree"
 
@@ -168,31 +247,27 @@ def plan_pod_fabric(*, node, fabric, leaf_switch, spine_switch, nodes: int, plan
 
     k_s1 = int(cap_s // s1)                      # spine ports at the leaf-link speed
     reserve = pod_nodes is not None
-    su_nodes, segs, n_seg, pods, ds = _segments(
-        nodes, pod_nodes, seg_cap, l_su, _spine_down_max(cap_s, s1, s2, p), k_s1, node,
-        spine_switch, p, source)
+    su_nodes, segs, n_seg, pods, ds = _segments(req, seg_cap, l_su, _spine_down_max(cap_s, s1, s2, p), k_s1)
 
     u = up_links(su_nodes * g)
     n_leaf = segs * l_su
-
-    pod, n_s, d_full, d_last, us_full, us_last, agg_ports = _pod_layer(
-        leaf_switch, spine_switch, u, n_leaf, n_seg, l_su, segs, pods, ds, su_nodes, s1, s2,
-        p, e, rails, cap_s, reserve, source)
+    shape = PodShape(su_nodes, segs, n_seg, pods, ds, l_su, u, n_leaf)
+    spines = _pod_layer(req, sw, shape, reserve)
+    pod = spines.pod
 
     # fabric managers take a free node slot of the last segment, as in the plain build
     reserved = int(fabric.reserved_ports_per_su)
     attached = reserved > 0 and segs * su_nodes - nodes >= reserved
-    mgr_links = int(reserved * rules.num("fabric_manager_links_per_slot")) if attached else 0
+    mgr_links = int(reserved * req.rules.num("fabric_manager_links_per_slot")) if attached else 0
     up_eq = math.ceil(u * s1 / e - 1e-9)          # leaf uplinks in endpoint-speed ports
-    groups = (((n_s * (pods - 1), d_full + us_full), (n_s, d_last + us_last)) if pods > 1
-              else ((n_s, d_full + us_full),))
+    groups = tuple((n, down + up) for n, down, up in spines.sets(pods))
     plane = FabricSize(
         endpoints=nodes * rails + mgr_links, radix=k,
         oversubscription=su_nodes * g * e / (u * s1) if u else math.inf,
         tiers=3 if pods > 1 else 2, leaf=n_leaf, spine=pod.spines, core=pod.aggregation,
         leaf_down=k - up_eq, leaf_up=up_eq, pods=pods, leaf_spine_links=n_leaf * u,
         spine_core_links=pod.spine_aggregation_links, spine_groups=groups,
-        core_groups=((pod.aggregation, agg_ports),) if pods > 1 else ())
+        core_groups=((pod.aggregation, spines.agg_ports),) if pods > 1 else ())
     optical_nodes = rail_topo or su_nodes > nodes_per_rack
     node_ppc = (rails * planes) // int(node.compute_cages) if node.compute_cages else 1
     per_node = (int(node.compute_cages) if planes == 1 and node_ppc > 1 and g % node_ppc == 0
@@ -206,31 +281,29 @@ def plan_pod_fabric(*, node, fabric, leaf_switch, spine_switch, nodes: int, plan
         managers_attached=attached, plane=plane, node_links_optical=optical_nodes,
         switch_modules=0, node_modules=0, manager_modules=0, ports_per_cage=ppc_l,
         leaf_pair=False, node_cables_per_node=per_node, rail_su_nodes=(k - up_eq) // g_rail,
-        pod=pod, spine_switch_id=spine_switch.id, dual_tor=dual_tor)
-
-    return _pod_modules(cf, pod, node, cap_s, cage_l, spine_switch, e, s1, s2, up_eq, u,
-                        n_leaf, n_s, pods, d_full, us_full, d_last, us_last, agg_ports,
-                        mgr_links, optical_nodes, nodes, planes)
+        pod=pod, spine_switch_id=spine_switch.id, dual_tor=req.dual_tor)
+    return _pod_modules(cf, req, sw, shape, spines)
 
 
-def _pod_modules(cf, pod, node, cap_s, cage_l, spine_switch, e, s1, s2, up_eq, u, n_leaf, n_s,
-                 pods, d_full, us_full, d_last, us_last, agg_ports, mgr_links, optical_nodes,
-                 nodes, planes):
+def _pod_modules(cf: ComputeFabric, req: FabricRequest, sw: SwitchSet, shape: PodShape,
+                 spines: SpineLayer) -> ComputeFabric:
     """Transceivers of a pod build: one module per used cage, ports of one speed per cage."""
-    cage_s = cap_s / int(spine_switch.cages)
-    ppc_le, ppc_l1 = max(1, int(cage_l // e)), max(1, int(cage_l // s1))
+    e, s1, s2 = float(req.endpoint), sw.s1, sw.s2
+    up_eq = cf.plane.leaf_up
+    cage_s = sw.cap_s / int(sw.spine.cages)
+    ppc_le, ppc_l1 = max(1, int(sw.cage_l // e)), max(1, int(sw.cage_l // s1))
     ppc_s1, ppc_s2 = max(1, int(cage_s // s1)), max(1, int(cage_s // s2))
     down = cf.leaf_ports_used() - up_eq
-    leaf_mods = n_leaf * math.ceil(u / ppc_l1)
-    leaf_mods += _modules(down, ppc_le) if optical_nodes else math.ceil(mgr_links / ppc_le)
+    leaf_mods = shape.n_leaf * math.ceil(shape.u / ppc_l1)
+    leaf_mods += (_modules(down, ppc_le) if cf.node_links_optical
+                  else math.ceil(cf.manager_links / ppc_le))
     spine_mods = 0
-    spine_sets = ([(n_s * (pods - 1), d_full, us_full), (n_s, d_last, us_last)] if pods > 1
-                  else [(n_s, d_full, us_full)])
-    for n, dn, up in spine_sets:          # spine uplinks take modules once they are cabled
-        spine_mods += n * (math.ceil(dn / ppc_s1) + (math.ceil(up / ppc_s2) if pods > 1 else 0))
-    agg_mods = pod.aggregation * math.ceil(agg_ports / ppc_s2)
+    for n, dn, up in spines.sets(shape.pods):  # spine uplinks take modules once they are cabled
+        spine_mods += n * (math.ceil(dn / ppc_s1) + (math.ceil(up / ppc_s2) if shape.pods > 1 else 0))
+    agg_mods = spines.pod.aggregation * math.ceil(spines.agg_ports / ppc_s2)
     mods = leaf_mods + spine_mods + agg_mods
-    node_mod = nodes * int(node.compute_cages) if optical_nodes else 0
+    node_mod = req.nodes * int(req.node.compute_cages) if cf.node_links_optical else 0
+    planes = req.planes
     return replace(cf, switch_modules=mods * planes, node_modules=node_mod,
-                   manager_modules=mgr_links,
+                   manager_modules=cf.manager_links,
                    tier_modules=(leaf_mods * planes, spine_mods * planes, agg_mods * planes))

@@ -68,13 +68,28 @@ def ups_modules(it_kw: float, rules) -> tuple[str, int]:
     return "N+1", n + 1
 
 
-def plan_power(*, nodes_kw: float, nodes_typical_kw: float, compute_fabric_kw: float,
-               compute_fabric_typical_kw: float, storage_fabric_kw: float,
-               storage_fabric_typical_kw: float, management_kw: float, storage_kw: float,
-               pue: float, rack_kw: float, pdus: int, rules,
+@dataclass(frozen=True)
+class ItLoads:
+    """The IT loads the power chain feeds, kW: each consumer's maximum draw and, for the nodes
+    and the fabrics, the typical one (management and storage draw their maximum)."""
+
+    nodes_kw: float
+    nodes_typical_kw: float
+    compute_fabric_kw: float
+    compute_fabric_typical_kw: float
+    storage_fabric_kw: float
+    storage_fabric_typical_kw: float
+    management_kw: float
+    storage_kw: float
+
+
+def plan_power(loads: ItLoads, *, pue: float, rack_kw: float, pdus: int, rules,
                pdus_by_kind: tuple[tuple[str, int], ...] = ()) -> PowerDesign:
+    """The power chain for ``loads`` at ``pue``: IT and facility kW, UPS modules, generators."""
+    nodes_kw, compute_fabric_kw = loads.nodes_kw, loads.compute_fabric_kw
+    storage_fabric_kw, management_kw, storage_kw = loads.storage_fabric_kw, loads.management_kw, loads.storage_kw
     it = nodes_kw + compute_fabric_kw + storage_fabric_kw + management_kw + storage_kw
-    typ = (nodes_typical_kw + compute_fabric_typical_kw + storage_fabric_typical_kw
+    typ = (loads.nodes_typical_kw + loads.compute_fabric_typical_kw + loads.storage_fabric_typical_kw
            + management_kw + storage_kw)
     facility = it * pue
     topo, modules = ups_modules(it, rules)

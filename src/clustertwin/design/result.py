@@ -13,7 +13,6 @@ from clustertwin.design.layout import Layout
 from clustertwin.design.networks import ManagementNetworks
 from clustertwin.design.power import PowerDesign
 from clustertwin.design.storage import StorageDesign
-from clustertwin.fmt import plural, usd
 
 
 @dataclass(frozen=True)
@@ -174,88 +173,6 @@ class ClusterDesign:
             "ufm_appliances": n.ufm_appliances,
             "management_servers": n.management_servers,
         }
-
-    def summary_rows(self) -> list[tuple[str, str]]:
-        f, p, c, s = self.fabric, self.power, self.cooling, self.storage
-        top = "aggregation" if f.pod is not None else "core"
-        tiers = f"{f.leaf:,} leaf / {f.spine:,} spine" + (f" / {f.core:,} {top}" if f.core else "")
-        planes = f" x {f.planes} planes" if f.planes > 1 else ""
-        if f.pod is not None:
-            ratio = f.cross_pod_ratio
-            tiers += (f"; {f.pods} pod{'s' if f.pods > 1 else ''} of "
-                      f"{f.pod.pod_nodes * self.layout.gpus_per_node:,} GPUs"
-                      + (f", cross-pod {ratio:.2f}:1" if ratio else ""))
-        return [
-            ("nodes", f"{plural(self.nodes, 'node')} ({self.spare_nodes} spare"
-                      + (f", {self.layout.idle_nodes} idle" if self.layout.idle_nodes else "")
-                      + f"), {self.layout.nodes_per_rack} per rack"),
-            ("racks", f"{self.racks:,} ({self.rack_counts.compute:,} compute), "
-                      f"{self.floor.rows} rows, {self.floor.area_m2:,.0f} m2"),
-            ("scalable units", f"{self.scalable_units} of {f.su_nodes} nodes"),
-            ("compute fabric", f"{f.technology} {f.tiers}-tier{planes}: {tiers}" if f.switches
-             else "none: one node, its GPUs on NVLink"),
-            ("fabric cables", f"{f.cables:,} ({f.fiber_cables:,} optical), "
-                              f"{f.transceivers:,} transceivers"),
-            ("storage", f"{s.capacity_pb:.2f} PB, write {s.write_gbps:,.0f} GB/s, "
-                        f"read {s.read_gbps:,.0f} GB/s"
-                        + (f" (checkpoint {s.checkpoint_tb:.2f} TB)" if s.checkpoint_tb
-                           else " (no job checkpoint: design only)")
-                        + (", on the nodes' NVMe" if s.on_nodes else "")),
-            ("IT power", f"{p.it_kw / 1000:,.2f} MW max, "
-                         f"{p.it_typical_kw / 1000:,.2f} MW typical; "
-                         f"{p.rack_kw:.1f} kW per compute rack"),
-            ("facility power", f"{p.facility_kw / 1000:,.2f} MW at PUE {p.pue:.2f}; "
-                               + ("in an existing facility (its UPS and generators)"
-                                  if self.facility == "existing-facility" else
-                                  f"UPS {p.ups_modules} x {p.ups_module_kw:,.0f} kW "
-                                  f"({p.ups_redundancy}), {p.generators} generators")),
-            ("cooling", f"{c.mode}, {c.crah_units} CRAH"
-                        + (f", {c.rdhx_units} rear doors" if c.rdhx_units else "")
-                        + (f", {c.cdu_units} CDU" if c.cdu_units else "")
-                        + (f", {c.chillers} chillers" if c.chillers else "")
-                        + (" (the facility's)" if self.facility == "existing-facility" else "")),
-            ("bill of materials", f"{usd(self.bom_priced_usd)} priced "
-                                  f"({sum(1 for b in self.bom if not b.priced)} lines unpriced)"),
-        ]
-
-    def html_extra(self) -> str:
-        """The bill of materials as an HTML table (for plan.html)."""
-        from clustertwin.quoting import html_text
-
-        def money(v: float | None) -> str:
-            return "unpriced" if v is None else f"${v:,.0f}"
-
-        rows = "".join(
-            f"<tr><td>{html_text(b.category)}</td><td>{html_text(b.item)}</td>"
-            f"<td>{html_text(b.part_number or b.part_number_reason)}</td>"
-            f"<td>{b.quantity:,.0f}</td>"
-            f"<td>{money(b.unit_usd)}</td><td>{money(b.total_usd)}</td>"
-            f"<td title='{html_text(b.source)}'>{html_text(b.source[:60])}</td>"
-            f"<td>{html_text(b.as_of)}</td></tr>"
-            for b in self.bom)
-        return ("<h3>Bill of materials</h3><table class='data'><tr><th>category</th><th>item</th>"
-                "<th>part number</th><th>quantity</th><th>unit</th><th>total</th><th>source</th>"
-                "<th>as of</th></tr>"
-                f"{rows}</table>")
-
-    def figures(self) -> list[tuple[str, Any]]:
-        import plotly.graph_objects as go
-
-        f = self.fabric
-        tiers = [("nodes", self.nodes), ("leaf", f.leaf), ("spine", f.spine)]
-        if f.core:
-            tiers.append(("aggregation" if f.pod is not None else "core", f.core))
-        fab = go.Figure(go.Bar(x=[t[0] for t in tiers], y=[t[1] for t in tiers],
-                               text=[f"{t[1]:,}" for t in tiers], textposition="auto"))
-        fab.update_layout(title=f"Compute fabric: {f.technology}, {f.tiers} tiers"
-                                + (f", {f.planes} planes" if f.planes > 1 else ""),
-                          yaxis_title="count (log scale)", yaxis_type="log")
-        chain = self.power.chain()
-        pw = go.Figure(go.Bar(x=[kw / 1000 for _, kw in chain], y=[n for n, _ in chain],
-                              orientation="h", text=[f"{kw / 1000:,.2f} MW" for _, kw in chain]))
-        pw.update_layout(title="Power chain", xaxis_title="MW",
-                         yaxis={"autorange": "reversed"})
-        return [("design-fabric", fab), ("design-power", pw)]
 
 
 def _cabling_contract(counts: tuple) -> dict:

@@ -85,7 +85,7 @@ def _outside(fabric_for, base, job_nodes: int, wanted: int, leaf_sw, upper_sw):
     if not added:
         return cf, wanted, [f"{wanted} hot spare(s) outside the job's units fit free slots: "
                             "no switch is added for them"]
-    usd = sum(n * float(getattr(sw, "price_usd", 0.0) or 0.0) for n, _, sw in added)
+    usd = sum(n * float(sw.price_usd or 0.0) for n, _, sw in added)
     what = ", ".join(f"{n} {tier}" for n, tier, _ in added)
     return cf, wanted, [
         f"{wanted} hot spare(s) placed outside the job's {base.scalable_units} scalable unit(s) "

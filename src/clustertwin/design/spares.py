@@ -17,6 +17,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
+#: the scenario keys that size ``cluster.spare_nodes: auto`` (:func:`resolve_spare_nodes`),
+#: read by every stage that counts the spares (a sweep's stage memo keys on them)
+READS = ("reliability.failure_profile", "reliability.failures_per_1000_node_days", "reliability.repair_h")
+
 #: Accepted share of repair-needing failures that find no spare node ready.
 WAIT_SHARE = 1e-3
 

@@ -19,7 +19,7 @@ Conventions
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict
 
@@ -27,11 +27,20 @@ from clustertwin.catalog import Catalog
 from clustertwin.economics.fallback import fallback_design
 from clustertwin.scenario import Scenario
 
+if TYPE_CHECKING:
+    from clustertwin.design.result import ClusterDesign
+    from clustertwin.perf.stage import TrainingEstimate
+    from clustertwin.reliability.cluster import ClusterReliability
+    from clustertwin.reliability.result import ReliabilityResult
+
 HOURS_PER_MONTH = 730.0  # 8,760 h / 12
 
 #: Waste when no reliability result exists: Llama 3 405B reported "higher than 90% effective
 #: training time" (arXiv 2407.21783 section 3.3.4) -> 1/0.9 - 1 = 0.11.
 DEFAULT_WASTE = 1 / 0.9 - 1
+
+#: scenario keys :func:`economics` reads (a section name covers the whole section)
+READS = ("source", "model", "training", "cluster", "reliability", "economics")
 
 CAPEX_CATEGORIES = ("compute", "network", "storage", "power", "cooling", "facility", "integration", "other")
 
@@ -67,41 +76,6 @@ class EconomicsResult(BaseModel):
     def to_contract(self) -> dict[str, Any]:
         return self.model_dump()
 
-    def summary_rows(self) -> list[tuple[str, str]]:
-        from clustertwin.fmt import usd
-
-        rows = [
-            ("capex", usd(self.capex_usd) + f" ({self.facility})"),
-            ("opex", f"{usd(self.opex_usd_per_month)} / month"),
-            ("owned cost", f"${self.owned_usd_per_gpu_hour:.2f} / GPU-hour"),
-        ]
-        if self.run_cost_owned_usd is None or self.run_cost_cloud_usd is None:
-            return rows + [("run cost", "no training run (design-only plan)")]
-        return rows + [
-            ("run cost owned", usd(self.run_cost_owned_usd)),
-            ("run cost cloud", f"{usd(self.run_cost_cloud_usd)} at "
-                               f"${self.cloud_usd_per_gpu_hour:.2f}/GPU-h"),
-            ("wasted compute", f"{self.wasted_compute_frac:.0%} ({self.wasted_compute_source})"),
-        ]
-
-    def figures(self) -> list[tuple[str, Any]]:
-        import plotly.graph_objects as go
-
-        cap = {k: v for k, v in self.capex_by_category_usd.items() if v > 0}
-        opx = {k: v for k, v in self.opex_by_category_usd_per_month.items() if v > 0}
-        fig = go.Figure()
-        fig.add_trace(go.Bar(name="capex ($M)", x=list(cap), y=[v / 1e6 for v in cap.values()]))
-        fig.update_layout(title="Capex by category ($M)", yaxis_title="$M", height=380)
-        fig2 = go.Figure(go.Pie(labels=list(opx), values=[v / 1e3 for v in opx.values()], hole=0.4))
-        fig2.update_layout(title="Opex per month by category ($K)", height=380)
-        runs = (self.run_cost_owned_usd, self.run_cost_cloud_ideal_usd, self.run_cost_cloud_usd)
-        if any(v is None for v in runs):   # design-only plan: no run to price
-            return [("Capex", fig), ("Opex", fig2)]
-        fig3 = go.Figure(go.Bar(x=["owned", "cloud (ideal)", "cloud (with waste)"],
-                                y=[float(v or 0.0) / 1e6 for v in runs]))
-        fig3.update_layout(title="Cost of the training run ($M)", yaxis_title="$M", height=380)
-        return [("Capex", fig), ("Opex", fig2), ("Run cost", fig3)]
-
 
 def energy_usd_per_month(avg_it_kw: float, pue: float, usd_per_kwh: float) -> float:
     """Energy bill: average IT draw x PUE x hours in a month x price."""
@@ -123,17 +97,15 @@ def run_cost_cloud(gpus: int, usd_per_gpu_hour: float, ideal_days: float, waste:
     return gpus * usd_per_gpu_hour * ideal_days * 24.0 * (1.0 + waste)
 
 
-def _bom_lines(design: Any) -> list[tuple[str, float, str | None, str]]:
+def _bom_lines(design: ClusterDesign) -> list[tuple[str, float, str | None, str]]:
     """(category, total USD, item name if the line has no price, scope) per BOM line."""
     out = []
-    for line in getattr(design, "bom", ()) or ():
-        unit = getattr(line, "unit_usd", None)
-        total = getattr(line, "total_usd", None)
+    for line in design.bom:
+        unit, total = line.unit_usd, line.total_usd
         if total is None:
-            total = (getattr(line, "quantity", 0) or 0) * (unit or 0)
-        unpriced = str(getattr(line, "item", "?")) if unit is None else None
-        out.append((str(getattr(line, "category", "other")), float(total or 0.0), unpriced,
-                    str(getattr(line, "scope", "it"))))
+            total = (line.quantity or 0) * (unit or 0)
+        unpriced = str(line.item) if unit is None else None
+        out.append((str(line.category), float(total or 0.0), unpriced, str(line.scope)))
     return out
 
 
@@ -155,19 +127,19 @@ def capex_lines(lines: list[tuple[str, float, str | None, str]], facility: str
     return capex, plant, fitout, unpriced
 
 
-def _facility(setting: str, design: Any) -> str:
+def _facility(setting: str, design: ClusterDesign | None) -> str:
     """``economics.facility`` resolved: auto leases when the design fits an existing facility."""
     if setting != "auto":
         return setting
-    return "lease" if getattr(design, "facility", "") == "existing-facility" else "build"
+    return "lease" if design is not None and design.facility == "existing-facility" else "build"
 
 
-def _pue(eco: Any, design: Any, node: Any, book: Any) -> tuple[float, str]:
+def _pue(eco: Any, design: ClusterDesign | None, node: Any, book: Any) -> tuple[float, str]:
     """PUE and its source: the scenario's number, else the cooling design's, else the cost
     book's default by cooling type."""
     if eco.pue != "auto":
         return float(eco.pue), "scenario"
-    if design is not None and getattr(getattr(design, "cooling", None), "pue", None):
+    if design is not None and design.cooling.pue:
         return float(design.cooling.pue), f"cooling design ({design.cooling.mode})"
     key = "pue_liquid_default" if node.cooling == "liquid" else "pue_air_default"
     pue = book.value(key) if key in book.items else (1.15 if node.cooling == "liquid" else 1.4)
@@ -189,13 +161,16 @@ def _waste(eco: Any, reliability: Any) -> tuple[float, str]:
     """Wasted share of compute (wall clock / failure-free - 1) and its source."""
     if eco.wasted_fraction != "auto":
         return float(eco.wasted_fraction), "scenario"
-    if reliability is not None and getattr(reliability, "ettr_mean", None):
+    from clustertwin.reliability.result import ReliabilityResult
+
+    if isinstance(reliability, ReliabilityResult) and reliability.ettr_mean:  # a job's, not a cluster's
         return 1.0 / float(reliability.ettr_mean) - 1.0, "reliability Monte Carlo (1/ETTR - 1)"
     return DEFAULT_WASTE, "default: Llama 3 reported >90% effective training time"
 
 
-def economics(scenario: Scenario, catalog: Catalog, estimate: Any, design: Any = None,
-              reliability: Any = None) -> EconomicsResult:
+def economics(scenario: Scenario, catalog: Catalog, estimate: TrainingEstimate | None,
+              design: ClusterDesign | None = None,
+              reliability: ReliabilityResult | ClusterReliability | None = None) -> EconomicsResult:
     """Costs of owning the designed cluster and of the run, owned vs rented."""
     eco = scenario.economics
     book = catalog.get("costs", eco.costs)
@@ -203,9 +178,9 @@ def economics(scenario: Scenario, catalog: Catalog, estimate: Any, design: Any =
     notes: list[str] = []
     facility = _facility(eco.facility, design)
     gpus = (int(estimate.gpus) if estimate is not None
-            else int(getattr(design, "gpus", None) or scenario.cluster.gpus or 0))
+            else int((design.gpus if design is not None else None) or scenario.cluster.gpus or 0))
 
-    if design is not None and getattr(design, "bom", None):
+    if design is not None and design.bom:
         lines = _bom_lines(design)
         it_kw = float(design.power.it_kw)
         nodes = int(design.nodes)  # hot spares included

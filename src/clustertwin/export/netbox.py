@@ -56,9 +56,9 @@ def _model_of(ctx: ExportContext, d) -> str:
 
 def _device_types(ctx: ExportContext) -> dict[str, tuple[str, int]]:
     """model -> (manufacturer, U height)."""
-    from clustertwin.export.svg import _heights
+    from clustertwin.export.svg import device_heights
 
-    heights = _heights(ctx)
+    heights = device_heights(ctx)
     out: dict[str, tuple[str, int]] = {}
     for d in ctx.inventory.devices:
         model = _model_of(ctx, d)

@@ -14,12 +14,12 @@ from clustertwin.quoting import comment_text, yaml_scalar
 def export_design(scenario, catalog):
     """The scenario's ClusterDesign, the one ``plan`` builds: sized by ``cluster.gpus`` when
     given (no training estimate needed, so exporting is fast), else by the deadline solver with
-    its wall-clock rounds (:func:`clustertwin.upstream.plan_through`)."""
+    its wall-clock rounds (:func:`clustertwin.plan.plan_through`)."""
     from clustertwin.design import design
 
     if scenario.cluster.gpus is not None:
         return design(scenario, catalog, None)
-    from clustertwin.upstream import plan_through
+    from clustertwin.plan import plan_through
 
     return plan_through(scenario, catalog).design
 

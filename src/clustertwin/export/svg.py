@@ -27,10 +27,10 @@ def floor_plan_svg(ctx: ExportContext, cell: int = 14, gap: int = 2) -> str:
 def design_floor_plan(design, name: str) -> str:
     """The floor plan of a design alone (no catalog needed): the figure plan.html embeds."""
     from clustertwin.design.rules import load_rules
-    from clustertwin.design.site.inventory import _racks
+    from clustertwin.design.site.inventory import rack_list
     from clustertwin.design.site.naming import Naming
 
-    return racks_svg(_racks(design, load_rules(), Naming()), name)
+    return racks_svg(rack_list(design, load_rules(), Naming()), name)
 
 
 def racks_svg(racks, name: str, cell: int = 14, gap: int = 2) -> str:
@@ -63,7 +63,7 @@ def racks_svg(racks, name: str, cell: int = 14, gap: int = 2) -> str:
     return "\n".join(parts) + "\n"
 
 
-def _heights(ctx: ExportContext) -> dict[str, int]:
+def device_heights(ctx: ExportContext) -> dict[str, int]:
     """Rack units per device model / role, from the catalog and the design rules (1U where
     neither says: UFM appliances, NVL72 compute and switch trays)."""
     from clustertwin.design.rules import load_rules
@@ -91,7 +91,7 @@ def rack_elevations_svg(ctx: ExportContext, unit: int = 9, width: int = 150) -> 
 
     inv = ctx.inventory
     rack_u = int(load_rules().num("rack_ru"))
-    heights = _heights(ctx)
+    heights = device_heights(ctx)
     firsts: dict[str, str] = {}
     for r in inv.racks:
         firsts.setdefault(r.kind, r.name)

@@ -42,7 +42,7 @@ def auto_stack(scenario: Any, node_gpus: int) -> str:
 
 def resolve_stack(scenario: Any, catalog: Any) -> str | None:
     """training.stack with ``auto`` replaced by the stack it stands for."""
-    sid = getattr(scenario.training, "stack", None)
+    sid = scenario.training.stack
     if sid is None or str(sid).strip().lower() != AUTO:
         return sid
     return auto_stack(scenario, int(catalog.node(scenario.cluster.node).gpus))

@@ -47,16 +47,15 @@ def job_checkpoint_gb(scenario, estimate=None) -> float:
     """Checkpoint of the scenario's job, GB (0 for a design-only scenario: no model).
 
     Parameters from the estimate when there is one, else counted from the scenario's model."""
-    model = getattr(scenario, "model", None)
-    training = getattr(scenario, "training", None)
-    params = getattr(estimate, "params_total", None) if estimate is not None else None
+    model, training = scenario.model, scenario.training
+    params = estimate.params_total if estimate is not None else None
     if not params:
         if model is None:
             return 0.0
         from clustertwin.catalog.params import param_count
 
         params = param_count(model).total
-    precision = getattr(training, "precision", "bf16") if training is not None else "bf16"
+    precision = training.precision if training is not None else "bf16"
     return checkpoint_size_gb(float(params), precision)
 
 

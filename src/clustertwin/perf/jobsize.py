@@ -36,10 +36,10 @@ import numpy as np
 from clustertwin.perf.costmodel import PLAN_KEYS, Job, evaluate
 from clustertwin.perf.search import (
     SearchResult,
-    _pin,
     cp_options,
     divisors,
     inner_plans,
+    pinned_values,
     rows_to_plans,
     tp_fits_heads,
 )
@@ -72,7 +72,7 @@ def _tp_cp(job: Job, sys: System, pinned: dict[str, Any]) -> tuple[list[int], li
     m = job.shape
     dom = max(sys.nvlink_domain, 1)
     tps = [t for t in range(1, dom + 1) if dom % t == 0]
-    tps = [t for t in _pin(pinned, "tp", tps) if tp_fits_heads(m, t)]
+    tps = [t for t in pinned_values(pinned, "tp", tps) if tp_fits_heads(m, t)]
     return tps, cp_options(job, pinned)
 
 
@@ -130,7 +130,7 @@ def outer_shapes(job: Job, sys: System, most: int, unit: int, fixed: int | None,
     m = job.shape
     pruned: Counter = Counter()
     tps, cps = _tp_cp(job, sys, pinned)
-    pps = [p for p in _pin(pinned, "pp", efficient_depths(m.layers)) if p <= m.layers]
+    pps = [p for p in pinned_values(pinned, "pp", efficient_depths(m.layers)) if p <= m.layers]
     out = []
     for tp in tps:
         for cp in cps:

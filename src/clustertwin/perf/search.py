@@ -78,7 +78,7 @@ class SearchResult:
         return {k: float(v[i]) for k, v in self.metrics.items()}
 
 
-def _pin(pinned: dict[str, Any], key: str, default: list[int]) -> list[int]:
+def pinned_values(pinned: dict[str, Any], key: str, default: list[int]) -> list[int]:
     if key not in pinned:
         return default
     val = pinned[key]
@@ -197,7 +197,7 @@ def cp_options(job: Job, pinned: dict[str, Any]) -> list[int]:
     least :data:`MIN_CP_CHUNK` tokens (the pinned value when ``cp`` is pinned)."""
     cps = [c for c in (1, 2, 4, 8, 16, MAX_CP)
            if c == 1 or (job.seq % (2 * c) == 0 and job.seq // c >= MIN_CP_CHUNK)]
-    return _pin(pinned, "cp", cps)
+    return pinned_values(pinned, "cp", cps)
 
 
 def enumerate_plans(
@@ -208,7 +208,7 @@ def enumerate_plans(
     m = job.shape
     pruned: Counter = Counter()
     divs = divisors(gpus)
-    tp_opts = _pin(pinned, "tp", [d for d in divs if d <= max(sys.nvlink_domain, 1)])
+    tp_opts = pinned_values(pinned, "tp", [d for d in divs if d <= max(sys.nvlink_domain, 1)])
     cp_opts = cp_options(job, pinned)
     rows: list[tuple[int, ...]] = []
     for tp in tp_opts:
@@ -220,7 +220,7 @@ def enumerate_plans(
                 pruned["tp*cp does not divide the GPUs"] += 1
                 continue
             pp_all = divisors(gpus // (tp * cp))
-            for pp in _pin(pinned, "pp", pp_all):
+            for pp in pinned_values(pinned, "pp", pp_all):
                 if pp > m.layers:
                     pruned["pp exceeds the layers"] += 1
                     continue
@@ -256,13 +256,13 @@ def inner_plans(
     parallelism on, ZeRO-1 and the deepest ZeRO stage allowed. ``fold``: the stack folds expert
     parallelism over the tensor, context and data-parallel ranks (ep divides tp*cp*dp)."""
     tp, cp, pp, dp = outer
-    rc_opts = _pin(pinned, "recompute", [0, 1, 2])
+    rc_opts = pinned_values(pinned, "recompute", [0, 1, 2])
     z_all = [0, 1, 2, 3] if not coarse else ([1, 3] if pp == 1 else [1, 2])
-    z_opts = _pin(pinned, "zero", z_all)
-    sp_opts = [0] if tp == 1 else _pin(pinned, "sequence_parallel", [1] if coarse else [0, 1])
+    z_opts = pinned_values(pinned, "zero", z_all)
+    sp_opts = [0] if tp == 1 else pinned_values(pinned, "sequence_parallel", [1] if coarse else [0, 1])
     if m.moe:
         span = tp * cp * dp if fold else dp
-        ep_opts = _pin(pinned, "ep", [e for e in divisors(m.experts) if span % e == 0])
+        ep_opts = pinned_values(pinned, "ep", [e for e in divisors(m.experts) if span % e == 0])
         ep_opts = [e for e in ep_opts if m.experts % e == 0 and span % e == 0]
     else:
         ep_opts = [1]
@@ -270,7 +270,7 @@ def inner_plans(
         pruned["ep does not divide dp"] += 1
         return []
     mb_all = [d for d in divisors(per_rep) if d <= MAX_MICRO_BATCH]
-    mb_opts = _pin(pinned, "micro_batch", mb_all[:2] if coarse else mb_all)
+    mb_opts = pinned_values(pinned, "micro_batch", mb_all[:2] if coarse else mb_all)
     rows: list[tuple[int, ...]] = []
     for ep in ep_opts:
         for mb in mb_opts:
@@ -286,7 +286,7 @@ def inner_plans(
                     for x in range(1, MAX_VIRTUAL + 1)
                     if x * pp <= m.layers and (x == 1 or n_micro % pp == 0)
                 ]
-                v_opts = _pin(pinned, "virtual_stages", sorted({v_all[0], v_all[-1]}) if coarse and v_all else v_all)
+                v_opts = pinned_values(pinned, "virtual_stages", sorted({v_all[0], v_all[-1]}) if coarse and v_all else v_all)
             if not v_opts:
                 pruned["virtual_stages impossible"] += 1
                 continue

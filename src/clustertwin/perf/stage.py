@@ -44,14 +44,13 @@ _TIME_KEYS = (
 )
 
 
-def _days(x: float) -> str:
-    return f"{x:.1f}" if x >= 1 else f"{x:.3g}"
-
-
-def _goodput_text(est: TrainingEstimate) -> str:
-    parts = ", ".join(f"{k.replace('_', ' ')} {v:.3f}" for k, v in est.goodput_parts.items() if v is not None)
-    ettr = "" if est.goodput_parts.get("failures_checkpoints") is not None else "; failures not charged"
-    return f"{_days(est.wall_clock_days)} at goodput {est.goodput:.3f} ({parts}{ettr})"
+#: scenario keys :func:`estimate` reads (a section name covers the whole section): the model,
+#: the training run, the cluster's GPU, node, size and deadline and the fabric keys of the
+#: collectives model; not economics, seeds, spares or switch models
+READS = ("source", "model", "training", "cluster.gpu", "cluster.node", "cluster.gpus",
+         "cluster.deadline_days", "cluster.deadline_basis", "cluster.fabric.technology",
+         "cluster.fabric.oversubscription", "cluster.fabric.pod_gpus",
+         "cluster.fabric.pod_oversubscription")
 
 
 class TrainingEstimate(BaseModel):
@@ -119,49 +118,6 @@ class TrainingEstimate(BaseModel):
 
     def to_contract(self) -> dict[str, Any]:
         return self.model_dump()
-
-    def summary_rows(self) -> list[tuple[str, str]]:
-        p = self.parallelism
-        plan = " ".join(f"{k}={p[k]}" for k in ("tp", "pp", "cp", "ep", "dp") if k in p)
-        extra = ""
-        if "micro_batch" in p:
-            extra = (
-                f", mb={p['micro_batch']} v={p['virtual_stages']} {p['recompute']} recompute"
-                f"{' +SP' if p['sequence_parallel'] else ''} ZeRO-{p['zero']}"
-            )
-        mem = "-" if self.memory_gib_per_gpu is None else f"{self.memory_gib_per_gpu:.1f} GiB"
-        gpus = f"{self.gpus:,}"
-        if self.idle_gpus:
-            gpus += f" of {self.installed_gpus:,} installed ({self.idle_gpus:,} idle)"
-        peak = f"{self.peak_tflops_per_gpu:,.0f} TFLOP/s " if self.peak_tflops_per_gpu else ""
-        return [
-            ("GPUs", gpus),
-            ("global batch", f"{self.global_batch_seqs:,} sequences"),
-            ("parallelism", (plan or "-") + extra),
-            ("rank order (innermost first)", self.rank_order),
-            ("step time", f"{self.step_time_s:.2f} s"),
-            ("throughput", f"{self.tokens_per_s / 1e6:.2f} M tokens/s"),
-            ("model TFLOP/s per GPU", f"{self.model_tflops_per_gpu:.0f}"),
-            ("MFU / HFU", f"{self.mfu:.1%} / {self.hfu:.1%} of the {peak}dense {self.precision} peak"),
-            ("memory per GPU", mem),
-            ("days to train (no failures)", _days(self.days) + (
-                f" (band {_days(self.days_low)}-{_days(self.days_high)} from the {self.stack} stack's "
-                "calibration residuals)" if self.days_high > self.days_low else "")),
-            ("wall-clock days (goodput)", _goodput_text(self)),
-            ("software stack", self.stack),
-            ("plans evaluated", f"{self.plans_evaluated:,} ({self.plans_feasible:,} fit)"),
-        ]
-
-    def figures(self) -> list[tuple[str, Any]]:
-        import plotly.graph_objects as go
-
-        tb = {k: v for k, v in self.time_breakdown_s.items() if v > 0}
-        fig = go.Figure(go.Bar(x=list(tb), y=list(tb.values())))
-        fig.update_layout(title="Step time breakdown (s)", yaxis_title="seconds per step")
-        mb = self.memory_breakdown_gib
-        fig2 = go.Figure(go.Bar(x=list(mb), y=list(mb.values())))
-        fig2.update_layout(title="Memory per GPU (GiB)", yaxis_title="GiB")
-        return [("step time breakdown", fig), ("memory per GPU", fig2)]
 
 
 def job_of(scenario: Scenario, catalog: Catalog | None = None) -> Job:

@@ -143,9 +143,9 @@ def hardware_factors(gpu: Any, gen: dict[str, float]) -> dict[str, float]:
     """``gemm_hw``, ``fp8_hw`` and ``hbm_hw`` of a catalog GPU: its measured fraction of its
     datasheet figure over the fraction of the part the generation was fitted on (a 500 W
     HBM2e H100 against the 700 W HBM3 H100 SXM); 1 where either side is not measured."""
-    got = dict(getattr(gpu, "achieved_tflops", None) or {})
+    got = dict(gpu.achieved_tflops or {})
     frac = {k: got[k] / gpu.peak_tflops[k] for k in ("bf16", "fp8") if k in got and k in gpu.peak_tflops}
-    hbm = getattr(gpu, "achieved_hbm_tb_per_s", None)
+    hbm = gpu.achieved_hbm_tb_per_s
     if hbm:
         frac["hbm"] = hbm / gpu.hbm_tb_per_s
     out = {}
@@ -177,7 +177,7 @@ def system_from_catalog(
         if e.scope == "fabric" and e.applies_to == fabric.id:  # a fabric's own (cloud fabrics)
             fab, fids = {**fab, **e.constants}, [*fids, e.id]
     nic_gbps = min(node.compute_nic_gbps, fabric.link_gbps) * node.compute_nics / node.gpus
-    if getattr(fabric, "per_gpu_gbps", None):
+    if fabric.per_gpu_gbps:
         nic_gbps = min(nic_gbps, fabric.per_gpu_gbps)
     return System(
         gpu_id=gpu.id,

@@ -4,7 +4,7 @@ rule (:mod:`clustertwin.design.spares`) and the checkpoint size and write times
 (:mod:`clustertwin.perf.checkpoint`) live in the earlier layers that also read them.
 Entry point: :func:`analyze`.
 
-Names are imported lazily so that loading ``clustertwin.reliability.cli`` for the command line
+Names are imported lazily so that loading ``clustertwin.cli.reliability`` for the command line
 does not pull in NumPy."""
 
 from __future__ import annotations

@@ -42,31 +42,14 @@ class ClusterReliability:
                 "nodes_in_repair_mean": self.nodes_in_repair_mean,
                 "by_cause_per_day": dict(self.by_cause_per_day), "notes": list(self.notes)}
 
-    def summary_rows(self) -> list[tuple[str, str]]:
-        return [("failures", f"{self.failures_per_day:.2f} per day over {self.nodes:,} nodes "
-                             f"({self.failure_profile})"),
-                ("MTBF", f"{self.cluster_mtbf_h:,.1f} h cluster, "
-                         f"{self.node_mtbf_h / 24 / 365:,.1f} years per node"),
-                ("in repair", f"{self.nodes_in_repair_mean:.2f} nodes on average, "
-                              f"{self.spare_nodes} spare")]
-
-    def figures(self) -> list[tuple[str, Any]]:
-        import plotly.graph_objects as go
-
-        causes = sorted(self.by_cause_per_day.items(), key=lambda kv: -kv[1])
-        fig = go.Figure(go.Bar(x=[c for c, _ in causes], y=[v for _, v in causes]))
-        fig.update_layout(title="Node failures per day by cause (whole cluster)",
-                          yaxis_title="failures / day")
-        return [("reliability-causes", fig)]
-
 
 def cluster_reliability(scenario: Any, catalog: Any, design: Any = None) -> ClusterReliability:
     """Node-level failure rates of every installed GPU's node (spares included)."""
     node = catalog.node(scenario.cluster.node)
     profile = profile_for(scenario, catalog)
-    gpus = int(getattr(design, "gpus", None) or scenario.cluster.gpus or 0)
+    gpus = int((design.gpus if design is not None else None) or scenario.cluster.gpus or 0)
     nodes = max(1, math.ceil(gpus / node.gpus))
-    spares = getattr(design, "spare_nodes", None)
+    spares = design.spare_nodes if design is not None else None
     if spares is None:
         spares = resolve_spare_nodes(scenario, catalog, gpus)
     rates = scenario_rates(scenario, profile, gpus, node.gpus)

@@ -40,7 +40,7 @@ OPTIONAL_KEYS = {"local_checkpoint_interval_min": "none", "local_checkpoint_repl
                  "repair_h": "auto", "include_planned": True}
 
 
-def _opt(r: Any, key: str) -> Any:
+def option_value(r: Any, key: str) -> Any:
     return getattr(r, key, OPTIONAL_KEYS[key])
 
 
@@ -110,11 +110,11 @@ def _local_tier(r: Any, node: Any, ck: CheckpointTimes, gpus: int, nodes: int, r
     """Local-tier times from NVMe and the compute network, overridden by the scenario."""
     net = node.compute_nics * node.compute_nic_gbps / 8.0 if node.compute_nics else None
     lt = local_tier_times(ck.size_gb, gpus, nodes, replicas, nvme, net)
-    if _opt(r, "local_checkpoint_blocking_s") != "auto":
-        lt = replace(lt, blocking_s=float(_opt(r, "local_checkpoint_blocking_s")),
+    if option_value(r, "local_checkpoint_blocking_s") != "auto":
+        lt = replace(lt, blocking_s=float(option_value(r, "local_checkpoint_blocking_s")),
                      source=lt.source + "; stall from the scenario")
-    if _opt(r, "local_checkpoint_write_s") != "auto":
-        w = float(_opt(r, "local_checkpoint_write_s"))
+    if option_value(r, "local_checkpoint_write_s") != "auto":
+        w = float(option_value(r, "local_checkpoint_write_s"))
         lt = replace(lt, persist_s=w, restore_s=max(w, lt.blocking_s),
                      source=lt.source + "; write time from the scenario")
     return lt
@@ -125,7 +125,7 @@ def _checkpoint_timing(scenario: Any, estimate: Any, design: Any, node: Any, gpu
                        ) -> tuple[CheckpointTimes, LocalTierTimes | None, float, float]:
     """Checkpoint size and storage times; the file-system stall and background write (s)."""
     r = scenario.reliability
-    params = getattr(estimate, "params_total", None) or param_count(scenario.model).total
+    params = (estimate.params_total if estimate is not None else None) or param_count(scenario.model).total
     node_bw = node.storage_nics * node.storage_nic_gbps / 8.0 if node.storage_nics else None
     nvme = _get(design, "storage", "nvme_write_gbps_per_node") or node.local_nvme_write_gb_per_s or None
     ck = checkpoint_times(params, scenario.training.precision, gpus, nodes,
@@ -180,17 +180,17 @@ def resolve_inputs(scenario: Any, catalog: Any, estimate: Any, design: Any,
     nodes = max(1, math.ceil(gpus / node.gpus))
     spares = _spare_nodes(scenario, catalog, design, gpus, nodes)
     rates = scenario_rates(scenario, profile, gpus, node.gpus,
-                           include_planned=_opt(r, "include_planned"))
-    local_key = _opt(r, "local_checkpoint_interval_min")
+                           include_planned=option_value(r, "include_planned"))
+    local_key = option_value(r, "local_checkpoint_interval_min")
     multi = local_key != "none"
-    replicas = int(_opt(r, "local_checkpoint_replicas"))
+    replicas = int(option_value(r, "local_checkpoint_replicas"))
     ck, lt, blocking_s, persist_s = _checkpoint_timing(scenario, estimate, design, node, gpus,
                                                        nodes, multi, replicas)
     restart_h = r.restart_min / 60.0
     if ck.restore_s / 60.0 > r.restart_min:
         notes.append(f"reading the checkpoint back takes {ck.restore_s / 60:.1f} min, more than "
                      f"restart_min ({r.restart_min:g} min), which should include it")
-    step_s = float(getattr(estimate, "step_time_s", 0.0) or 0.0)
+    step_s = float(estimate.step_time_s or 0.0) if estimate is not None else 0.0
     floor_min = max(ck.write_s, blocking_s, step_s) / 60.0
     local_floor_min = max(lt.persist_s, lt.blocking_s, step_s) / 60.0 if lt is not None else None
 

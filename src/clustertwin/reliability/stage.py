@@ -38,7 +38,7 @@ import numpy as np
 
 from clustertwin.reliability import interval as iv
 from clustertwin.reliability.check import check_keys
-from clustertwin.reliability.inputs import OPTIONAL_KEYS, StageInputs, _opt, resolve_inputs
+from clustertwin.reliability.inputs import OPTIONAL_KEYS, StageInputs, option_value, resolve_inputs
 from clustertwin.reliability.montecarlo import Outcome, stretch
 from clustertwin.reliability.result import CATEGORIES, ReliabilityResult
 from clustertwin.reliability.runs import MAX_EVENTS, event_budget, run
@@ -55,6 +55,10 @@ from clustertwin.reliability.search import (
 #: stretches the sums (renewal-reward: each trial's totals grow linearly, their spread as the
 #: square root); a 1,000,000-GPU run sees ~24,000 interruptions and would take a minute
 MAIN_FAILURES = 1000
+#: scenario keys :func:`analyze` reads (a section name covers the whole section); also, for a
+#: reliability stage unexpectedly, ``economics.cloud_usd_per_gpu_hour``: it prices the wasted
+#: GPU-hours
+READS = ("source", "model", "training", "cluster", "reliability", "economics.cloud_usd_per_gpu_hour")
 
 
 def analyze(scenario: Any, catalog: Any, estimate: Any, design: Any = None) -> ReliabilityResult:
@@ -177,7 +181,7 @@ def _result(scenario: Any, estimate: Any, inp: StageInputs, chosen: Intervals, o
     tier_fields = _tier_fields(inp, chosen, out, pfs_only) if pfs_only is not None else {}
     used_min = chosen.used_min
     return ReliabilityResult(
-        include_planned=bool(_opt(r, "include_planned")), **losses, **tier_fields,
+        include_planned=bool(option_value(r, "include_planned")), **losses, **tier_fields,
         gpus=inp.gpus, nodes=inp.nodes, spare_nodes=inp.spares, failure_profile=inp.profile.id,
         failures_per_1000_node_days=rates.per_1000_node_days, trials=r.trials, seed=r.seed,
         training_days=float(estimate.days), restart_min=r.restart_min, repair_h=rates.repair_h,

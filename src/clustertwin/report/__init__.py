@@ -1,1 +1,2 @@
-"""Reports: terminal (rich), JSON (the contract) and a self-contained HTML page."""
+"""Reports: one view per stage result (``views/``: terminal rows, figures, HTML fragment), the
+terminal summary (rich), the self-contained HTML page and its figures."""

@@ -1,7 +1,7 @@
 """Self-contained HTML report: plotly.js is embedded once, so the page opens with no network.
 
 plan.html reads answer first: the headline (report/headline.py), then the warnings, a table of
-contents, the stage sections with their figures (report/figures*.py), and the drawings. Every
+contents, the stage sections, each drawn by its stage's view (report/views/), and the drawings. Every
 figure on every page (plan, compare, sweep, acceptance) gets the one house style
 (report/style.py). Strings reach the page only through jinja2 autoescaping or ``clustertwin.quoting.html_text``.
 """
@@ -85,38 +85,6 @@ def render_page(title: str, sections: list[dict[str, Any]], subtitle: str = "",
         headline=headline, drawings=drawings_section(drawings), plotlyjs=get_plotlyjs())
 
 
-def _capacity(plan: Any) -> tuple[float | None, str]:
-    try:
-        from clustertwin.catalog import load_catalog
-
-        gpu = load_catalog().gpu(plan.scenario.cluster.gpu)
-        # plotly reads tags in trace names: a catalog name is escaped to show as written
-        return float(gpu.hbm_gib), html_text(gpu.name.split(" (")[0])
-    except (KeyError, LookupError, ValueError, AttributeError):
-        return None, "GPU"
-
-
-def section_figures(plan: Any, name: str, res: Any) -> list[tuple[str, Any]]:
-    """The figures of one stage's section: the report's own where it has them, else the stage's."""
-    from clustertwin.report import figures, figures_flow
-
-    if name == "training" and hasattr(res, "time_breakdown_s"):
-        cap, gpu = _capacity(plan)
-        return [("step time", figures.step_time_figure(res)),
-                ("memory", figures.memory_figure(res, cap, gpu))]
-    if name == "reliability" and hasattr(res, "timeline"):
-        return [("interruptions", figures.interruptions_figure(res)),
-                ("ETTR", figures.ettr_figure(res))]
-    if name == "design" and hasattr(res, "power") and hasattr(res, "fabric"):
-        return [("power flow", figures_flow.power_flow_figure(res)),
-                ("fabric", figures_flow.fabric_figure(res))]
-    if name == "economics" and hasattr(res, "capex_by_category_usd"):
-        return figures_flow.economics_figures(res)
-    if name == "decision" and hasattr(res, "options") and hasattr(res, "best"):
-        return [("cash by route", figures_flow.cash_figure(res))]
-    return res.figures() if hasattr(res, "figures") else []
-
-
 def default_drawings(plan: Any) -> dict[str, str]:
     """The drawings plan.html shows (from :mod:`clustertwin.drawings`, which escapes every name
     it draws): the floor plan sheet (a multi-hall site's key plan, then its first hall's sheet),
@@ -137,29 +105,30 @@ def default_drawings(plan: Any) -> dict[str, str]:
                   "Rack elevations": rack_elevations_svg(plan.design, inv, name, date=date)}
 
 
-def stage_extra(plan: Any, name: str, res: Any) -> str:
-    """A stage's extra HTML; the design's is the one bill of materials (``vendor_bom``: the
-    lines ``bom.csv`` and ``bom.xlsx`` write, summing to ``economics.capex_usd``)."""
-    if name == "design" and getattr(plan, "economics", None) is not None:
-        from clustertwin.economics.bom import bom_html, vendor_bom
+def stage_sections(plan: Any, catalog: Any = None) -> list[dict[str, Any]]:
+    """Each stage's section ``{"name", "title", "rows", "figures", "html"}``, drawn by the
+    stage's view (:mod:`clustertwin.report.views`); ``catalog``: the one the plan was made
+    with (None: the built-in catalog)."""
+    from clustertwin.report import views
 
-        return bom_html(vendor_bom(res, plan.economics))
-    return res.html_extra() if hasattr(res, "html_extra") else ""
+    where = views.Where(plan.scenario, catalog, plan.economics)
+    out = []
+    for name, res in plan.blocks():
+        view = views.view_of(res)
+        out.append({"name": name, "title": TITLES.get(name, humanize(name)), "rows": view.rows(res),
+                    "figures": view.figures(res, where), "html": view.html(res, where)})
+    return out
 
 
-def render(plan: Any, drawings: dict[str, str] | None = None) -> str:
-    """plan.html: ``drawings`` ({title: svg}) default to :func:`default_drawings`."""
+def render(plan: Any, drawings: dict[str, str] | None = None, catalog: Any = None) -> str:
+    """plan.html: ``drawings`` ({title: svg}) default to :func:`default_drawings`; ``catalog``
+    is the one the plan was made with (None: the built-in catalog)."""
     from clustertwin.report.headline import headline
 
     s = plan.scenario
-    sections = []
-    for name, res in plan.blocks():
-        extra = stage_extra(plan, name, res)
-        rows = res.summary_rows() if hasattr(res, "summary_rows") else []
-        sections.append({"title": TITLES.get(name, humanize(name)), "rows": rows,
-                         "figures": section_figures(plan, name, res), "html": extra})
+    sections = stage_sections(plan, catalog)
     job = (f"{s.model.name} · {s.training.tokens:.3g} tokens · "
-           if getattr(s, "model", None) is not None and getattr(s, "training", None) is not None
+           if s.model is not None and s.training is not None
            else "design only · ")
     subtitle = f"{job}{s.cluster.gpu} in {s.cluster.node}"
     return render_page(f"clustertwin plan: {s.name}", sections, subtitle, list(plan.warnings),

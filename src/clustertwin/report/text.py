@@ -25,13 +25,14 @@ def render(plan: Any, console: Any = None) -> None:
     from rich.table import Table
 
     from clustertwin.quoting import comment_text
+    from clustertwin.report import views
 
     console = console or Console()
-    decision = getattr(plan, "decision", None)
+    decision = plan.decision
     if decision is not None:  # the answer first: trained by when, via which route, for how much
         console.print(f"[bold]{decision.headline()}[/bold]", markup=True, highlight=False)
     s = plan.scenario
-    model, training = getattr(s, "model", None), getattr(s, "training", None)
+    model, training = s.model, s.training
     job = (f"{comment_text(model.name)} · {training.tokens / 1e12:.2f}T tokens · "
            if model is not None and training is not None else "design only · ")
     # names are free text: no terminal control characters, no rich markup
@@ -39,7 +40,7 @@ def render(plan: Any, console: Any = None) -> None:
     console.print(head)
     if decision is not None:
         console.print(options_table(decision))
-        for label, value in decision.summary_rows():
+        for label, value in views.rows(decision):
             if label in ("margin", "drivers", "break-even"):  # how sure, and what would change it
                 console.print(f"[dim]{label}:[/dim] {escape(value)}", highlight=False)
     grid = Table.grid(padding=(0, 2))
@@ -50,7 +51,7 @@ def render(plan: Any, console: Any = None) -> None:
                   box=None, pad_edge=False, min_width=38)
         t.add_column(style="dim")
         t.add_column(justify="right")
-        for label, value in res.summary_rows():
+        for label, value in views.rows(res):
             t.add_row(label, value)
         grid.add_row(t)
     console.print(grid)

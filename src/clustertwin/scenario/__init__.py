@@ -15,22 +15,22 @@ resolution against the catalog; :mod:`.load` reading files and dicts; :mod:`.upd
 from __future__ import annotations
 
 from clustertwin.scenario.base import (
-    _SIZE_MAX,
-    _SIZE_MAX_MODEL,
     MAX_GPUS,
+    SIZE_MAX,
+    SIZE_MAX_MODEL,
     Auto,
     GpuCount,
     PosInt,
-    _at_most,
-    _Section,
+    Section,
+    at_most,
 )
 from clustertwin.scenario.checks import (
     MAX_TRIAL_GPUS,
     RACK_SCALE_HOST_GPUS,
     STRETCH_GPUS,
-    _check_budget,
-    _check_model,
-    _check_sizes,
+    check_budget,
+    check_model,
+    check_sizes,
     job_unit_gpus,
 )
 from clustertwin.scenario.cluster import Cluster, FabricSection
@@ -39,8 +39,8 @@ from clustertwin.scenario.document import Scenario, ScenarioFile
 from clustertwin.scenario.economics import Buildout, Economics
 from clustertwin.scenario.load import DEFAULT_SCENARIO, load_scenario, scenario_from_dict
 from clustertwin.scenario.model import ModelSection, ResolvedModel
-from clustertwin.scenario.reliability import _RELIABILITY_MAX, Reliability
-from clustertwin.scenario.resolve import _MODEL_FIELDS, _resolve, _resolve_model
+from clustertwin.scenario.reliability import RELIABILITY_MAX, Reliability
+from clustertwin.scenario.resolve import MODEL_FIELDS, resolve_model, resolve_scenario
 from clustertwin.scenario.training import Parallelism, Training
 from clustertwin.scenario.updates import with_updates
 
@@ -49,7 +49,7 @@ __all__ = [
     "Auto", "Buildout", "Cluster", "Decision", "RouteOverride", "Economics", "FabricSection", "GpuCount", "ModelSection",
     "Parallelism", "PosInt", "Reliability", "ResolvedModel", "Scenario", "ScenarioFile",
     "Training", "job_unit_gpus", "load_scenario", "scenario_from_dict", "with_updates",
-    # private helpers, kept importable from here as before the split
-    "_RELIABILITY_MAX", "_SIZE_MAX", "_SIZE_MAX_MODEL", "_MODEL_FIELDS", "_Section", "_at_most",
-    "_check_budget", "_check_model", "_check_sizes", "_resolve", "_resolve_model",
+    # the helpers the section modules share
+    "RELIABILITY_MAX", "SIZE_MAX", "SIZE_MAX_MODEL", "MODEL_FIELDS", "Section", "at_most",
+    "check_budget", "check_model", "check_sizes", "resolve_scenario", "resolve_model",
 ]

@@ -19,20 +19,20 @@ MAX_GPUS = 1_048_576
 GpuCount = Annotated[int, Field(gt=0, le=MAX_GPUS, strict=False)]
 
 
-class _Section(CheckedModel):
+class Section(CheckedModel):
     """A scenario section (frozen, strict; see :mod:`clustertwin.checked`)."""
 
 
 #: Largest sizes the models compute in seconds: the model's (catalog.models.MODEL_SIZE_MAX,
 #: which a catalog preset shares); the longest trained context is ~10 M tokens (issue 15).
-_SIZE_MAX_MODEL = dict(MODEL_SIZE_MAX)
-_SIZE_MAX = {**_SIZE_MAX_MODEL, "seq_len": 16_777_216, "global_batch_tokens": 2**36,
+SIZE_MAX_MODEL = dict(MODEL_SIZE_MAX)
+SIZE_MAX = {**SIZE_MAX_MODEL, "seq_len": 16_777_216, "global_batch_tokens": 2**36,
              "global_batch_seqs": 2**26, "micro_batch": 2**20, "virtual_stages": 1024,
              "tp": MAX_GPUS, "pp": 1024, "cp": MAX_GPUS, "ep": MAX_GPUS, "dp": MAX_GPUS}
 
 
-def _at_most(v: Any, name: str) -> Any:
-    top = _SIZE_MAX[name]
+def at_most(v: Any, name: str) -> Any:
+    top = SIZE_MAX[name]
     if isinstance(v, int) and not isinstance(v, bool) and v > top:
         raise ValueError(f"at most {top:,} (got {v:,})")
     return v

@@ -23,7 +23,7 @@ def job_unit_gpus(node: Any) -> int:
     return int(node.gpus)
 
 
-def _check_sizes(doc: ScenarioFile, node: Any, source: str) -> list[Problem]:
+def check_sizes(doc: ScenarioFile, node: Any, source: str) -> list[Problem]:
     """training.gpus against the installed count and the node; deadline mode needs a job."""
     cl, t, out = doc.cluster, doc.training, []
     if (doc.model is None) != (t is None):
@@ -58,7 +58,7 @@ def _check_sizes(doc: ScenarioFile, node: Any, source: str) -> list[Problem]:
 SPARE_FLOOR_NODES = 16
 
 
-def _check_spares(doc: ScenarioFile, node: Any, source: str) -> list[Problem]:
+def check_spares(doc: ScenarioFile, node: Any, source: str) -> list[Problem]:
     """A spare-node count at most the installed nodes (or :data:`SPARE_FLOOR_NODES`); in
     deadline mode, whose size is solved later, spares of at most half the largest cluster."""
     cl = doc.cluster
@@ -89,7 +89,7 @@ MAX_TRIAL_GPUS = 2**29
 STRETCH_GPUS = 2**16
 
 
-def _check_budget(doc: ScenarioFile, source: str) -> list[Problem]:
+def check_budget(doc: ScenarioFile, source: str) -> list[Problem]:
     gpus = doc.cluster.gpus
     if gpus is None or doc.reliability.trials * min(gpus, STRETCH_GPUS) <= MAX_TRIAL_GPUS:
         return []
@@ -98,7 +98,7 @@ def _check_budget(doc: ScenarioFile, source: str) -> list[Problem]:
                     f"would take minutes (trials x GPUs at most {MAX_TRIAL_GPUS:,}); use at most {most:,} trials")]
 
 
-def _check_model(m: ResolvedModel, source: str) -> list[Problem]:
+def check_model(m: ResolvedModel, source: str) -> list[Problem]:
     out = []
     if m.hidden % m.heads:
         out.append(Problem(source, "model.heads", f"hidden {m.hidden} is not divisible by heads {m.heads}"))
@@ -112,7 +112,7 @@ def _check_model(m: ResolvedModel, source: str) -> list[Problem]:
     return out
 
 
-def _check_dates(doc: ScenarioFile, source: str) -> list[Problem]:
+def check_dates(doc: ScenarioFile, source: str) -> list[Problem]:
     """A target date before the program starts can be met by no route."""
     decision, buildout = getattr(doc, "decision", None), getattr(doc, "buildout", None)
     target = getattr(decision, "target_date", None)

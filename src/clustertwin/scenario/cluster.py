@@ -6,10 +6,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from clustertwin.scenario.base import MAX_GPUS, Auto, GpuCount, _Section
+from clustertwin.scenario.base import MAX_GPUS, Auto, GpuCount, Section
 
 
-class FabricSection(_Section):
+class FabricSection(Section):
     technology: str = Field("ib-ndr", description="compute-fabric family catalog id")
     topology: Literal["rail-optimized-fat-tree", "fat-tree"] = Field("rail-optimized-fat-tree")
     oversubscription: float = Field(1.0, ge=1.0, le=64.0, description="leaf downlink:uplink ratio (1.0 = non-blocking)")
@@ -47,7 +47,7 @@ class FabricSection(_Section):
         return v
 
 
-class Cluster(_Section):
+class Cluster(Section):
     gpu: str = Field(description="GPU catalog id")
     node: str = Field(description="node/system catalog id")
     gpus: GpuCount | None = Field(None, description="GPUs installed (spares excluded); the job uses training.gpus of them")

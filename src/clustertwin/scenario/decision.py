@@ -7,14 +7,14 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from clustertwin.scenario.base import _Section
+from clustertwin.scenario.base import Section
 
 MODES = ("build", "colo", "lease", "cloud")
 Mode = Literal["build", "colo", "lease", "cloud", "existing"]
 _DAY = {"ge": 0, "le": 36_500}
 
 
-class RouteOverride(_Section):
+class RouteOverride(Section):
     """Per-route overrides of the catalog's price and lead time (``decision.<route>.*``)."""
 
     usd_per_gpu_hour: float | None = Field(None, gt=0, le=1000, description="lease/cloud price per GPU-hour")
@@ -32,7 +32,7 @@ class RouteOverride(_Section):
         return self
 
 
-class Existing(_Section):
+class Existing(Section):
     """The buyer's own cluster (route ``existing``): the scenario's cluster, owned and running."""
 
     ready_date: _dt.date | None = Field(None, ge=_dt.date(1970, 1, 1), le=_dt.date(2200, 12, 31),
@@ -41,14 +41,14 @@ class Existing(_Section):
                                          description="date the owned hardware was bought (its market value moves from then); default the decision date")
 
 
-class Uncertainty(_Section):
+class Uncertainty(Section):
     """The route Monte Carlo (``decision.uncertainty``)."""
 
     samples: int = Field(2000, ge=0, le=200_000, description="draws of the route Monte Carlo (0 = off)")
     seed: int = Field(38, ge=0, le=2**32 - 1, description="random seed, 0 to 2**32-1 (the same seed gives the same answer)")
 
 
-class Decision(_Section):
+class Decision(Section):
     """When is the model trained, by which route, for how much (all keys optional)."""
 
     target_date: _dt.date | None = Field(None, ge=_dt.date(1970, 1, 1), le=_dt.date(2200, 12, 31),

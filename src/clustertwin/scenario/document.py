@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator
 
-from clustertwin.scenario.base import _Section
+from clustertwin.scenario.base import Section
 from clustertwin.scenario.cluster import Cluster
 from clustertwin.scenario.decision import Decision
 from clustertwin.scenario.economics import Buildout, Economics
@@ -16,7 +16,7 @@ from clustertwin.scenario.reliability import Reliability
 from clustertwin.scenario.training import Training
 
 
-class ScenarioFile(_Section):
+class ScenarioFile(Section):
     """The document as the user writes it (before catalog resolution)."""
 
     schema_version: Literal[1] = Field(1, description="scenario schema version")
@@ -39,7 +39,7 @@ class ScenarioFile(_Section):
         return v
 
 
-class Scenario(_Section):
+class Scenario(Section):
     """A validated scenario with catalog ids resolved (``model`` fully specified)."""
 
     schema_version: Literal[1] = 1

@@ -8,10 +8,10 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
-from clustertwin.scenario.base import Auto, _Section
+from clustertwin.scenario.base import Auto, Section
 
 
-class Economics(_Section):
+class Economics(Section):
     cloud_usd_per_gpu_hour: float = Field(3.0, gt=0, le=1000, description="rental price to compare against")
     electricity_usd_per_kwh: float = Field(0.08, ge=0, le=10, description="energy price")
     pue: float | Auto = Field("auto", description="power usage effectiveness; auto = from the cooling design")
@@ -54,7 +54,7 @@ def _check_magnitude(text: str) -> None:
         raise ValueError(f"expected at most {_MAX_DAYS} days (100 years), got {text!r}")
 
 
-class LeadTimes(_Section):
+class LeadTimes(Section):
     """Build-out what-ifs as scenario keys (``buildout.lead_times.<name>``), so sweeps can vary
     them: each changes the three-point duration of the step it names (``clustertwin buildout
     --what-if`` takes the same names and values). Absent = the step book's durations."""
@@ -93,7 +93,7 @@ class LeadTimes(_Section):
         return {k: (v if isinstance(v, str) else f"{v:g}") for k, v in self.model_dump().items() if v is not None}
 
 
-class Buildout(_Section):
+class Buildout(Section):
     profile: Literal["auto", "new-build", "existing-facility", "small-order", "colocation", "fast-track"] = Field(
         "auto", description="auto = existing-facility when the design fits one, else new-build")
     start_date: _dt.date = Field(_dt.date(2027, 1, 5), ge=_dt.date(1970, 1, 1), le=_dt.date(2200, 12, 31),

@@ -11,7 +11,7 @@ from clustertwin.catalog import Catalog, load_catalog
 from clustertwin.errors import Problem, ScenarioError, UserError
 from clustertwin.io import pydantic_problems, read_document
 from clustertwin.scenario.document import Scenario, ScenarioFile
-from clustertwin.scenario.resolve import _resolve
+from clustertwin.scenario.resolve import resolve_scenario
 
 
 def scenario_from_dict(data: Any, source: str = "<memory>", catalog: Catalog | None = None) -> Scenario:
@@ -22,7 +22,7 @@ def scenario_from_dict(data: Any, source: str = "<memory>", catalog: Catalog | N
         doc = ScenarioFile.model_validate(data)
     except ValidationError as exc:
         raise ScenarioError(pydantic_problems(exc, source)) from None
-    return _resolve(doc, catalog or load_catalog(), source)
+    return resolve_scenario(doc, catalog or load_catalog(), source)
 
 
 def load_scenario(path: str | Path | None = None, catalog: Catalog | None = None) -> Scenario:

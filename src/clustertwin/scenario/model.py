@@ -7,10 +7,10 @@ from typing import Any, Literal
 from pydantic import Field, field_validator
 
 from clustertwin.catalog.models import MoESpec
-from clustertwin.scenario.base import _SIZE_MAX_MODEL, PosInt, _at_most, _Section
+from clustertwin.scenario.base import SIZE_MAX_MODEL, PosInt, Section, at_most
 
 
-class ModelSection(_Section):
+class ModelSection(Section):
     """The network to train. A ``preset`` fills every field; explicit fields override it."""
 
     preset: str | None = Field(None, description="model catalog id (llama3-405b, gpt3-175b, ...)")
@@ -24,13 +24,13 @@ class ModelSection(_Section):
     moe: MoESpec | None = Field(None, description="mixture-of-experts layout; absent = dense")
     tied_embeddings: bool | None = Field(None, description="input embedding shared with the LM head")
 
-    @field_validator(*_SIZE_MAX_MODEL)
+    @field_validator(*SIZE_MAX_MODEL)
     @classmethod
     def _size_bound(cls, v: Any, info: Any) -> Any:
-        return _at_most(v, info.field_name)
+        return at_most(v, info.field_name)
 
 
-class ResolvedModel(_Section):
+class ResolvedModel(Section):
     """A model with every architectural field known (preset merged with overrides)."""
 
     name: str
@@ -44,10 +44,10 @@ class ResolvedModel(_Section):
     moe: MoESpec | None = None
     tied_embeddings: bool = False
 
-    @field_validator(*_SIZE_MAX_MODEL)
+    @field_validator(*SIZE_MAX_MODEL)
     @classmethod
     def _size_bound(cls, v: Any, info: Any) -> Any:
-        return _at_most(v, info.field_name)
+        return at_most(v, info.field_name)
 
     @property
     def head_dim(self) -> int:

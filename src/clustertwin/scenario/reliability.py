@@ -6,11 +6,11 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator
 
-from clustertwin.scenario.base import Auto, _Section
+from clustertwin.scenario.base import Auto, Section
 
 #: Upper bounds of the reliability numbers: past them the models stop meaning anything and the
 #: spare and interval searches grow without end (issue 15).
-_RELIABILITY_MAX = {
+RELIABILITY_MAX = {
     "failures_per_1000_node_days": (1_000.0, "one failure per node-day, ~250x Llama 3's rate"),
     "checkpoint_interval_min": (43_200.0, "30 days"),
     "checkpoint_blocking_s": (86_400.0, "a day"),
@@ -27,7 +27,7 @@ _RELIABILITY_MIN = {
 }
 
 
-class Reliability(_Section):
+class Reliability(Section):
     failure_profile: str = Field("auto", description="failure-profile catalog id; auto = the "
                                  "profile the catalog names for the cluster's GPU generation")
     failures_per_1000_node_days: float | Auto = Field("auto", description="overrides the profile's total rate: "
@@ -54,7 +54,7 @@ class Reliability(_Section):
         low = _RELIABILITY_MIN.get(info.field_name)
         if low is not None and v != "auto" and 0 < v < low[0]:
             raise ValueError(f"0 or at least {low[0]:g} ({low[1]}); got {v:g}")
-        top = _RELIABILITY_MAX[info.field_name]
+        top = RELIABILITY_MAX[info.field_name]
         if v != "auto" and v > top[0]:
             raise ValueError(f"at most {top[0]:g} ({top[1]}); got {v:g}")
         return v

@@ -17,20 +17,20 @@ from clustertwin.catalog.lookup import (
 from clustertwin.errors import Problem, ScenarioError
 from clustertwin.io import pydantic_problems
 from clustertwin.scenario.checks import (
-    _check_budget,
-    _check_dates,
-    _check_model,
-    _check_sizes,
-    _check_spares,
+    check_budget,
+    check_dates,
+    check_model,
+    check_sizes,
+    check_spares,
     job_unit_gpus,
 )
 from clustertwin.scenario.document import Scenario, ScenarioFile
 from clustertwin.scenario.model import ResolvedModel
 
-_MODEL_FIELDS = ("layers", "hidden", "ffn_hidden", "heads", "kv_heads", "vocab", "mlp", "moe", "tied_embeddings")
+MODEL_FIELDS = ("layers", "hidden", "ffn_hidden", "heads", "kv_heads", "vocab", "mlp", "moe", "tied_embeddings")
 
 
-def _resolve_model(doc: ScenarioFile, catalog: Catalog, source: str, problems: list[Problem]) -> ResolvedModel | None:
+def resolve_model(doc: ScenarioFile, catalog: Catalog, source: str, problems: list[Problem]) -> ResolvedModel | None:
     """The preset merged with explicit fields; problems appended (None when there are any)."""
     assert doc.model is not None
     merged: dict[str, Any] = {}
@@ -38,10 +38,10 @@ def _resolve_model(doc: ScenarioFile, catalog: Catalog, source: str, problems: l
     if doc.model.preset is not None:
         if catalog.has("model", doc.model.preset):
             preset = catalog.get("model", doc.model.preset)
-            merged = {k: getattr(preset, k) for k in _MODEL_FIELDS}
+            merged = {k: getattr(preset, k) for k in MODEL_FIELDS}
         else:
             problems.append(Problem(source, "model.preset", catalog.unknown_message("model", doc.model.preset)))
-    for k in _MODEL_FIELDS:
+    for k in MODEL_FIELDS:
         v = getattr(doc.model, k)
         if v is not None:
             merged[k] = v
@@ -49,7 +49,7 @@ def _resolve_model(doc: ScenarioFile, catalog: Catalog, source: str, problems: l
         merged["kv_heads"] = doc.model.heads
     model: ResolvedModel | None = None
     if not problems:
-        missing = [k for k in _MODEL_FIELDS if k not in merged and k not in ("moe", "tied_embeddings")]
+        missing = [k for k in MODEL_FIELDS if k not in merged and k not in ("moe", "tied_embeddings")]
         for k in missing:
             problems.append(Problem(source, f"model.{k}", "required (no preset gives it)"))
         if not missing:
@@ -58,13 +58,13 @@ def _resolve_model(doc: ScenarioFile, catalog: Catalog, source: str, problems: l
             except ValidationError as exc:
                 problems.extend(pydantic_problems(exc, source, "model"))
                 return None
-            problems.extend(_check_model(model, source))
+            problems.extend(check_model(model, source))
     return model
 
 
-def _resolve(doc: ScenarioFile, catalog: Catalog, source: str) -> Scenario:
+def resolve_scenario(doc: ScenarioFile, catalog: Catalog, source: str) -> Scenario:
     problems: list[Problem] = []
-    model = _resolve_model(doc, catalog, source, problems) if doc.model is not None else None
+    model = resolve_model(doc, catalog, source, problems) if doc.model is not None else None
     cl = doc.cluster
     gpu_ok = catalog.has("gpu", cl.gpu)
     if not gpu_ok:
@@ -86,10 +86,10 @@ def _resolve(doc: ScenarioFile, catalog: Catalog, source: str) -> Scenario:
             what = f"GPUs per {cl.node}" if unit == node.gpus else f"GPUs per compute tray of {cl.node}"
             problems.append(Problem(source, "cluster.gpus",
                                     f"{cl.gpus} is not a multiple of the {unit} {what}; try {hint}"))
-        problems.extend(_check_sizes(doc, node, source))
-        problems.extend(_check_spares(doc, node, source))
-    problems.extend(_check_budget(doc, source))
-    problems.extend(_check_dates(doc, source))
+        problems.extend(check_sizes(doc, node, source))
+        problems.extend(check_spares(doc, node, source))
+    problems.extend(check_budget(doc, source))
+    problems.extend(check_dates(doc, source))
     if gpu_ok and doc.training is not None:
         gpu = catalog.get("gpu", cl.gpu)
         if doc.training.precision not in gpu.peak_tflops:

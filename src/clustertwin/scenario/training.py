@@ -6,10 +6,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from clustertwin.scenario.base import Auto, GpuCount, PosInt, _at_most, _Section
+from clustertwin.scenario.base import Auto, GpuCount, PosInt, Section, at_most
 
 
-class Parallelism(_Section):
+class Parallelism(Section):
     """Pinned parallelism; any key left out or set to ``auto`` is searched."""
 
     tp: PosInt | Auto = Field("auto", description="tensor-parallel degree")
@@ -26,13 +26,13 @@ class Parallelism(_Section):
     @field_validator("tp", "pp", "cp", "ep", "dp", "micro_batch", "virtual_stages")
     @classmethod
     def _size_bound(cls, v: Any, info: Any) -> Any:
-        return _at_most(v, info.field_name)
+        return at_most(v, info.field_name)
 
     def pinned(self) -> dict[str, Any]:
         return {k: v for k, v in self.model_dump().items() if v != "auto"}
 
 
-class GoodputInputs(_Section):
+class GoodputInputs(Section):
     """Whole-run goodput parts besides failures (perf.goodput); ``auto`` = the catalog profile's."""
 
     profile: str = Field("default", description="catalog id of kind 'goodput' (default, none)")
@@ -47,7 +47,7 @@ class GoodputInputs(_Section):
         "auto", description="tokens over which the batch grows linearly to full (0 = none)")
 
 
-class Training(_Section):
+class Training(Section):
     tokens: float = Field(ge=1, le=1e18, description="tokens to train on, 1 to 1e18")
     seq_len: PosInt = Field(description="sequence length, tokens")
     global_batch_tokens: PosInt | None = Field(None, description="tokens per optimizer step")
@@ -66,7 +66,7 @@ class Training(_Section):
     @field_validator("seq_len", "global_batch_tokens", "global_batch_seqs")
     @classmethod
     def _size_bound(cls, v: Any, info: Any) -> Any:
-        return _at_most(v, info.field_name)
+        return at_most(v, info.field_name)
 
     @field_validator("parallelism", mode="before")
     @classmethod

@@ -174,7 +174,7 @@ def from_scenario(path: str | Path, catalog_dirs: list[Path] | None = None) -> C
     notes: list[str] = []
     gpus = getattr(scenario.cluster, "gpus", None)
     nodes = per_su = None
-    from clustertwin.upstream import plan_through
+    from clustertwin.plan import plan_through
 
     d = plan_through(scenario, catalog).design  # the plan's own design (deadline rounds included)
     if d is not None:

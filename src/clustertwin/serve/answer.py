@@ -114,21 +114,17 @@ def decision_rows(doc: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def sections(plan: Any, catalog: Any) -> list[dict[str, Any]]:
-    """Each stage's title, summary rows, extra HTML, drawings and figure divs."""
-    from clustertwin.report.text import TITLES
+    """Each stage's title, summary rows, extra HTML, drawings and figure divs: the sections of
+    plan.html (:func:`clustertwin.report.html.stage_sections`, the stages' views)."""
+    from clustertwin.report.html import stage_sections
 
     out = []
-    for name, res in plan.blocks():
-        from clustertwin.report.html import stage_extra
-
-        extra = stage_extra(plan, name, res)
-        if name == "design":
-            extra += drawings(plan, catalog)
+    for sec in stage_sections(plan, catalog):
+        extra = sec["html"] + (drawings(plan, catalog) if sec["name"] == "design" else "")
         figs = [{"title": t, "div": f.to_html(full_html=False, include_plotlyjs=False,
                                                 config={"displaylogo": False, "responsive": True})}
-                for t, f in (res.figures() if hasattr(res, "figures") else [])]
-        rows = res.summary_rows() if hasattr(res, "summary_rows") else []
-        out.append({"name": name, "title": TITLES.get(name, name), "rows": rows,
+                for t, f in sec["figures"]]
+        out.append({"name": sec["name"], "title": sec["title"], "rows": sec["rows"],
                     "extra": extra, "figures": figs})
     return out
 

@@ -202,19 +202,10 @@ class Engine:
             scen = self.scenario(doc, source)
         except UserError as exc:
             return list(exc.problems)
-        return [Problem(source, *_split_line(line, source)) for line in feasibility_problems(scen, self.catalog)]
+        return feasibility_problems(scen, self.catalog)
 
     def catalog_ids(self) -> dict[str, list[str]]:
         return {kind: sorted(self.catalog.ids(kind)) for kind in self.catalog.kinds()}
-
-
-def _split_line(line: str, source: str) -> tuple[str, str]:
-    """``"request: cluster.gpus: message"`` -> (path, message); the stage name when no key."""
-    rest = line[len(source) + 2:] if line.startswith(source + ": ") else line
-    path, sep, message = rest.partition(": ")
-    if not sep or " " in path:
-        return "", rest
-    return path, message
 
 
 def problem_dicts(problems: list[Problem]) -> list[dict[str, str]]:

@@ -34,11 +34,11 @@ def pareto_html(job: Job) -> tuple[str, list[int]]:
     front (cheaper than every faster point) drawn as a line; the front's row indexes."""
     import plotly.graph_objects as go
 
-    from clustertwin.sweep.choose import _num, pareto_front
+    from clustertwin.sweep.choose import number_or_none, pareto_front
 
     rows = job.rows or []
-    days = [_num(r.get("reliability.effective_days", r.get("training.days"))) for r in rows]
-    cost = [_num(r.get("economics.run_cost_owned_usd")) for r in rows]
+    days = [number_or_none(r.get("reliability.effective_days", r.get("training.days"))) for r in rows]
+    cost = [number_or_none(r.get("economics.run_cost_owned_usd")) for r in rows]
     ok = [i for i in range(len(rows)) if days[i] is not None and cost[i] is not None]
     front = pareto_front(cost, days, ok)
     fig = go.Figure()

@@ -109,6 +109,8 @@ class SweepBoard:
             if proc.is_alive():
                 proc.kill()
             proc.join(5)
+            with self._lock:
+                self._procs.discard(proc)
 
     def _follow(self, job: Job, conn: Any, proc: Any) -> None:
         """Read the sweep process's progress and rows until it ends or runs out of time."""

@@ -12,10 +12,10 @@ from clustertwin.sweep.study import Sweep, build
 def prepare(sw: Sweep, catalog_dirs: Iterable[str | Path] = ()) -> dict[int, str]:
     """Validate every point of ``sw`` before any work; return the points that are invalid only
     in combination (``{index: error}``). Bad keys or values raise a UsageError."""
-    from clustertwin.sweep.run import _catalog
+    from clustertwin.sweep.run import cached_catalog
     from clustertwin.sweep.validate import validate_points
 
-    cat = _catalog(tuple(str(d) for d in catalog_dirs))
+    cat = cached_catalog(tuple(str(d) for d in catalog_dirs))
     return validate_points(sw.points, cat, sw.source)
 
 

@@ -104,7 +104,7 @@ class Choice:
         return self.ranked[0] if self.ranked else None
 
 
-def _num(v: Any) -> float | None:
+def number_or_none(v: Any) -> float | None:
     """A rankable number: numbers as they are, ISO dates (``decision.trained_by``) as day ordinals."""
     if isinstance(v, str):
         import datetime as _dt
@@ -143,14 +143,14 @@ def choose(table: Any, objective: str = "run_cost_owned_usd",
     for r in requirements:
         values = table.column(r.column).to_pylist() if r.column in names else [None] * n
         ok = [i for i in ok if r.holds(values[i])]
-    obj = [_num(v) for v in cols.get(col, [None] * n)]
+    obj = [number_or_none(v) for v in cols.get(col, [None] * n)]
     feasible = [i for i in ok if obj[i] is not None]
     job = _jobs(table, n)
     order = list(dict.fromkeys(job[i] for i in sorted(feasible, key=lambda i: (obj[i], i))))
     ranked = sorted(feasible, key=lambda i: (order.index(job[i]), obj[i], i))  # within each job
     best_by_job = tuple(next(i for i in ranked if job[i] == j) for j in order)
-    cost = [_num(v) for v in cols.get(cost_column(objective), [None] * n)]
-    days = [_num(v) for v in cols.get(DAYS, [None] * n)]
+    cost = [number_or_none(v) for v in cols.get(cost_column(objective), [None] * n)]
+    days = [number_or_none(v) for v in cols.get(DAYS, [None] * n)]
     front = pareto_front(cost, days, feasible)
     return Choice(objective, col, tuple(requirements), tuple(feasible), tuple(ranked), tuple(front),
                   cost_column(objective), missing, tuple(order), best_by_job)

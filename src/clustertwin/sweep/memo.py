@@ -7,24 +7,11 @@ hand back that result instead of computing it again. :class:`StageMemo` does tha
 ``make_plan(scenario, catalog, memo=StageMemo())`` gives the same plan, byte for byte.
 
 The key of a stage call is the canonical JSON of exactly the scenario keys the stage reads
-(:data:`READS`, found by reading each stage's code and checked by tracing attribute reads in
-``tests/sweep/test_memo.py``), the catalog's identity, the keys of the earlier results it takes
+(:data:`READS`: each stage declares them beside its code, found by reading it, and
+``tests/sweep/test_memo.py`` checks them by tracing attribute reads), the catalog's identity, the keys of the earlier results it takes
 (:data:`UPSTREAM`; a result stands for the key it was computed from) and its keyword
 arguments; results are filed under the SHA-256 of that text. A whole section (``"training"``) covers every key in it, also those a stage reads
-through ``model_dump``; a dotted key covers that key only. What each stage reads:
-
-- training (perf): ``model``, ``training``, the cluster's GPU, node, size, deadline and the
-  fabric keys of the collectives model; in deadline mode on a wall-clock basis also the
-  reliability keys of the analytic ETTR (:mod:`clustertwin.deadline`). Not economics,
-  seed, trials, spares, fabric topology or switch models.
-- design: ``cluster``, ``model``/``training`` (checkpoint size, tokens), ``economics.pue``,
-  ``buildout.start_date`` (the GPU servers' purchase date, issue 37) and
-  the reliability keys that size the auto spares (failure profile, rate, repair time).
-- reliability: ``reliability``, ``cluster``, ``model``/``training`` and, unexpectedly for a
-  reliability stage, ``economics.cloud_usd_per_gpu_hour`` (it prices the wasted GPU-hours).
-- economics: ``economics``, ``cluster`` (and the earlier results).
-- buildout: ``buildout``, ``cluster``, the spares keys and ``reliability.seed`` (its Monte Carlo
-  draws), with the design.
+through ``model_dump``; a dotted key covers that key only.
 
 Keys a stage reads are over-approximated only where the over-approximation cannot cost a hit
 (a section that an earlier result's key already holds). The scenario's ``name`` is read by no
@@ -47,30 +34,22 @@ from typing import Any
 
 from pydantic import BaseModel
 
-#: reliability keys that size ``cluster.spare_nodes: auto`` (design.spares.resolve_spare_nodes)
-SPARES = ("reliability.failure_profile", "reliability.failures_per_1000_node_days", "reliability.repair_h")
-#: reliability keys of the deadline solver's analytic ETTR (deadline.analytic_ettr)
-DEADLINE_ETTR = ("reliability.failure_profile", "reliability.failures_per_1000_node_days",
-                 "reliability.include_planned", "reliability.checkpoint_blocking_s",
-                 "reliability.checkpoint_interval_min", "reliability.restart_min")
-#: scenario keys each stage reads (a section name covers the whole section)
+from clustertwin import deadline
+from clustertwin.buildout import plan as buildout_plan
+from clustertwin.design import core as design_core
+from clustertwin.economics import model as economics_model
+from clustertwin.perf import stage as perf_stage
+from clustertwin.reliability import stage as reliability_stage
+
+#: scenario keys each stage reads (a section name covers the whole section), as each stage
+#: declares them beside its code (``READS`` of deadline, design.core, reliability.stage,
+#: economics.model and buildout.plan)
 READS: dict[str, tuple[str, ...]] = {
-    "training": ("source", "model", "training", "cluster.gpu", "cluster.node", "cluster.gpus",
-                 "cluster.deadline_days", "cluster.deadline_basis", "cluster.fabric.technology",
-                 "cluster.fabric.oversubscription", "cluster.fabric.pod_gpus",
-                 "cluster.fabric.pod_oversubscription"),
-    "design": ("source", "model", "training", "cluster", "economics.pue",
-               "buildout.start_date", *SPARES),
-    "reliability": ("source", "model", "training", "cluster", "reliability",
-                    "economics.cloud_usd_per_gpu_hour"),
-    "economics": ("source", "model", "training", "cluster", "reliability", "economics"),
-    "buildout": ("source", "model", "training", "cluster", "buildout", "reliability.seed", *SPARES),
+    "training": deadline.READS, "design": design_core.READS, "reliability": reliability_stage.READS,
+    "economics": economics_model.READS, "buildout": buildout_plan.READS,
     # the training estimate made again on the GPUs hot spares leave inside the units
-    # (plan._spares_inside): perf's keys; the GPU count is its ``installed`` argument
-    "respare": ("source", "model", "training", "cluster.gpu", "cluster.node", "cluster.gpus",
-                "cluster.deadline_days", "cluster.deadline_basis", "cluster.fabric.technology",
-                "cluster.fabric.oversubscription", "cluster.fabric.pod_gpus",
-                "cluster.fabric.pod_oversubscription"),
+    # (plan.spares_inside): perf's keys; the GPU count is its ``installed`` argument
+    "respare": perf_stage.READS,
 }
 #: the earlier results each stage takes, in its positional order after (scenario, catalog)
 UPSTREAM: dict[str, tuple[str, ...]] = {
@@ -86,11 +65,7 @@ _MISSING = object()
 
 def reads(stage: str, scenario: Any) -> tuple[str, ...]:
     """The scenario keys ``stage`` reads for this scenario."""
-    keys = READS[stage]
-    c = scenario.cluster
-    if stage == "training" and c.gpus is None and c.deadline_basis == "wall-clock":
-        keys = keys + DEADLINE_ETTR
-    return keys
+    return deadline.reads(scenario) if stage == "training" else READS[stage]
 
 
 def _canon(value: Any) -> Any:

@@ -21,7 +21,7 @@ _CATALOGS: dict[tuple[str, ...], Any] = {}
 _MEMO: Any = None
 
 
-def _catalog(dirs: tuple[str, ...]) -> Any:
+def cached_catalog(dirs: tuple[str, ...]) -> Any:
     """The catalog, loaded once per process (workers plan many points)."""
     if dirs not in _CATALOGS:
         from clustertwin.catalog import load_catalog
@@ -48,7 +48,7 @@ def plan_row(doc: dict[str, Any], source: str, catalog_dirs: tuple[str, ...] = (
     from clustertwin.scenario import scenario_from_dict
     from clustertwin.sweep.table import flatten
 
-    cat = _catalog(catalog_dirs)
+    cat = cached_catalog(catalog_dirs)
     try:
         plan = make_plan(scenario_from_dict(doc, source, cat), cat, memo=memo() if cache else None)
     except UserError as exc:
@@ -121,7 +121,7 @@ def _mp_context(dirs: tuple[str, ...]) -> Any:
 
         for stage in ("perf", "design", "reliability", "economics", "buildout"):
             __import__(f"clustertwin.{stage}")
-        _catalog(dirs)
+        cached_catalog(dirs)
         return mp.get_context("fork")
     return mp.get_context("forkserver" if "forkserver" in methods else "spawn")
 

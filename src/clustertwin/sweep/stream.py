@@ -60,7 +60,7 @@ def stream_sweep(sw: Any, out: Path, executor: str = "local", workers: int | Non
                  on_progress: Callable[[int], None] | None = None, log: Any = None) -> int:
     """Run every point of ``sw`` (lazy points welcome) into ``out/sweep.parts``; return the
     number of points run now (points already there are skipped and counted in ``log``)."""
-    from clustertwin.sweep.run import _catalog, stream
+    from clustertwin.sweep.run import cached_catalog, stream
     from clustertwin.sweep.validate import validate_points
 
     parts = out / PARTS
@@ -71,7 +71,7 @@ def stream_sweep(sw: Any, out: Path, executor: str = "local", workers: int | Non
     if on_progress and done:
         on_progress(len(done))
     dirs = [str(d) for d in catalog_dirs]
-    cat = _catalog(tuple(dirs))
+    cat = cached_catalog(tuple(dirs))
     todo = (i for i in range(len(sw.points)) if i not in done)
     ran = 0
     buf_points: list[Any] = []
@@ -136,6 +136,7 @@ def stream_command(base: Path, grid: dict[str, list[Any]], out: Path, executor: 
         rows = join_parts(out / PARTS, tmp)
     log.finish()
     folder.write("run.json", log.to_json())
+    folder.commit()
     return (f"{rows:,} rows ({log.resumed:,} from an earlier run) in {log.wall_s:.1f} s; "
             f"wrote {folder.path / 'sweep.parquet'}, {folder.path / 'run.json'} "
             f"(parts in {out / PARTS})")

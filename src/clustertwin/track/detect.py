@@ -35,7 +35,7 @@ def sniff(head: str) -> str | None:
                                         for c in readers.CSV_COLUMNS):
         return "csv"
     for line in head.splitlines():
-        if readers._MEG_ITER_RE.search(line) and ("elapsed time per iteration" in line
+        if readers.MEG_ITER_RE.search(line) and ("elapsed time per iteration" in line
                                                    or "train_step_timing" in line):
             return "megatron"
         if readers._TT_RE.search(line):

@@ -152,7 +152,7 @@ def _other_lines(block: bytes, line_start: np.ndarray, n_lines: int,
                  metric: np.ndarray) -> list[tuple[int, int, str]] | None:
     """The non-metric lines that say the job loaded a checkpoint or give a launch time; None
     when one looks like a torn iteration line (the line reader names it as a bad line)."""
-    from clustertwin.track.readers import _MEG_ANCHOR_RE, _MEG_ITER_RE, RESUME_RE
+    from clustertwin.track.readers import MEG_ANCHOR_RE, MEG_ITER_RE, RESUME_RE
 
     is_metric = np.zeros(n_lines, dtype=bool)
     is_metric[metric] = True
@@ -160,9 +160,9 @@ def _other_lines(block: bytes, line_start: np.ndarray, n_lines: int,
     before = np.cumsum(is_metric)
     for i in np.flatnonzero(~is_metric):
         text = block[line_start[i]:line_start[i + 1]].decode("utf-8", errors="replace")
-        if _MEG_ITER_RE.search(text):
+        if MEG_ITER_RE.search(text):
             return None
-        if RESUME_RE.search(text) or _MEG_ANCHOR_RE.search(text):
+        if RESUME_RE.search(text) or MEG_ANCHOR_RE.search(text):
             out.append((int(before[i]), int(i), text))
     return out
 

@@ -38,9 +38,9 @@ from clustertwin.track.records import BadLine, LineStats, Record, number, parse_
 RESUME_RE = re.compile(r"(?i)\b(resum(?:e|ed|ing) (?:from|training)|loading (?:the )?checkpoint|"
                        r"loaded (?:the )?checkpoint|restor(?:e|ed|ing) (?:from )?checkpoint)")
 _STAMP_RE = re.compile(r"(\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2}\b)?)")
-_MEG_ITER_RE = re.compile(r"\biteration\s+(\d+)\s*/\s*(\d+)\s*\|")
+MEG_ITER_RE = re.compile(r"\biteration\s+(\d+)\s*/\s*(\d+)\s*\|")
 _LOADED_AT_RE = re.compile(r"\bat iteration\s+(\d+)")
-_MEG_ANCHOR_RE = re.compile(r"datetime:\s*(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2})")
+MEG_ANCHOR_RE = re.compile(r"datetime:\s*(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2})")
 #: NeMo 2 (``Training epoch 0, iteration 97/99 | lr: ... | global_batch_size: 128 | global_step: 97 |
 #: reduced_train_loss: 6.265 | train_step_timing in s: 12.22 | consumed_samples: 12544``) -> Megatron's names
 _NEMO2 = {"train_step_timing in s": "elapsed time per iteration (s)", "reduced_train_loss": "lm loss",
@@ -117,9 +117,9 @@ def read_megatron(lines: Iterable[tuple[int, str]], stats: LineStats,
     state = state if state is not None else {}
     anchor, clock = state.get("anchor"), state.get("clock")
     for no, text in lines:
-        m = _MEG_ITER_RE.search(text)
+        m = MEG_ITER_RE.search(text)
         if m is None:
-            a = _MEG_ANCHOR_RE.search(text)
+            a = MEG_ANCHOR_RE.search(text)
             when = parse_time(a.group(1)) if a is not None else _stamp_or_none(text)
             if when is not None:  # a dated line: undated iteration lines count on from it
                 anchor, clock = when, None

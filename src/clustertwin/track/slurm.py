@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from clustertwin.errors import Problem, UsageError
-from clustertwin.scheduling.traces.sacct import _ABSENT, _time, is_sacct
+from clustertwin.scheduling.traces.sacct import ABSENT, is_sacct, sacct_time
 from clustertwin.scheduling.traces.values import BadValue, number
 from clustertwin.track.records import LineStats
 
@@ -49,7 +49,7 @@ def expand_hostlist(text: str) -> list[str]:
     out: list[str] = []
     for m in re.finditer(r"([^,\[]+)(?:\[([^\]]*)\])?([^,\[]*)", text.strip()):
         prefix, ranges, suffix = m.group(1), m.group(2), m.group(3)
-        if not prefix or prefix in _ABSENT or prefix == "None assigned":
+        if not prefix or prefix in ABSENT or prefix == "None assigned":
             continue
         if ranges is None:
             out.append(prefix + suffix)
@@ -110,12 +110,12 @@ def read_sacct(path: str | Path, as_of: float | None = None,
 
 def _allocation(f: dict[str, str]) -> Allocation | None:
     state = f["State"].split(" ")[0].strip().upper()
-    if f["Start"] in _ABSENT:
+    if f["Start"] in ABSENT:
         return None  # never started (pending, or cancelled before it ran)
-    start = _time(f["Start"], "Start").timestamp()
+    start = sacct_time(f["Start"], "Start").timestamp()
     end = None
-    if f["End"] not in _ABSENT:
-        end = _time(f["End"], "End").timestamp()
+    if f["End"] not in ABSENT:
+        end = sacct_time(f["End"], "End").timestamp()
     elif f.get("ElapsedRaw", "").strip() and state not in ("RUNNING", "PENDING"):
         end = start + number(f["ElapsedRaw"], "ElapsedRaw")
     if end is not None and end < start:

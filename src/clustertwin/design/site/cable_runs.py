@@ -38,7 +38,7 @@ def device_xyz(inv, rules) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     slot = np.array([d.slot for d in inv.devices], dtype=float)
     z = np.zeros(len(inv.devices))
     a, b = inv.span("node")
-    node_u = max(1.0, float(getattr(inv, "node_ru", 0.0) or 1.0))
+    node_u = max(1.0, float(inv.node_ru or 1.0))
     z[a:b] = np.minimum(geo.rack_height_m, (slot[a:b] - 0.5) * node_u * geo.ru_m)
     for role in _TOP_DOWN:
         a, b = inv.span(role)

@@ -58,9 +58,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from clustertwin.design.site.cabling_networks import _inband_links, _oob_links, _storage_links
-from clustertwin.design.site.inventory import Inventory, _pod_of_leaf, spine_pods
-from clustertwin.design.site.link_groups import _Group, _i, _rank
+from clustertwin.design.site.cabling_networks import inband_links, oob_links, storage_links
+from clustertwin.design.site.inventory import Inventory, pod_of_leaf, spine_pods
+from clustertwin.design.site.link_groups import LinkGroup, as_index, rank_within
 
 
 class Link(NamedTuple):
@@ -85,7 +85,7 @@ class Link(NamedTuple):
 FIELDS = Link._fields
 
 
-def _node_links(inv: Inventory, cf) -> list[_Group]:
+def _node_links(inv: Inventory, cf) -> list[LinkGroup]:
     trays, q, rails = inv.trays_per_system, cf.planes, cf.rails
     pm = cf.port_map()
     n = cf.nodes
@@ -103,7 +103,7 @@ def _node_links(inv: Inventory, cf) -> list[_Group]:
     if cf.node_cables_per_node and q == 1:
         per_cable = max(1, rails // cf.node_cables_per_node)
         cable = node * cf.node_cables_per_node + rail // per_cable
-    groups = [_Group("node-leaf", "compute", a, nic, "mlx5_", leaf0 + pm[:, 0], pm[:, 1] + 1,
+    groups = [LinkGroup("node-leaf", "compute", a, nic, "mlx5_", leaf0 + pm[:, 0], pm[:, 1] + 1,
                      plane + 1, "optical" if cf.node_links_optical else "copper", cable,
                      cf.endpoint_gbps)]
     m = cf.manager_links
@@ -114,12 +114,12 @@ def _node_links(inv: Inventory, cf) -> list[_Group]:
         last_nodes = cf.nodes - (cf.scalable_units - 1) * cf.su_nodes
         leaf = leaf0 + (cf.scalable_units - 1) * l_su + i % l_su
         port = last_nodes * cf.ports_per_node_per_leaf + i // l_su + 1
-        groups.append(_Group("manager-leaf", "compute", ufm0 + i % n_ufm, i // n_ufm + 1, "ib ",
+        groups.append(LinkGroup("manager-leaf", "compute", ufm0 + i % n_ufm, i // n_ufm + 1, "ib ",
                              leaf, port, 1, "optical", None, cf.endpoint_gbps))
     return groups
 
 
-def _upper_links(inv: Inventory, cf) -> list[_Group]:
+def _upper_links(inv: Inventory, cf) -> list[LinkGroup]:
     p, q = cf.plane, cf.planes
     leaf0, spine0, core0 = (inv.span(r)[0] for r in ("leaf", "spine", "core"))
     if p.leaf_spine_links == 0:
@@ -129,16 +129,16 @@ def _upper_links(inv: Inventory, cf) -> list[_Group]:
         i = np.tile(np.arange(isl), q)
         pl = np.repeat(np.arange(q), isl)
         port = p.leaf_down + i + 1
-        return [_Group("leaf-leaf", "compute", leaf0 + pl * p.leaf, port, "",
+        return [LinkGroup("leaf-leaf", "compute", leaf0 + pl * p.leaf, port, "",
                        leaf0 + pl * p.leaf + 1, port, pl + 1, "copper",
                        pl * isl + i // max(1, cf.ports_per_cage) if cf.leaf_pair else None,
                        cf.endpoint_gbps)]
     u = p.leaf_spine_links // p.leaf
     pods = spine_pods(cf)
-    ns = _i([c for c, _ in pods])
-    first = _i([s for _, s in pods])
+    ns = as_index([c for c, _ in pods])
+    first = as_index([s for _, s in pods])
     local = np.arange(p.leaf)
-    pod = np.minimum(_pod_of_leaf(cf, local), len(pods) - 1)
+    pod = np.minimum(pod_of_leaf(cf, local), len(pods) - 1)
     i = np.tile(np.arange(u), p.leaf)
     lf = np.repeat(local, u)
     spine_local = first[pod[lf]] + i % ns[pod[lf]]
@@ -146,8 +146,8 @@ def _upper_links(inv: Inventory, cf) -> list[_Group]:
     groups = []
     for pl in range(q):
         b = spine0 + pl * p.spine + spine_local
-        groups.append(_Group("leaf-spine", "compute", leaf0 + pl * p.leaf + lf,
-                             p.leaf_down + i + 1, "", b, _rank(b) + 1, pl + 1, "optical", None,
+        groups.append(LinkGroup("leaf-spine", "compute", leaf0 + pl * p.leaf + lf,
+                             p.leaf_down + i + 1, "", b, rank_within(b) + 1, pl + 1, "optical", None,
                              up_gbps))
     if p.core:
         down = np.bincount(spine_local, minlength=p.spine)
@@ -155,7 +155,7 @@ def _upper_links(inv: Inventory, cf) -> list[_Group]:
     return groups
 
 
-def _core_links(inv, cf, pods, down, spine0, core0) -> list[_Group]:
+def _core_links(inv, cf, pods, down, spine0, core0) -> list[LinkGroup]:
     p, q = cf.plane, cf.planes
     if cf.pod is not None:
         n_groups, c = cf.pod.spines_per_pod, cf.pod.aggregation_per_group
@@ -172,7 +172,7 @@ def _core_links(inv, cf, pods, down, spine0, core0) -> list[_Group]:
         link_i.append(np.tile(np.arange(up), ns))
         span_l.append(np.full(ns * up, max(1, n_groups // ns)))
     s, i, span = np.concatenate(spine_l), np.concatenate(link_i), np.concatenate(span_l)
-    j = s - np.repeat(_i([st for _, st in pods]), [n * u for (n, _), u in zip(pods, ups,
+    j = s - np.repeat(as_index([st for _, st in pods]), [n * u for (n, _), u in zip(pods, ups,
                                                                               strict=True)])
     group = (j * span + i % span) % n_groups
     pod_of_spine = np.repeat(np.arange(len(pods)), [n for n, _ in pods])[s]
@@ -184,8 +184,8 @@ def _core_links(inv, cf, pods, down, spine0, core0) -> list[_Group]:
     out = []
     for pl in range(q):
         b = core0 + pl * p.core + core_local
-        out.append(_Group("spine-core", "compute", spine0 + pl * p.spine + s,
-                          down[s] + i + 1, "", b, _rank(b) + 1, pl + 1, "optical", None, gbps))
+        out.append(LinkGroup("spine-core", "compute", spine0 + pl * p.spine + s,
+                          down[s] + i + 1, "", b, rank_within(b) + 1, pl + 1, "optical", None, gbps))
     if cf.pod is None and p.tiers >= 4:
         out += _fourth_tier(cf, core0, gbps)
     return out
@@ -203,7 +203,7 @@ def _third_tier(p, position: np.ndarray, pod: np.ndarray, k: np.ndarray,
     return position * pods + sp * half + (k + pod % half) % in_sp
 
 
-def _fourth_tier(cf, core0: int, gbps: float) -> list[_Group]:
+def _fourth_tier(cf, core0: int, gbps: float) -> list[LinkGroup]:
     """Third-tier switch (position j, pod m of its super-pod) -> its group of fourth-tier
     switches (j, m), k/2 uplinks round-robin over the group."""
     p, q = cf.plane, cf.planes
@@ -218,18 +218,18 @@ def _fourth_tier(cf, core0: int, gbps: float) -> list[_Group]:
     for pl in range(q):
         a = core0 + pl * p.core + sw
         b = core0 + pl * p.core + target
-        out.append(_Group("core-core", "compute", a, half + i + 1, "", b, _rank(b) + 1, pl + 1,
+        out.append(LinkGroup("core-core", "compute", a, half + i + 1, "", b, rank_within(b) + 1, pl + 1,
                           "optical", None, gbps))
     return out
 
 
-def cabling_groups(inv: Inventory, design) -> list[_Group]:
+def cabling_groups(inv: Inventory, design) -> list[LinkGroup]:
     cf = design.fabric
-    return (_node_links(inv, cf) + _upper_links(inv, cf) + _storage_links(inv, design)
-            + _inband_links(inv, design) + _oob_links(inv, design))
+    return (_node_links(inv, cf) + _upper_links(inv, cf) + storage_links(inv, design)
+            + inband_links(inv, design) + oob_links(inv, design))
 
 
-def _cable(inv: Inventory, g: _Group) -> str:
+def _cable(inv: Inventory, g: LinkGroup) -> str:
     """Catalog cable id: the fabric's copper / optical cable for compute and storage links
     (as the design's bill of materials counts them), RJ45 Cat6 for OOB, none for in-band."""
     if g.fabric == "oob":
@@ -268,7 +268,7 @@ def cable_runs(inv: Inventory, design) -> tuple[np.ndarray, np.ndarray, np.ndarr
     return pick, cable_id, length
 
 
-def _ends(groups: list[_Group]) -> tuple[np.ndarray, ...]:
+def _ends(groups: list[LinkGroup]) -> tuple[np.ndarray, ...]:
     """``(a, b, copper, gbps, cable_id)`` of every link of ``groups``: the end devices'
     indices, copper flags, speeds and cable ids (numbered group after group)."""
     parts: list[tuple[np.ndarray, ...]] = []
@@ -280,15 +280,15 @@ def _ends(groups: list[_Group]) -> tuple[np.ndarray, ...]:
         local = g.cable if g.cable is not None else np.arange(n)
         cid = next_cable + local
         next_cable = int(cid.max()) + 1
-        parts.append((_i(g.a), _i(g.b), np.full(n, g.media == "copper"), np.full(n, float(g.gbps)),
-                      _i(cid)))
+        parts.append((as_index(g.a), as_index(g.b), np.full(n, g.media == "copper"), np.full(n, float(g.gbps)),
+                      as_index(cid)))
     if not parts:
         e = np.array([], dtype=np.int64)
         return e, e, np.array([], dtype=bool), np.array([], dtype=float), e
     return tuple(np.concatenate([p[k] for p in parts]) for k in range(5))
 
 
-def _name_columns(inv: Inventory, groups: list[_Group]) -> dict[str, np.ndarray]:
+def _name_columns(inv: Inventory, groups: list[LinkGroup]) -> dict[str, np.ndarray]:
     """The map's name and label columns (devices, ports, kind, fabric, plane, media, cable,
     reach) of ``groups``."""
     names = np.array([d.name for d in inv.devices], dtype=object)
@@ -298,7 +298,7 @@ def _name_columns(inv: Inventory, groups: list[_Group]) -> dict[str, np.ndarray]
     cols: dict[str, list] = {f: [] for f in FIELDS[:10]}
     # upper ends without fixed ports are numbered together: two groups may share a switch
     free = [g.b for g in groups if g.b_port is None]
-    ranks = np.split(_rank(np.concatenate(free)) + 1 if free else np.array([], np.int64),
+    ranks = np.split(rank_within(np.concatenate(free)) + 1 if free else np.array([], np.int64),
                      np.cumsum([x.size for x in free])[:-1]) if free else []
     free_ports = iter(ranks)
     for g in groups:

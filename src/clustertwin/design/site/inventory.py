@@ -149,14 +149,14 @@ def rack_kinds(design, leaf_racks: int | None = None) -> list[str]:
     return kinds + ["management"] * rc.management + ["storage"] * rc.storage
 
 
-def _racks(design, rules, naming: Naming, leaf_racks: int | None = None) -> list[Rack]:
+def rack_list(design, rules, naming: Naming, leaf_racks: int | None = None) -> list[Rack]:
     per_row = max(1, int(rules.num("racks_per_row")))
     out = []
     fl = design.floor
     split = leaf_racks is not None
     for i, kind in enumerate(rack_kinds(design, leaf_racks)):
         row, pos = divmod(i, per_row)
-        hall = int(fl.hall_of_row(row + 1)) if getattr(fl, "halls", 1) > 1 else 1
+        hall = int(fl.hall_of_row(row + 1)) if fl.halls > 1 else 1
         tier = ("spine" if kind == "network-spine" else "leaf") if split and \
             kind.startswith("network") else ""
         out.append(Rack(f"{naming.rack}{row + 1:02d}-{pos + 1:02d}", kind.split("-")[0],
@@ -164,7 +164,7 @@ def _racks(design, rules, naming: Naming, leaf_racks: int | None = None) -> list
     return out
 
 
-def _pod_of_leaf(cf, local: np.ndarray) -> np.ndarray:
+def pod_of_leaf(cf, local: np.ndarray) -> np.ndarray:
     """0-based pod of each plane-local leaf index."""
     if cf.pod is not None:
         return local // (cf.pod.segments_per_pod * cf.leaves_per_su)
@@ -225,7 +225,7 @@ def _nodes(design, node, rules, naming, racks) -> tuple[list[Device], list[Devic
     names = naming.numbered(naming.node, total, 4)
     sys_idx = np.arange(total) // trays
     su = sys_idx // cf.su_nodes
-    pod = _pod_of_leaf(cf, su * cf.leaves_per_su)
+    pod = pod_of_leaf(cf, su * cf.leaves_per_su)
     if cf.pod is not None:
         pod = su // cf.pod.segments_per_pod
     dom = (np.arange(total) * gpn) // max(1, lay.nvlink_domain_gpus)
@@ -259,7 +259,7 @@ def _fabric_switches(design, naming, placer, racks) -> list[tuple[str, list[Devi
     p, q = cf.plane, cf.planes
     out = []
     leaf_local = np.tile(np.arange(p.leaf), q)
-    leaf_pod = _pod_of_leaf(cf, leaf_local)
+    leaf_pod = pod_of_leaf(cf, leaf_local)
     names = naming.numbered(f"{naming.compute}-leaf", p.leaf * q)
     if cf.tor:
         compute = [r for r in racks if r.kind == "compute"]
@@ -361,7 +361,7 @@ def build_inventory(scenario, catalog, design, naming: Naming = Naming()) -> Inv
     rules = load_rules()
     node = catalog.node(design.node_id)
     fabric = catalog.fabric(design.fabric.technology)
-    racks = _racks(design, rules, naming, leaf_rack_count(design, catalog, rules))
+    racks = rack_list(design, rules, naming, leaf_rack_count(design, catalog, rules))
     placer = _Placer(racks)
     nodes, nvsw, trays = _nodes(design, node, rules, naming, racks)
     groups = [("node", nodes), ("nvswitch", nvsw)]
@@ -399,4 +399,4 @@ def _node_ru(node, rules, trays: int) -> float:
 def _port_gbps(catalog, switch_id: str) -> float:
     if not switch_id or not catalog.has("switch", switch_id):
         return 0.0
-    return float(getattr(catalog.get("switch", switch_id), "port_gbps", 0.0) or 0.0)
+    return float(catalog.get("switch", switch_id).port_gbps)

@@ -8,7 +8,7 @@ from typing import NamedTuple
 import numpy as np
 
 
-class _Group(NamedTuple):
+class LinkGroup(NamedTuple):
     """Links of one kind as arrays: device indices into Inventory.devices and port numbers."""
 
     kind: str
@@ -24,7 +24,7 @@ class _Group(NamedTuple):
     gbps: float
 
 
-def _rank(dev: np.ndarray) -> np.ndarray:
+def rank_within(dev: np.ndarray) -> np.ndarray:
     """For each entry, how many earlier entries name the same device (0-based port offset)."""
     if dev.size == 0:
         return dev.copy()
@@ -37,10 +37,10 @@ def _rank(dev: np.ndarray) -> np.ndarray:
     return out
 
 
-def _i(x) -> np.ndarray:
+def as_index(x) -> np.ndarray:
     return np.asarray(x, dtype=np.int64)
 
 
-def _spread(count: int, bins: int) -> np.ndarray:
+def spread_over(count: int, bins: int) -> np.ndarray:
     """Bin of each of ``count`` items spread evenly, in order, over ``bins`` bins."""
     return (np.arange(count, dtype=np.int64) * bins) // max(1, count)

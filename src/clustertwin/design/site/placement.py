@@ -29,7 +29,7 @@ def leaf_rack_count(design, catalog, rules) -> int:
     if cf.tor or not cf.leaf:
         return 0
     sw = catalog.get("switch", cf.switch_id) if catalog.has("switch", cf.switch_id) else None
-    ru = float(getattr(sw, "rack_units", 1) or 1)
+    ru = float(sw.rack_units or 1)
     n = cf.leaf + (cf.spine if spines_with_pods(cf) else 0)
     return math.ceil(n * ru / rules.num("network_rack_switch_ru"))
 

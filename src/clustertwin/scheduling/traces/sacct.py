@@ -33,15 +33,15 @@ from clustertwin.scheduling.traces.values import MAX_JOB_GPUS, MAX_TIME_S, BadVa
 
 NEEDED = ("JobID", "Submit", "Start", "End", "State")
 GPU_FIELDS = ("AllocTRES", "ReqTRES", "AllocGRES", "ReqGRES")
-_ABSENT = ("", "Unknown", "None", "N/A")
+ABSENT = ("", "Unknown", "None", "N/A")
 
 
 def is_sacct(header_line: str) -> bool:
     return "|" in header_line and "JobID" in header_line.split("|")
 
 
-def _time(text: str, what: str) -> dt.datetime:
-    if text in _ABSENT:
+def sacct_time(text: str, what: str) -> dt.datetime:
+    if text in ABSENT:
         raise BadValue(f"no {what} time")
     try:
         # read as UTC: only differences matter, and local daylight-saving jumps would bend them
@@ -55,7 +55,7 @@ def time_limit_s(text: str) -> float:
     ``hours:minutes:seconds``, ``days-hours``, ``days-hours:minutes``,
     ``days-hours:minutes:seconds``; NaN for UNLIMITED / Partition_Limit / empty."""
     t = text.strip()
-    if t in _ABSENT or t.upper() in ("UNLIMITED", "PARTITION_LIMIT", "INVALID"):
+    if t in ABSENT or t.upper() in ("UNLIMITED", "PARTITION_LIMIT", "INVALID"):
         return math.nan
     days, _, rest = t.rpartition("-")
     parts = rest.split(":")
@@ -97,19 +97,19 @@ def gpus_of(tres: str) -> int:
 def _row(f: dict[str, str], gpu_field: str) -> tuple[float, int, float, float]:
     """(submit epoch s, GPUs, duration s, limit s) of one job row, or BadValue."""
     state = f["State"].split(" ")[0]
-    submit = _time(f["Submit"], "Submit")
-    if f["Start"] in _ABSENT:
+    submit = sacct_time(f["Submit"], "Submit")
+    if f["Start"] in ABSENT:
         raise BadValue(f"never started ({state})")
-    start = _time(f["Start"], "Start")
+    start = sacct_time(f["Start"], "Start")
     if f.get("ElapsedRaw", "").strip():
         dur = number(f["ElapsedRaw"], "ElapsedRaw")
     else:
-        if f["End"] in _ABSENT:
+        if f["End"] in ABSENT:
             raise BadValue(f"still running or no End time ({state})")
-        dur = (_time(f["End"], "End") - start).total_seconds()
+        dur = (sacct_time(f["End"], "End") - start).total_seconds()
         if dur < 0:
             raise BadValue("End is before Start")
-    if f["End"] in _ABSENT and state in ("RUNNING", "PENDING", "REQUEUED", "SUSPENDED"):
+    if f["End"] in ABSENT and state in ("RUNNING", "PENDING", "REQUEUED", "SUSPENDED"):
         raise BadValue(f"still running or no End time ({state})")
     g = gpus_of(f.get(gpu_field, ""))
     if g == 0:

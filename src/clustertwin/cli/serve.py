@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from clustertwin.cli_common import CatalogOpt, handle_user_errors
+from clustertwin.cli.common import CatalogOpt, handle_user_errors
 
 
 def _need_server() -> None:
@@ -38,6 +38,7 @@ def _check_port(host: str, port: int) -> None:
 
 
 def register(app: typer.Typer) -> None:
+    # a command: one parameter per command-line option (typer reads this signature)
     @app.command("serve")
     @handle_user_errors
     def serve(

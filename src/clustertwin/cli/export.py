@@ -11,7 +11,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from clustertwin.cli_common import CatalogOpt, ScenarioArg
+from clustertwin.cli.common import CatalogOpt, ScenarioArg
 
 KINDS = ("inventory", "cabling", "slurm", "kueue", "prometheus", "grafana", "ansible", "bom",
          "drawings", "dhcp", "netbox", "all")
@@ -102,8 +102,9 @@ def _ip_files(ctx) -> dict[str, str]:
 
 def register(app: typer.Typer) -> None:
     """Add the ``export`` command to ``app``."""
-    from clustertwin.cli_common import handle_user_errors
+    from clustertwin.cli.common import handle_user_errors
 
+    # a command: one parameter per command-line option (typer reads this signature)
     @app.command("export")
     @handle_user_errors
     def export_cmd(
@@ -131,7 +132,7 @@ def register(app: typer.Typer) -> None:
         bom.xlsx) and drawings to scale (floor-plan.svg, rack-elevations.svg, topology.svg)."""
         import time
 
-        from clustertwin.cli_common import load_inputs
+        from clustertwin.cli.common import load_inputs
         from clustertwin.design.site.naming import parse_naming
         from clustertwin.errors import Problem, UsageError
         from clustertwin.export.stage import make_context

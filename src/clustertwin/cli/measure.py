@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from clustertwin.cli_common import CatalogOpt, JsonOpt, ScenarioArg, handle_user_errors
+from clustertwin.cli.common import CatalogOpt, JsonOpt, ScenarioArg, handle_user_errors
 
 OutOpt = Annotated[Optional[Path], typer.Option("--out", help="write measured.json (and measured.csv on a GPU) into this folder")]  # noqa: UP045
 ForceOpt = Annotated[bool, typer.Option("--force", help="overwrite files clustertwin did not write")]
@@ -20,6 +20,7 @@ def _torch_missing() -> bool:
     return importlib.util.find_spec("torch") is None
 
 
+# a command: one parameter per command-line option (typer reads this signature)
 def measure_cmd(
     scenario: ScenarioArg = None,
     out: OutOpt = None,
@@ -36,7 +37,7 @@ def measure_cmd(
     """Run a short standard training benchmark (the scenario's model shape, layers halved until it
     fits one GPU) with PyTorch on this machine, print predicted vs measured tokens/s, and write
     measured.json for 'plan --measured' and measured.csv for 'calibration --csv'."""
-    from clustertwin.cli_common import OutputDir, emit_json, load_inputs, print_rows, to_json
+    from clustertwin.cli.common import OutputDir, emit_json, load_inputs, print_rows, to_json
     from clustertwin.errors import Problem, UsageError
     from clustertwin.measure import run
 

@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from clustertwin.cli_common import CatalogOpt, ScenarioArg, handle_user_errors
+from clustertwin.cli.common import CatalogOpt, ScenarioArg, handle_user_errors
 
 OUT_FILES = ["track.json", "track.html", "measured.json"]
 
@@ -26,6 +26,7 @@ def as_of_time(text: str | None) -> float | None:
                                   f"or 2027-03-10T12:00:00, got {text[:40]!r}")]) from None
 
 
+# a command: one parameter per command-line option (typer reads this signature)
 def track_cmd(
     scenario: ScenarioArg = None,
     log: Annotated[Optional[list[Path]], typer.Option("--log", help="training log: Megatron-LM/NeMo, torchtitan, HF Trainer (trainer_state.json or logged dicts) or CSV time,step,tokens[,loss]; repeatable")] = None,  # noqa: UP045
@@ -38,7 +39,7 @@ def track_cmd(
 ) -> None:
     """Follow the real run: progress, speed, interruptions and their cost against the plan; a
     trained-by forecast that learns the interruption rate; drift flags with the action to take."""
-    from clustertwin.cli_common import OutputDir, emit_json, load_inputs, print_rows, to_json
+    from clustertwin.cli.common import OutputDir, emit_json, load_inputs, print_rows, to_json
     from clustertwin.errors import Problem, UsageError
 
     if not log:

@@ -18,7 +18,7 @@ def register(app: typer.Typer) -> None:
         from the folder CLUSTERTWIN_TRACES names."""
         from dataclasses import asdict
 
-        from clustertwin.cli_common import emit_json
+        from clustertwin.cli.common import emit_json
         from clustertwin.scheduling.traces.listing import packaged_traces
         from clustertwin.scheduling.traces.locate import ENV, PACKAGED
 

@@ -10,6 +10,7 @@ import typer
 def register(app: typer.Typer) -> None:
     """Add the ``schedule`` command to the main app."""
 
+    # a command: one parameter per command-line option (typer reads this signature)
     @app.command("schedule")
     def schedule_cmd(
         cluster: str = typer.Option(..., "--cluster", help="scenario file, node-list CSV, "
@@ -164,7 +165,7 @@ def _run(cluster, trace, policy, placement, out, force, strict, as_json, seed, c
 
     import numpy as np
 
-    from clustertwin.cli_common import OutputDir, emit_json, to_json
+    from clustertwin.cli.common import OutputDir, emit_json, to_json
     from clustertwin.errors import Problem, UsageError
     from clustertwin.scheduling import schedule
     from clustertwin.scheduling.cluster import load_cluster
@@ -200,7 +201,7 @@ def _run(cluster, trace, policy, placement, out, force, strict, as_json, seed, c
     if failure_rate is None and not failure_profile and str(cluster).lower().endswith(
             (".yaml", ".yml", ".toml")):
         # a designed cluster fails as its scenario says; --failure-rate 0 turns failures off
-        from clustertwin.cli_common import load_inputs
+        from clustertwin.cli.common import load_inputs
 
         failure_profile = load_inputs(cluster, list(catalog))[0].reliability.failure_profile
         profile_note = (f"node failures follow the scenario's failure profile {failure_profile!r}"

@@ -8,7 +8,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from clustertwin.cli_common import CatalogOpt, JsonOpt, ScenarioArg, handle_user_errors
+from clustertwin.cli.common import CatalogOpt, JsonOpt, ScenarioArg, handle_user_errors
 
 OutOpt = Annotated[Optional[Path], typer.Option("--out", help="write the files into this folder")]  # noqa: UP045
 ForceOpt = Annotated[bool, typer.Option("--force", help="overwrite files clustertwin did not write")]
@@ -32,7 +32,7 @@ def acceptance_cmd(scenario: ScenarioArg = None, json_out: JsonOpt = False, out:
     nccl-tests / dcgmi command lines to run (acceptance.json, acceptance.txt with --out)."""
     from clustertwin.acceptance.plan import build_plan
     from clustertwin.acceptance.report import plan_rows
-    from clustertwin.cli_common import OutputDir, emit_json, load_inputs, to_json
+    from clustertwin.cli.common import OutputDir, emit_json, load_inputs, to_json
 
     folder = OutputDir(out, ["acceptance.json", "acceptance-commands.txt"], force) if out else None
     scen, cat = load_inputs(scenario, catalog)
@@ -138,6 +138,7 @@ def run_check(scen: Any, cat: Any, nccl: list[Path], dcgm: list[Path], burnin: l
     return HealthReport(**{**rep.__dict__, "coverage": cov, "curves": tuple(curves)}), plan
 
 
+# a command: one parameter per command-line option (typer reads this signature)
 def check_cmd(
     scenario: ScenarioArg = None,
     nccl: Annotated[Optional[list[Path]], typer.Option("--nccl", help="nccl-tests output (text or -J JSON); repeatable")] = None,  # noqa: UP045
@@ -148,7 +149,7 @@ def check_cmd(
 ) -> None:
     """Grade measured acceptance results against the twin: check.json and check.html."""
     from clustertwin.acceptance.report import check_doc, render_html, summary_rows
-    from clustertwin.cli_common import OutputDir, emit_json, load_inputs, print_rows, to_json
+    from clustertwin.cli.common import OutputDir, emit_json, load_inputs, print_rows, to_json
     from clustertwin.errors import UsageError
 
     if not (nccl or dcgm or burnin or ibnet):
@@ -175,7 +176,7 @@ def check_cmd(
 def plan_measured(scen: Any, cat: Any, measured: Path, json_out: bool, folder: Any) -> None:
     """``plan --measured check.json``: the catalog plan and the re-predicted plan side by side."""
     from clustertwin.acceptance.recalibrate import read_measured, recalibrate
-    from clustertwin.cli_common import emit_json, to_json
+    from clustertwin.cli.common import emit_json, to_json
 
     rec = recalibrate(scen, cat, read_measured(measured))
     doc = rec.measured.to_dict()

@@ -5,21 +5,21 @@ from __future__ import annotations
 
 import typer
 
-from clustertwin.cli_common import CatalogOpt, JsonOpt, ScenarioArg
+from clustertwin.cli.common import CatalogOpt, JsonOpt, ScenarioArg
 
 
 def register(app: typer.Typer) -> None:
     """Add the ``design`` command to ``app``."""
-    from clustertwin.cli_common import handle_user_errors
+    from clustertwin.cli.common import handle_user_errors
 
     @app.command("design")
     @handle_user_errors
     def design_cmd(scenario: ScenarioArg = None, json_out: JsonOpt = False,
                    catalog: CatalogOpt = None) -> None:
         """Racks, scalable units, compute fabric, storage, power chain, cooling and BOM."""
-        from clustertwin.cli_common import emit_json, load_inputs, print_rows
+        from clustertwin.cli.common import emit_json, load_inputs, print_rows
         from clustertwin.design import design
-        from clustertwin.upstream import plan_through
+        from clustertwin.plan import plan_through
 
         scen, cat = load_inputs(scenario, catalog)
         # the design `plan` makes (installed GPUs, deadline rounds); a stage failure is raised
@@ -28,7 +28,9 @@ def register(app: typer.Typer) -> None:
         if json_out:
             emit_json(result.to_contract())
             return
-        print_rows(f"design: {scen.name}", result.summary_rows())
+        from clustertwin.report import views
+
+        print_rows(f"design: {scen.name}", views.rows(result))
         from rich.console import Console
         from rich.table import Table
 

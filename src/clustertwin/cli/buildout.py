@@ -34,6 +34,7 @@ what-if separated by spaces or ';'):
 def register(app: typer.Typer) -> None:
     """Add the ``buildout`` command to the app."""
 
+    # a command: one parameter per command-line option (typer reads this signature)
     @app.command("buildout", help=HELP)
     def buildout(
         scenario: Path | None = typer.Argument(
@@ -58,35 +59,34 @@ def register(app: typer.Typer) -> None:
         from clustertwin.errors import UserError
 
         try:
-            _run(
-                scenario, what_if or [], json_out, out, force, catalog or [], samples, distribution
-            )
+            _show(_plan(scenario, catalog or [], what_if or [], samples, distribution), json_out, out, force)
         except UserError as exc:
             for line in exc.lines():
                 typer.echo(f"error: {line}", err=True)
             raise typer.Exit(exc.exit_code) from None
 
 
-def _run(
-    scenario: Path | None,
-    what_if: list[str],
-    json_out: bool,
-    out: Path | None,
-    force: bool,
-    catalog: list[Path],
-    samples: int,
-    distribution: str,
-) -> None:
-    from clustertwin import cli_common
+def _plan(scenario: Path | None, catalog: list[Path], what_if: list[str], samples: int,
+          distribution: str):  # noqa: ANN202
+    """The build-out plan of the scenario's design (the one ``plan`` makes), with the what-ifs."""
     from clustertwin.buildout import plan_buildout
+    from clustertwin.cli import common as cli_common
     from clustertwin.errors import Problem, UsageError
 
     if distribution not in ("triangular", "pert"):
         raise UsageError([Problem("--distribution", "", "expected triangular or pert")])
     sc, cat = cli_common.load_inputs(scenario, catalog)
-    from clustertwin.upstream import design_for
+    from clustertwin.plan import plan_through
 
-    plan = plan_buildout(sc, cat, design_for(sc, cat), what_if, samples=samples, distribution=distribution)  # type: ignore[arg-type]
+    # the design plan makes: the one source of racks, power and links
+    design = plan_through(sc, cat, "design").design
+    return plan_buildout(sc, cat, design, what_if, samples=samples, distribution=distribution)
+
+
+def _show(plan, json_out: bool, out: Path | None, force: bool) -> None:  # noqa: ANN001
+    """Write buildout.csv and buildout.json into ``out``; print JSON or the summary table."""
+    from clustertwin.cli import common as cli_common
+
     if out is not None:
         cli_common.write_outputs(out, {"buildout.csv": plan.to_csv(),
                                        "buildout.json": cli_common.to_json(plan.to_contract()) + "\n"},
@@ -100,7 +100,9 @@ def _run(
     table = Table(title="Build-out", show_header=False)
     table.add_column("", style="bold")
     table.add_column("")
-    for label, value in plan.summary_rows():
+    from clustertwin.report import views
+
+    for label, value in views.rows(plan):
         table.add_row(label, value)
     Console().print(table)
     if out is not None:

@@ -227,7 +227,7 @@ def _crossval(as_json: bool, catalog: list[Path], csv_path: Path | None) -> None
     """``calibration --cv``: every row's error and leave-one-source-out error, the summary and
     the days band of every stack (clustertwin.perf.crossval)."""
     from clustertwin.catalog import load_catalog
-    from clustertwin.cli_common import emit_json
+    from clustertwin.cli.common import emit_json
     from clustertwin.errors import Problem, UsageError, UserError
     from clustertwin.perf import calibration as cal
     from clustertwin.perf import calreport, crossval
@@ -299,7 +299,7 @@ def register(app: typer.Typer) -> None:
         catalog: list[Path] = typer.Option(None, "--catalog", help="extra catalog folder"),
     ) -> None:
         """Top parallelism plans with time, memory and communication breakdowns."""
-        from clustertwin.cli_common import emit_json, load_inputs
+        from clustertwin.cli.common import emit_json, load_inputs
         from clustertwin.errors import UserError
 
         try:
@@ -334,7 +334,7 @@ def register(app: typer.Typer) -> None:
             _crossval(as_json, catalog or [], csv_path)
             return
         from clustertwin.catalog import load_catalog
-        from clustertwin.cli_common import emit_json
+        from clustertwin.cli.common import emit_json
         from clustertwin.errors import Problem, UsageError, UserError
         from clustertwin.perf import calibration as cal
         from clustertwin.perf import calreport

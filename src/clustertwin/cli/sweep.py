@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from clustertwin.cli_common import CatalogOpt, handle_user_errors
+from clustertwin.cli.common import CatalogOpt, handle_user_errors
 
 SWEEP_FILES = ["sweep.parquet", "sweep.csv", "sweep.html", "run.json"]
 
@@ -63,6 +63,7 @@ def _progress(total: int):  # noqa: ANN202
     return prog, advance
 
 
+# a command: one parameter per command-line option (typer reads this signature)
 def sweep_command(
     base: Annotated[Path, typer.Argument(help="base scenario file, or a study file (base + cases/grid)")],
     sets: Annotated[Optional[list[str]], typer.Option("--set", help="KEY=V1,V2,...: values of a dotted scenario key; repeatable")] = None,  # noqa: UP045
@@ -127,6 +128,7 @@ def sweep_command(
     log.finish()
     _write(folder, sw, table, choice)
     folder.write("run.json", log.to_json())
+    folder.commit()  # the four files as one set
     from clustertwin.sweep.report import print_choice
 
     print_choice(sw, table, choice)
@@ -146,7 +148,6 @@ def _write(folder, sw, table, choice) -> None:  # noqa: ANN001
     folder.write("sweep.parquet", parquet)
     folder.write("sweep.csv", csv)
     folder.write("sweep.html", page)
-    folder.commit()
 
 
 def compare_command(

@@ -1,0 +1,5 @@
+"""``python -m clustertwin.cli``: the console entry point."""
+
+from clustertwin.cli.main import main
+
+main()
