@@ -187,13 +187,11 @@ def spares_inside(run: StageRunner, training: TrainingEstimate | None, design: C
     limit = design.job_gpus_limit if design is not None else None
     if training is None or not limit or training.gpus <= limit:
         return training, design
-    from clustertwin.perf import estimate
-
     why = (f"the hot spares take {training.installed_gpus - limit:,} of the installed GPUs' "
            "slots inside the scalable units (cluster.spare_placement: inside): the job is "
            f"estimated on the other {limit:,}")
     try:
-        shrunk = estimate(run.scenario, run.catalog, installed=limit, notes=[why])
+        shrunk = run.fns.respare(run.scenario, run.catalog, installed=limit, notes=[why])
     except UserError as exc:
         first = exc.problems[0].message if exc.problems else str(exc)
         run.warnings.append(f"design: the job cannot run on the {limit:,} GPUs the hot spares leave "
