@@ -165,8 +165,10 @@ class StageRunner:
 
     def decision(self, training: TrainingEstimate | None, design: ClusterDesign | None,
                  reliability: ReliabilityResult | None, economics: EconomicsResult | None,
-                 buildout: BuildoutPlan | None) -> DecisionResult | None:
-        """When the model is trained, by which route (build, colocate, lease, rent), for how much."""
+                 buildout: BuildoutPlan | None, replan: Callable[[int], tuple[float, ...]] | None = None,
+                 ) -> DecisionResult | None:
+        """When the model is trained, by which route (build, colocate, lease, rent, the owned
+        cluster), for how much; ``replan(gpus)`` plans the run at a route's own GPU count."""
         from clustertwin.decision import decide
 
-        return self.call("decision", decide, training, design, reliability, economics, buildout)
+        return self.call("decision", decide, training, design, reliability, economics, buildout, replan=replan)

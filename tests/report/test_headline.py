@@ -37,8 +37,13 @@ def test_default_plan_headline_is_its_decision(default_plan):
     best = next(o for o in dec["options"] if o["mode"] == dec["best"])
     h = headline(doc)
     assert h["title"].startswith(f"Trained by {best['trained_by_p90']} (P90) via ")
-    assert h["title"].endswith(f"for {usd(best['cost_usd'])}")
+    assert f"for {usd(best['cost_usd'])}" in h["title"] and h["title"] == dec["headline"]
     assert len(h["options"]["rows"]) == len(dec["options"])
+    # the tiles beside it describe the recommended route, not the scenario's owned cluster
+    tiles = {t["key"]: t["value"] for t in h["tiles"]}
+    assert tiles["decision.options.gpus"] == f"{best['gpus']:,}"
+    assert tiles["decision.options.usd_per_gpu_hour"] == f"${best['usd_per_gpu_hour']:.2f}"
+    assert "reliability.effective_days" not in tiles
 
 
 def with_decision(doc, best="colo", confidence=None):
@@ -102,7 +107,7 @@ def test_page_puts_the_answer_before_the_warnings_and_a_contents(plain_doc):
     assert answer < warn < page.index('id="sec-training"')
     assert 'href="#sec-training"' in page and 'href="#warnings"' in page
     assert page.count("<tr class=\"best\">") == 1
-    assert 'data-key="reliability.effective_days"' in page
+    assert 'data-key="decision.options.gpus"' in page  # the recommended route's tiles
 
 
 def test_headline_strings_are_escaped(plain_doc):

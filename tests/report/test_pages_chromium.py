@@ -44,8 +44,9 @@ def check_page(dom: str, console: list[str], figures: int) -> None:
 
 def test_default_plan_page_answer_first_in_words_every_figure_drawn(plan_page, default_plan, tmp_path):
     dom, console = chromium.dom(plan_page.replace("</body>", POSITIONS + "</body>"), tmp_path)
-    # training 2, design 2 (power flow, fabric), reliability 2, economics 3, build-out 2, decision 1
-    check_page(dom, console, figures=12)
+    # training 2, design 2 (power flow, fabric), reliability 2, economics 3, build-out 2,
+    # decision 2 (cash by route, what moves the answer)
+    check_page(dom, console, figures=13)
     for title in ("Where a ", "Memory per GPU", "Interruptions per week", "Power at maximum draw"):
         assert title in dom
     assert "sankey-node" in dom

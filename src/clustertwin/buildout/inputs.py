@@ -31,7 +31,34 @@ def scenario_inputs(scenario: Any, catalog: Any, design: Any, profiles: Any) -> 
     if profile == "auto":
         profile = auto_profile(profiles, design, q.gpus)
     own = scenario_what_if(getattr(scenario, "buildout", None))  # buildout.lead_times.*, crews
+    own = _catalog_gpu_lead(scenario, catalog, profiles, profile, own)
     return profile, start, seed, q, own
+
+
+#: the order lead time's optimistic point as a share of its likely one (the step book's 180/270)
+GPU_LEAD_OPTIMISTIC = 180.0 / 270.0
+
+
+def _catalog_gpu_lead(scenario: Any, catalog: Any, profiles: Any, profile: str, own: WhatIf | None) -> WhatIf | None:
+    """Step 1 (order GPUs, wait for delivery) at the catalog's lead time of the cluster's GPU
+    generation (the one the decision's routes read), unless the profile has its own (servers
+    from stock, a standing allocation); the scenario's own changes apply on top of it."""
+    import dataclasses
+
+    from clustertwin.buildout.durations import profile_chain
+    from clustertwin.buildout.whatif import Change
+    from clustertwin.catalog.lookup import gpu_lead_days
+
+    cluster = getattr(scenario, "cluster", None)
+    if cluster is None or not hasattr(catalog, "kinds") or "route" not in catalog.kinds():
+        return own
+    if any(1 in p.steps and p.steps[1].days is not None for p in profile_chain(profiles, profile)):
+        return own
+    p50, p90, _ = gpu_lead_days(catalog, catalog.gpu(cluster.gpu).generation)
+    lead = Change("step.1.days", f"{p50 * GPU_LEAD_OPTIMISTIC:g}/{p50:g}/{p90:g}")
+    if own is None:
+        return WhatIf("scenario", (), None, 1.0, None, (lead,))
+    return dataclasses.replace(own, step_changes=(lead, *own.step_changes))
 
 
 def _scenario_basics(scenario: Any) -> tuple[str, _dt.date, int]:

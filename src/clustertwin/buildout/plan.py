@@ -150,7 +150,7 @@ def plan_buildout(
         f"quantities from {q.source}; durations in calendar days",
         f"{samples} {distribution} samples, seed {seed}; what-ifs use the same draws",
     ]
-    if own is not None:
+    if own is not None and (own.changes or own.crews != 1.0):
         notes.append(_own_note(own))
     if q.cooling == "air":
         notes.append("air-cooled nodes: liquid-cooling steps 108-113 take 0 days")

@@ -69,6 +69,32 @@ def default_profile_id(catalog: Any, gpu_id: str) -> str:
     return FALLBACK_PROFILE
 
 
+#: a generation without its own route figure takes hopper's (the generation most figures cover)
+FALLBACK_GENERATION = "hopper"
+
+
+def gpu_lead_days(catalog: Any, generation: str) -> tuple[float, float, bool]:
+    """(P50, P90) days from a GPU server order to its delivery, for ``generation`` (catalog
+    ``route hardware``: ``lead_days_p50_<generation>``), and whether hopper's was used instead.
+    The one GPU lead time the build-out's first step and every decision route read."""
+    hw = catalog.get("route", "hardware", path="route hardware")
+    own = f"lead_days_p50_{generation}" in hw.items
+    gen = generation if own else FALLBACK_GENERATION
+    p50 = hw.value(f"lead_days_p50_{gen}")
+    return p50, max(p50, hw.value(f"lead_days_p90_{gen}")), not own
+
+
+def cloud_usd_per_gpu_hour(catalog: Any, generation: str) -> float | None:
+    """The catalog's on-demand price per GPU-hour for ``generation`` (``route cloud``; hopper's
+    when it has none), None without route figures. What ``economics.cloud_usd_per_gpu_hour``
+    is when a scenario leaves it unset: the one price economics, reliability and the decision read."""
+    if not hasattr(catalog, "kinds") or "route" not in catalog.kinds() or not catalog.has("route", "cloud"):
+        return None
+    cl = catalog.get("route", "cloud", path="route cloud")
+    own = f"usd_per_gpu_hour_{generation}"
+    return float(cl.value(own if own in cl.items else f"usd_per_gpu_hour_{FALLBACK_GENERATION}"))
+
+
 def era_profile_id(catalog: Any, gpu_id: str, year: int | None) -> str:
     """Failure profile of a run on ``gpu_id`` in ``year``: the profile whose ``era_for`` names
     the GPU's generation and whose ``era_years`` hold the year (lowest id first), else the

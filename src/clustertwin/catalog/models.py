@@ -361,8 +361,8 @@ class Route(Entry):
     routes share (hardware lead times, resale curve). Keys with a GPU generation suffix
     (``_hopper``) are looked up per generation. Owned by the decision stage."""
 
-    mode: Literal["build", "colo", "lease", "cloud", "hardware", "residual"] = Field(
-        description="the route these figures price, or a shared table (hardware, residual)")
+    mode: Literal["build", "colo", "lease", "cloud", "hardware", "residual", "uncertainty"] = Field(
+        description="the route these figures price, or a shared table (hardware, residual, uncertainty)")
     items: dict[str, SourcedValue]
 
     def value(self, key: str) -> float:

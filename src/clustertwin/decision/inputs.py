@@ -36,16 +36,34 @@ class Inputs:
     waves: tuple[tuple[float, int], ...]   #: (days, cumulative GPUs) on the P50 build schedule
     go_live_p50: float
     go_live_p90: float
+    rate: float = 0.08                     #: decision.discount_rate (capital recovery and NPV)
+    haircut: float = 0.15                  #: disposal haircut of owned hardware sold after the run
+    holding_curve: tuple[float, ...] | None = None  #: decision.residual_frac_per_year (1.0 first)
+    mfu: float = 0.0                       #: MFU of the run at ``gpus``
+    colo_usd_per_kw_month: float = 0.0     #: colocation rent: the economics cost book's (one figure)
+    cloud_price: float | None = None       #: economics' on-demand price (its result: one figure)
+    deadline_days: float | None = None     #: cluster.deadline_days in these wall-clock days (goodput included)
+    gpu_lead: tuple[float, float] = (0.0, 0.0)  #: GPU order lead time (P50, P90): the build-out's step 1
+    mfu_band: tuple[float, float] = (1.0, 1.0)  #: wall-clock multipliers at the training band's ends
+    #: multipliers the route Monte Carlo moves (1.0 = the figures as given)
+    rental_scale: float = 1.0              #: lease and on-demand GPU-hour prices
+    colo_scale: float = 1.0                #: colocation rent
+    resale_scale: float = 1.0              #: resale value of owned hardware
 
 
 def wall_days(training: Any, reliability: Any, economics: Any) -> tuple[float, float]:
-    """(P50, P90) wall-clock days: the reliability stage's (P90 interpolated from its P95 on a
-    normal spread), else the economics stage's failure-adjusted days, else failure-free days."""
+    """(P50, P90) wall-clock days with every goodput part (data stalls, restarts, failures):
+    the training estimate's ``wall_clock_days`` (the reliability stage's ETTR charged in it),
+    its P90 spread from the reliability stage's P95 on a normal spread; without reliability, the
+    economics stage's failure-adjusted days, else the training estimate's."""
+    wall = float(getattr(training, "wall_clock_days", 0.0) or 0.0)
     if reliability is not None:
         mean = float(reliability.effective_days)
         p95 = float(reliability.effective_days_p95 or mean)
-        return mean, mean + max(0.0, p95 - mean) * Z90 / Z95
-    days = (economics.run_days_wall_clock if economics is not None else None) or float(training.days)
+        p90 = mean + max(0.0, p95 - mean) * Z90 / Z95
+        ratio = wall / mean if wall > mean else 1.0  # the goodput parts besides failures
+        return mean * ratio, p90 * ratio
+    days = getattr(economics, "run_days_wall_clock", None) or wall or float(training.days)
     return float(days), float(days)
 
 
@@ -57,9 +75,10 @@ def gather(scenario: Any, catalog: Any, training: Any, design: Any, reliability:
     node = catalog.node(scenario.cluster.node)
     book = catalog.get("costs", scenario.economics.costs)
     cap, opex = economics.capex_by_category_usd, economics.opex_by_category_usd_per_month
-    plant, fitout = (float(getattr(economics, "capex_plant_usd", 0.0) or 0.0),
-                     float(getattr(economics, "capex_fitout_usd", 0.0) or 0.0))
-    # a build buys the plant and the fit-out (economics' BOM lines); without plant lines, $/MW
+    # a build buys the plant and the fit-out (economics' BOM lines, whatever economics.facility
+    # prices the owned cluster in); without plant lines, the cost book's $/MW
+    plant = float(getattr(economics, "plant_if_built_usd", 0.0) or 0.0)
+    fitout = float(getattr(economics, "capex_fitout_usd", 0.0) or 0.0)
     facility = (plant + fitout) or facility_capex_usd(economics.it_kw, book.value("facility_build_usd_per_mw"))
     life = book.value("facility_life_years") if "facility_life_years" in book.items else 20.0
     w50, w90 = wall_days(training, reliability, economics)
@@ -79,4 +98,52 @@ def gather(scenario: Any, catalog: Any, training: Any, design: Any, reliability:
         waves=waves,
         go_live_p50=float(buildout.go_live_days_p50 or 0.0) if buildout is not None else 0.0,
         go_live_p90=float(buildout.go_live_days_p90 or 0.0) if buildout is not None else 0.0,
+        rate=float(scenario.decision.discount_rate), haircut=_haircut(scenario, catalog),
+        holding_curve=(None if scenario.decision.residual_frac_per_year is None
+                       else (1.0, *scenario.decision.residual_frac_per_year)),
+        mfu=float(getattr(training, "mfu", 0.0) or 0.0), mfu_band=_band(training),
+        deadline_days=_deadline(scenario, reliability, w50),
+        gpu_lead=gpu_lead(catalog, catalog.gpu(scenario.cluster.gpu).generation, buildout),
+        colo_usd_per_kw_month=book.value("colo_usd_per_kw_month"),
+        cloud_price=float(getattr(economics, "cloud_usd_per_gpu_hour", 0.0) or 0.0) or None,
     )
+
+
+def gpu_lead(catalog: Any, generation: str, buildout: Any) -> tuple[float, float]:
+    """The GPU order lead time (P50, P90) every route waits for: the build-out's step 1 (the
+    catalog's figure for the generation, or the profile's own: servers from stock, a standing
+    allocation), else the catalog's."""
+    from clustertwin.catalog.lookup import gpu_lead_days
+
+    step = next((s for s in getattr(buildout, "steps", ()) or () if s.number == 1), None)
+    if step is not None and step.applicable:
+        return float(step.likely_days), float(step.pessimistic_days)
+    p50, p90, _ = gpu_lead_days(catalog, generation)
+    return p50, p90
+
+
+def _deadline(scenario: Any, reliability: Any, wall: float) -> float | None:
+    """``cluster.deadline_days`` as the routes' wall-clock days: the deadline solver meets the
+    reliability stage's days (failures, checkpoints, restarts); the routes' days also carry the
+    run's other goodput losses, so the deadline grows by the same ratio."""
+    days = getattr(scenario.cluster, "deadline_days", None)
+    if days is None:
+        return None
+    eff = float(getattr(reliability, "effective_days", 0.0) or 0.0)
+    basis = getattr(scenario.cluster, "deadline_basis", "wall-clock")
+    return float(days) * (wall / eff if eff > 0 and basis == "wall-clock" else 1.0)
+
+
+def _band(training: Any) -> tuple[float, float]:
+    """The training stack's calibration band as multipliers of its days (1, 1 when not computed)."""
+    days = float(getattr(training, "days", 0.0) or 0.0)
+    lo, hi = (float(getattr(training, k, 0.0) or 0.0) for k in ("days_low", "days_high"))
+    if days <= 0 or lo <= 0 or hi <= 0:
+        return 1.0, 1.0
+    return min(1.0, lo / days), max(1.0, hi / days)
+
+
+def _haircut(scenario: Any, catalog: Any) -> float:
+    own = scenario.decision.disposal_haircut
+    return float(own) if own is not None else float(
+        catalog.get("route", "residual", path="route residual").value("disposal_haircut"))

@@ -1,10 +1,12 @@
-"""One priced, dated option per procurement route (build, colo, lease, cloud).
+"""One priced, dated option per procurement route (build, colo, lease, cloud, existing).
 
 Each returns an :class:`Option`: ready/start days and wall-clock days at P50 and P90 (days from
-the decision date) and the monthly cash flows of the P50 case. Owned routes (build, colo) buy
-hardware just in time (paid on delivery, shortly before its capacity is accepted), pay the
-run's energy, staff and maintenance while it trains, and sell the hardware at the end of the
-run at the resale curve's value for its age. Rented routes pay the provider's price.
+the decision date), its cost on the usage basis and the monthly cash flows of the P50 case on
+the exit basis (:mod:`clustertwin.decision.basis`). On the exit basis owned routes (build, colo)
+buy hardware just in time (paid on delivery, shortly before its capacity is accepted), pay the
+run's energy, staff and maintenance while it trains and every commitment (a colocation
+contract's term), and sell the hardware at the end of the run at its market value by product
+age less a disposal haircut. Rented routes pay the provider's price (a lease its minimum term).
 """
 
 from __future__ import annotations
@@ -16,11 +18,13 @@ from typing import Any
 import numpy as np
 
 from clustertwin.decision import cash
+from clustertwin.decision.basis import market_fraction, recovery_usd
 from clustertwin.decision.inputs import Inputs
 from clustertwin.decision.routes import (
+    colo_ready_chance,
+    grid_wait_days,
     hardware_ready_days,
     per_generation,
-    residual_fraction,
     route,
 )
 
@@ -35,10 +39,13 @@ class Option:
     ready: tuple[float, float]      #: (P50, P90) days to capacity ready
     start: tuple[float, float]      #: (P50, P90) days to the run's start
     wall: tuple[float, float]       #: (P50, P90) wall-clock days of the run (phased runs summed)
-    flows: np.ndarray               #: monthly cash, P50 case (+ out, - in)
+    flows: np.ndarray               #: monthly cash on the exit basis, P50 case (+ out, - in)
+    usage_usd: float = 0.0          #: the capacity-time the run uses (usage basis)
     capex_usd: float = 0.0
     residual_usd: float = 0.0
-    amortized_usd: float | None = None  #: owned: depreciation + running costs of the run's days only
+    commitment_months: float = 0.0  #: minimum term charged on the exit basis
+    lead_days: float = 0.0          #: the GPU lead time (P50) the route waited for, 0 if none
+    mfu: float = 0.0
     notes: tuple[str, ...] = field(default_factory=tuple)
     max_gpus: int | None = None         #: most GPUs the route can supply (cloud without a contract)
 
@@ -58,25 +65,43 @@ def phased_days(offsets: list[float], fracs: list[float], full_days: float) -> f
     return t  # unreachable: the last wave's span is infinite
 
 
-def _owned_flows(inp: Inputs, purchases: list[tuple[float, float]], start: float, end: float,
-                 rent_from: float, rent_usd_month: float, curve: list[float]) -> tuple[np.ndarray, float]:
-    """Cash of an owned cluster: hardware paid on ``purchases`` (day, USD), rent from
-    ``rent_from`` to the end, the run's opex from ``start`` to ``end``, resale at ``end``."""
+def _date(inp: Inputs, day: float) -> Any:
+    import datetime as _dt
+
+    return inp.start + _dt.timedelta(days=max(day, 0.0))
+
+
+def resale_usd(inp: Inputs, catalog: Any, purchases: list[tuple[float, float]], sold: float) -> float:
+    """Market value on day ``sold`` of hardware bought on each purchase day, less the haircut."""
+    return inp.resale_scale * sum(usd * market_fraction(catalog, inp.generation, _date(inp, day), _date(inp, sold),
+                                     inp.haircut, list(inp.holding_curve) if inp.holding_curve else None)
+               for day, usd in purchases)
+
+
+def _owned_flows(inp: Inputs, catalog: Any, purchases: list[tuple[float, float]], start: float,
+                 end: float, rent: tuple[float, float, float]) -> tuple[np.ndarray, float]:
+    """Exit cash of an owned cluster: hardware paid on ``purchases`` (day, USD), rent
+    ``(from, to, usd_per_month)``, the run's opex from ``start`` to ``end``, resale at ``end``."""
     flows = np.zeros(1)
     for day, usd in purchases:
         flows = cash.add(flows, day, usd)
-    flows = cash.spread(flows, rent_from, end, rent_usd_month / cash.DAYS_PER_MONTH)
+    flows = cash.spread(flows, rent[0], rent[1], rent[2] / cash.DAYS_PER_MONTH)
     flows = cash.spread(flows, start, end, inp.run_opex_month / cash.DAYS_PER_MONTH)
-    resale = sum(usd * residual_fraction(curve, (end - day) / DAYS_PER_YEAR) for day, usd in purchases)
+    # the hardware is priced at the decision date (the design's bill of materials): its market
+    # value at the sale moves from that date along the generation's price-by-age curve
+    resale = resale_usd(inp, catalog, [(0.0, usd) for _, usd in purchases], end)
     return cash.add(flows, end, -resale), resale
 
 
-def amortized(inp: Inputs, it_capex: float, facility_capex: float, extra_usd_month: float, wall: float) -> float:
-    """The run's share of owning: straight-line depreciation (IT over ``economics.depreciation_years``,
-    the facility over its life) and the running costs, for the run's wall-clock days only."""
-    years = wall / DAYS_PER_YEAR
-    return (it_capex * years / inp.depreciation_years + facility_capex * years / inp.facility_life_years
-            + (inp.run_opex_month + extra_usd_month) * wall / cash.DAYS_PER_MONTH)
+def usage_owned(inp: Inputs, it: list[tuple[float, float]], end: float, start: float,
+                facility_capex: float, extra_usd_month: float) -> float:
+    """Usage basis of an owned route: capital recovery of each purchase (day it is in use, USD)
+    over the IT life (``economics.depreciation_years``) until ``end``, of the facility over its
+    life from ``start``, plus ``extra_usd_month`` (rent, facility O&M) and the run's opex."""
+    days = end - start
+    return (sum(recovery_usd(usd, inp.rate, inp.depreciation_years, end - max(day, start)) for day, usd in it)
+            + recovery_usd(facility_capex, inp.rate, inp.facility_life_years, days)
+            + (inp.run_opex_month + extra_usd_month) * days / cash.DAYS_PER_MONTH)
 
 
 def _override(o: Any, p50: float, p90: float) -> tuple[float, float]:
@@ -85,48 +110,55 @@ def _override(o: Any, p50: float, p90: float) -> tuple[float, float]:
     return float(o.ready_days), float(o.ready_days_p90 if o.ready_days_p90 is not None else o.ready_days)
 
 
-def _build_ready(inp: Inputs, catalog: Any, o: Any, notes: list[str]) -> tuple[float, float]:
-    """Go-live of the build-out (P50, P90), no earlier than the utility's wait for a large load."""
+def _build_ready(inp: Inputs, catalog: Any, o: Any, site: str, notes: list[str]) -> tuple[float, float, float]:
+    """Go-live of the build-out (P50, P90), no earlier than the utility's wait for the
+    facility's load (none on a site with power: ``decision.site``); then the grid's P50 (0 when
+    it does not hold the build back: waves may not start before it)."""
     if o.ready_days is not None:
-        return _override(o, inp.go_live_p50, inp.go_live_p90)
-    grid = route(catalog, "build")
+        return (*_override(o, inp.go_live_p50, inp.go_live_p90), 0.0)
     r50, r90 = inp.go_live_p50, inp.go_live_p90
+    if site != "greenfield":
+        notes.append(f"build: decision.site {site}: power is contracted, no utility queue")
+        return r50, r90, 0.0
     mw = inp.facility_kw / 1000.0
-    if mw > grid.value("grid_large_load_mw"):
-        r50, r90 = max(r50, grid.value("grid_wait_days_p50")), max(r90, grid.value("grid_wait_days_p90"))
-        notes.append(f"build: {mw:,.0f} MW is past the utility's {grid.value('grid_large_load_mw'):g} MW "
-                     f"large-load queue (ready no earlier than the grid connection)")
-    return r50, r90
+    g50, g90 = grid_wait_days(catalog, mw)
+    if g50 > r50:
+        notes.append(f"build: the utility energises {mw:,.0f} MW in {g50:,.0f} days (P50; {g90:,.0f} at P90), "
+                     f"after the build-out's go-live: waves wait for the grid")
+    return max(r50, g50), max(r90, g90), g50
 
 
-def _waves(inp: Inputs, ready: float) -> list[tuple[float, float]]:
-    """(day, cumulative share of GPUs) per wave, the last on ``ready``."""
+def _waves(inp: Inputs, ready: float, grid: float = 0.0) -> list[tuple[float, float]]:
+    """(day, cumulative share of GPUs) per wave, the last on ``ready``, none before the decision
+    date or the grid's energisation (``grid``)."""
     if not inp.waves:
         return [(ready, 1.0)]
-    shift = ready - inp.waves[-1][0]
+    shift = ready - inp.waves[-1][0] if grid <= 0 else 0.0
     total = inp.waves[-1][1]
-    return [(d + shift, g / total) for d, g in inp.waves]
+    return [(max(d + shift, grid, 0.0), g / total) for d, g in inp.waves]
 
 
-def build(inp: Inputs, catalog: Any, settings: Any, curve: list[float]) -> Option:
+def build(inp: Inputs, catalog: Any, settings: Any) -> Option:
     """A new facility: the build-out's waves, phased start, facility capex during construction."""
     notes: list[str] = []
-    r50, r90 = _build_ready(inp, catalog, settings.build, notes)
+    r50, r90, grid = _build_ready(inp, catalog, settings.build, settings.site, notes)
     first_wave = settings.start == "first-wave"
     starts, walls = [], []
     for ready, wall in ((r50, inp.wall_p50), (r90, inp.wall_p90)):
-        waves = _waves(inp, ready) if first_wave else [(ready, 1.0)]
+        floor = grid + (ready - r50) if grid > 0 else 0.0
+        waves = _waves(inp, ready, floor) if first_wave else [(ready, 1.0)]
         offsets = [d - waves[0][0] for d, _ in waves]
         starts.append(waves[0][0])
         walls.append(phased_days(offsets, [f for _, f in waves], wall))
     install = route(catalog, "hardware").value("first_rack_to_training_days")
-    waves = _waves(inp, r50)
-    purchases, prev = [], 0.0
+    waves = _waves(inp, r50, grid)
+    purchases, accepted, prev = [], [], 0.0
     for day, frac in waves:  # each wave's hardware arrives just before its acceptance
         purchases.append((max(0.0, day - install), inp.it_capex * (frac - prev)))
+        accepted.append((day, inp.it_capex * (frac - prev)))
         prev = frac
     end = starts[0] + walls[0]
-    flows, resale = _owned_flows(inp, purchases, starts[0], end, end, 0.0, curve)
+    flows, resale = _owned_flows(inp, catalog, purchases, starts[0], end, (end, end, 0.0))
     built = max(1.0, waves[0][0] - install)  # facility paid evenly until the first hall is ready
     flows = cash.spread(flows, 0.0, built, inp.facility_capex / built)
     flows = cash.spread(flows, starts[0], end, inp.facility_capex * inp.facility_om_frac / DAYS_PER_YEAR)
@@ -136,75 +168,126 @@ def build(inp: Inputs, catalog: Any, settings: Any, curve: list[float]) -> Optio
         notes.append(f"build: training starts on the first of {len(waves)} waves and re-plans at each "
                      "(progress proportional to the GPUs accepted)")
     om = inp.facility_capex * inp.facility_om_frac / 12.0
+    usage = usage_owned(inp, accepted, end, starts[0], inp.facility_capex, om)
     return Option("build", inp.gpus, (r50, r90), (starts[0], starts[1]), (walls[0], walls[1]), flows,
-                  inp.it_capex + inp.facility_capex, resale + book,
-                  amortized(inp, inp.it_capex, inp.facility_capex, om, walls[0]), tuple(notes))
+                  usage, inp.it_capex + inp.facility_capex, resale + book, lead_days=inp.gpu_lead[0],
+                  mfu=inp.mfu, notes=tuple(notes))
 
 
-def colo(inp: Inputs, catalog: Any, settings: Any, curve: list[float]) -> Option:
+def colo_term_months(inp: Inputs, catalog: Any) -> float:
+    """The colocation contract's minimum term: retail up to the wholesale size, wholesale past it."""
+    c = route(catalog, "colo")
+    big = inp.it_kw > c.value("wholesale_above_kw")
+    return float(c.value("min_term_months_wholesale" if big else "min_term_months_retail"))
+
+
+def colo_space_days(inp: Inputs, catalog: Any, notes: list[str]) -> tuple[float, float]:
+    """(P50, P90) days to space for the IT load in a colocation hall: weeks for a block found in
+    existing powered space, preleased years for one that is not, blended by the chance of
+    finding it (1 up to the small block, 0 past the largest one site hands over)."""
+    c = route(catalog, "colo")
+    mw = inp.it_kw / 1000.0
+    p = colo_ready_chance(catalog, mw)
+    if p < 1.0:
+        notes.append(f"colo: {mw:,.1f} MW of IT load: {p:.0%} chance of a block in existing powered space "
+                     f"(CBRE: few free blocks of {c.value('small_block_mw'):g} MW or more); the rest preleased")
+    return (p * c.value("ready_days_p50") + (1 - p) * c.value("prelease_days_p50"),
+            p * c.value("ready_days_p90") + (1 - p) * c.value("prelease_days_p90"))
+
+
+def colo(inp: Inputs, catalog: Any, settings: Any) -> Option:
     """Racks in an existing hall: space in weeks (a block past one site's largest is preleased
     and takes years), hardware at its lead time, rent on the provisioned IT kW."""
     notes: list[str] = []
-    c, o = route(catalog, "colo"), settings.colo
-    mw = inp.it_kw / 1000.0
-    if mw <= c.value("largest_block_mw"):
-        space = (c.value("ready_days_p50"), c.value("ready_days_p90"))
-    else:
-        space = (c.value("prelease_days_p50"), c.value("prelease_days_p90"))
-        notes.append(f"colo: {mw:,.1f} MW of IT load is more than one site's largest free block "
-                     f"({c.value('largest_block_mw'):g} MW): preleased capacity")
-    hw = hardware_ready_days(catalog, inp.generation, inp.installed_gpus, notes)
+    o = settings.colo
+    space = colo_space_days(inp, catalog, notes)
+    hw = hardware_ready_days(catalog, inp.gpu_lead, inp.installed_gpus)
     r50, r90 = _override(o, max(space[0], hw[0]), max(space[1], hw[1]))
     delivery = max(0.0, r50 - route(catalog, "hardware").value("first_rack_to_training_days"))
-    rate = o.usd_per_kw_month or c.value("usd_per_kw_month")
+    rent = (o.usd_per_kw_month or inp.colo_usd_per_kw_month) * inp.it_kw * inp.colo_scale
     end = r50 + inp.wall_p50
     capex = inp.it_capex + inp.fitout_capex
-    flows, resale = _owned_flows(inp, [(delivery, capex)], r50, end, min(space[0], r50), rate * inp.it_kw, curve)
-    return Option("colo", inp.gpus, (r50, r90), (r50, r90), (inp.wall_p50, inp.wall_p90), flows,
-                  capex, resale, amortized(inp, capex, 0.0, rate * inp.it_kw, inp.wall_p50), tuple(notes))
+    term = colo_term_months(inp, catalog)
+    rent_from = min(space[0], r50)
+    rent_to = max(end, rent_from + term * cash.DAYS_PER_MONTH)
+    flows, resale = _owned_flows(inp, catalog, [(delivery, capex)], r50, end, (rent_from, rent_to, rent))
+    usage = usage_owned(inp, [(r50, capex)], end, r50, 0.0, rent)
+    return Option("colo", inp.gpus, (r50, r90), (r50, r90), (inp.wall_p50, inp.wall_p90), flows, usage,
+                  capex, resale, term, hw[2], inp.mfu, tuple(notes))
 
 
-def lease(inp: Inputs, catalog: Any, settings: Any, curve: list[float]) -> Option:
+def lease(inp: Inputs, catalog: Any, settings: Any) -> Option:
     """Reserved capacity from a GPU cloud: a committed term at the generation's contract price;
     a count past what a provider hands over now waits for the provider's own hardware."""
     notes: list[str] = []
     ls, o = route(catalog, "lease"), settings.lease
     r50 = r90 = ls.value("contract_days")
-    if inp.gpus > ls.value("ready_gpus_now"):
-        hw = hardware_ready_days(catalog, inp.generation, inp.gpus, notes)
-        r50, r90 = r50 + hw[0], r90 + hw[1]
-        notes.append(f"lease: {inp.gpus:,} GPUs is more than a provider hands over now "
-                     f"({ls.value('ready_gpus_now'):,.0f}); it installs them first")
+    lead = 0.0
+    now, most = ls.value("ready_gpus_now"), ls.value("ready_gpus_max")
+    if inp.gpus > now:  # the chance a provider has the block ready falls from 1 at `now` to 0 at `most`
+        p = min(1.0, max(0.0, (most - inp.gpus) / (most - now)))
+        hw = hardware_ready_days(catalog, inp.gpu_lead, inp.gpus)
+        space = colo_space_days(inp, catalog, [])  # the provider's own hall and power
+        r50 += (1 - p) * max(hw[0], space[0])
+        r90 += (1 - p) * max(hw[1], space[1])
+        lead = hw[2]
+        notes.append(f"lease: {inp.gpus:,} GPUs is more than a provider hands over now ({now:,.0f}); "
+                     f"{p:.0%} chance one has the block ready, else it installs them first, in space with power")
     r50, r90 = _override(o, r50, r90)
-    price = o.usd_per_gpu_hour or per_generation(ls, "usd_per_gpu_hour", inp.generation, notes)
+    price = (o.usd_per_gpu_hour or per_generation(ls, "usd_per_gpu_hour", inp.generation, notes)) * inp.rental_scale
     term_min = o.min_term_months if o.min_term_months is not None else ls.value("min_term_months")
-    months = max(term_min, inp.wall_p50 / cash.DAYS_PER_MONTH)
+    run_months = inp.wall_p50 / cash.DAYS_PER_MONTH
+    months = max(term_min, run_months)
     total = inp.gpus * price * HOURS_PER_MONTH * months
     days = months * cash.DAYS_PER_MONTH
     flows = cash.spread(np.zeros(1), r50, r50 + days, total / days if days else 0.0)
-    if months > inp.wall_p50 / cash.DAYS_PER_MONTH:
-        notes.append(f"lease: the {term_min:g}-month minimum term is paid though the run takes "
-                     f"{inp.wall_p50 / cash.DAYS_PER_MONTH:.1f} months")
-    return Option("lease", inp.gpus, (r50, r90), (r50, r90), (inp.wall_p50, inp.wall_p90), flows,
-                  notes=tuple(notes))
+    if months > run_months:
+        notes.append(f"lease: on the exit basis the {term_min:g}-month minimum term is paid though "
+                     f"the run takes {run_months:.1f} months")
+    usage = inp.gpus * price * 24.0 * inp.wall_p50
+    return Option("lease", inp.gpus, (r50, r90), (r50, r90), (inp.wall_p50, inp.wall_p90), flows, usage,
+                  commitment_months=float(term_min), lead_days=lead, mfu=inp.mfu, notes=tuple(notes))
 
 
-def cloud(inp: Inputs, catalog: Any, settings: Any, curve: list[float]) -> Option:
+def cloud_gpus(inp: Inputs, catalog: Any, settings: Any) -> int:
+    """GPUs the cloud route runs on: the run's, at most the count one account gets on demand."""
+    cap = int(settings.cloud.max_gpus or route(catalog, "cloud").value("max_gpus"))
+    return min(inp.gpus, max(inp.node_gpus, cap // inp.node_gpus * inp.node_gpus))
+
+
+def cloud(inp: Inputs, catalog: Any, settings: Any) -> Option:
     """On-demand instances: ready in days, but only up to the count one account gets without a
-    contract; a larger run is sized down and takes longer (progress proportional to GPUs)."""
+    contract; a larger run runs on that count, planned for it (``inp`` is that plan's)."""
     notes: list[str] = []
     cl, o = route(catalog, "cloud"), settings.cloud
     cap = int(o.max_gpus or cl.value("max_gpus"))
-    gpus = min(inp.gpus, max(inp.node_gpus, cap // inp.node_gpus * inp.node_gpus))
-    scale = inp.gpus / gpus
-    if scale > 1:
-        notes.append(f"cloud: {inp.gpus:,} GPUs is past the {cap:,} one account gets on demand; "
-                     f"the run uses {gpus:,} and takes {scale:.1f}x as long")
     r50, r90 = _override(o, cl.value("ready_days"), cl.value("ready_days"))
-    price = o.usd_per_gpu_hour or per_generation(cl, "usd_per_gpu_hour", inp.generation, notes)
-    w50, w90 = inp.wall_p50 * scale, inp.wall_p90 * scale
-    flows = cash.spread(np.zeros(1), r50, r50 + w50, gpus * price * 24.0)
-    return Option("cloud", gpus, (r50, r90), (r50, r90), (w50, w90), flows, max_gpus=cap, notes=tuple(notes))
+    price = (o.usd_per_gpu_hour or inp.cloud_price
+             or per_generation(cl, "usd_per_gpu_hour", inp.generation, notes)) * inp.rental_scale
+    flows = cash.spread(np.zeros(1), r50, r50 + inp.wall_p50, inp.gpus * price * 24.0)
+    usage = inp.gpus * price * 24.0 * inp.wall_p50
+    return Option("cloud", inp.gpus, (r50, r90), (r50, r90), (inp.wall_p50, inp.wall_p90), flows, usage,
+                  mfu=inp.mfu, max_gpus=cap, notes=tuple(notes))
+
+
+def existing(inp: Inputs, catalog: Any, settings: Any) -> Option:
+    """The buyer's own cluster: free on ``decision.existing.ready_date``; charged for its
+    capital recovery, its space (at the colocation rate) and the run's opex (usage), or for the
+    market value it loses over the run, its space and opex (exit)."""
+    e = settings.existing
+    ready = float(((e.ready_date or inp.start) - inp.start).days)
+    ready = max(ready, 0.0)
+    bought = (e.bought_date or inp.start) - inp.start
+    end = ready + inp.wall_p50
+    rent = (settings.colo.usd_per_kw_month or inp.colo_usd_per_kw_month) * inp.it_kw * inp.colo_scale
+    value = [(float(bought.days), inp.it_capex)]
+    lost = resale_usd(inp, catalog, value, ready) - resale_usd(inp, catalog, value, end)
+    flows = cash.spread(np.zeros(1), ready, end, (inp.run_opex_month + rent) / cash.DAYS_PER_MONTH)
+    flows = cash.add(flows, end, max(lost, 0.0))
+    usage = usage_owned(inp, [(ready, inp.it_capex)], end, ready, 0.0, rent)
+    notes = ("existing: the owned cluster, its space charged at the colocation rate",)
+    return Option("existing", inp.gpus, (ready, ready), (ready, ready),
+                  (inp.wall_p50, inp.wall_p90), flows, usage, 0.0, 0.0, mfu=inp.mfu, notes=notes)
 
 
 def gpus_to_meet(o: Option, days_left: float, node_gpus: int, confidence: str) -> int | None:
@@ -220,4 +303,4 @@ def gpus_to_meet(o: Option, days_left: float, node_gpus: int, confidence: str) -
     return None if o.max_gpus is not None and need > o.max_gpus else need
 
 
-BUILDERS = {"build": build, "colo": colo, "lease": lease, "cloud": cloud}
+BUILDERS = {"build": build, "colo": colo, "lease": lease, "cloud": cloud, "existing": existing}

@@ -28,8 +28,8 @@ class DecisionOption(BaseModel):
     start_date: _dt.date
     trained_by_p50: _dt.date
     trained_by_p90: _dt.date
-    cost_usd: float                  #: cash spent minus resale of what is owned at the end
-    npv_usd: float                   #: the same cash flows discounted at decision.discount_rate
+    cost_usd: float                  #: the cost on decision.basis (cost_usage_usd or cost_exit_usd)
+    npv_usd: float                   #: the same basis's cash flows discounted at decision.discount_rate
     cash_peak_usd: float
     meets_target: bool
     ready_date_p90: _dt.date
@@ -38,7 +38,14 @@ class DecisionOption(BaseModel):
     wall_clock_days_p90: float
     capex_usd: float
     residual_usd: float
-    cost_amortized_usd: float        #: owned: the run's share of depreciation + running costs
+    cost_usage_usd: float            #: the capacity-time the run uses (capital recovery, O&M, rent)
+    cost_exit_usd: float             #: every commitment paid, owned hardware sold after the run
+    usd_per_gpu_hour: float          #: cost_usd / (gpus x wall-clock hours)
+    hardware_lead_days_p50: float    #: the GPU order lead time the route waited for (0: none)
+    mfu: float                       #: MFU of the route's own plan at its GPU count
+    commitment_months: float         #: minimum term charged on the exit basis
+    p_meets_target: float | None = None  #: from the route Monte Carlo
+    p_best: float | None = None
     cash_flow_usd_per_month: tuple[float, ...]
     gpus_to_meet_target: int | None = None  #: estimate (GPU-days held); None: cannot in time
     notes: tuple[str, ...] = ()
@@ -62,6 +69,13 @@ class DecisionResult(BaseModel):
     confidence: str
     start: str
     discount_rate: float
+    basis: str = "usage"
+    objective: str = "cost"
+    margin_usd: float | None = None       #: best vs runner-up on the basis (None: one route)
+    knife_edge: bool = False              #: p_best of the best route < 0.8
+    drivers: tuple[dict[str, Any], ...] = ()
+    break_even: tuple[dict[str, Any], ...] = ()
+    sized_rows: tuple[dict[str, Any], ...] = ()  #: decision.size_to_target: each route solved for the target
     warnings: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
 
@@ -75,14 +89,9 @@ class DecisionResult(BaseModel):
         return min(self.options, key=lambda o: (o.trained_by(self.confidence), o.cost_usd))
 
     def headline(self) -> str:
-        o = self.chosen()
-        when = f"Trained by {o.trained_by(self.confidence).isoformat()} ({self.confidence.upper()})"
-        from clustertwin.fmt import usd
+        from clustertwin.decision.words import headline
 
-        if self.best is None and self.target_date is not None:
-            return (f"Not trained by {self.target_date.isoformat()}: earliest {when[11:]} "
-                    f"via {o.mode} for {usd(o.cost_usd)}")
-        return f"{when} via {o.mode} for {usd(o.cost_usd)}"
+        return headline(self)
 
     def to_contract(self) -> dict[str, Any]:
         by_mode = {o.mode: {k: v for k, v in o.to_contract().items()
@@ -98,6 +107,9 @@ class DecisionResult(BaseModel):
             "meets_target": chosen.meets_target,
             "target_date": self.target_date.isoformat() if self.target_date else None,
             "confidence": self.confidence, "start": self.start, "discount_rate": self.discount_rate,
+            "basis": self.basis, "objective": self.objective, "margin_usd": self.margin_usd,
+            "knife_edge": self.knife_edge, "drivers": [dict(d) for d in self.drivers],
+            "break_even": [dict(b) for b in self.break_even],
             "by_mode": by_mode,
             "notes": list(self.notes),
         }

@@ -22,32 +22,45 @@ def per_generation(entry: Any, key: str, generation: str, notes: list[str]) -> f
     return entry.value(f"{key}_{FALLBACK_GENERATION}")
 
 
-def hardware_ready_days(catalog: Any, generation: str, gpus: int, notes: list[str]) -> tuple[float, float]:
+def hardware_ready_days(catalog: Any, lead: tuple[float, float], gpus: int) -> tuple[float, float, float]:
     """(P50, P90) days from order to ``gpus`` GPUs delivered, racked and accepted in ready space:
-    the generation's order lead time + installation of the first rack + the quantity at the
-    fastest published delivery rate (xAI Colossus)."""
+    the GPU order lead time ``lead`` (P50, P90; :attr:`Inputs.gpu_lead`) + installation of the
+    first rack + the quantity at the fastest published delivery rate (xAI Colossus); then the
+    order lead time's P50 alone."""
     hw = route(catalog, "hardware")
-    p50 = per_generation(hw, "lead_days_p50", generation, notes)
-    p90 = max(p50, per_generation(hw, "lead_days_p90", generation, notes))
     install = hw.value("first_rack_to_training_days") + gpus / hw.value("delivery_gpus_per_day")
-    return p50 + install, p90 + install
+    return lead[0] + install, lead[1] + install, lead[0]
 
 
-def residual_curve(catalog: Any, override: list[float] | None) -> list[float]:
-    """Resale value as a fraction of the price after 0, 1, 2 ... years (starts at 1.0)."""
-    if override is not None:
-        return [1.0, *override]
-    entry = route(catalog, "residual")
-    fracs, year = [1.0], 1
-    while f"frac_year_{year}" in entry.items:
-        fracs.append(entry.value(f"frac_year_{year}"))
-        year += 1
-    return fracs
+def curve_points(entry: Any, prefix: str) -> list[tuple[float, float]]:
+    """``(MW, value)`` points of items named ``<prefix><MW>mw``, in MW order."""
+    import re
+
+    pts = []
+    for key in entry.items:
+        m = re.fullmatch(re.escape(prefix) + r"(\d+(?:\.\d+)?)mw", key)
+        if m:
+            pts.append((float(m.group(1)), entry.value(key)))
+    return sorted(pts)
 
 
-def residual_fraction(curve: list[float], age_years: float) -> float:
-    """Linear between the curve's yearly points; flat past its last point; 1.0 at age 0."""
+def grid_wait_days(catalog: Any, facility_mw: float) -> tuple[float, float]:
+    """(P50, P90) days until the utility energises a facility of ``facility_mw``: linear in MW
+    between the catalog's points (``route build``), flat past the last, prorated below the first."""
     import numpy as np
 
-    years = np.arange(len(curve), dtype=float)
-    return float(np.interp(max(age_years, 0.0), years, np.asarray(curve, dtype=float)))
+    b = route(catalog, "build")
+    out = []
+    for q in ("p50", "p90"):
+        pts = curve_points(b, f"grid_wait_{q}_days_at_")
+        xs, ys = [0.0] + [p[0] for p in pts], [0.0] + [p[1] for p in pts]
+        out.append(float(np.interp(facility_mw, xs, ys)))
+    return out[0], max(out)
+
+
+def colo_ready_chance(catalog: Any, it_mw: float) -> float:
+    """Chance a block of ``it_mw`` is found in existing powered space: 1 up to the catalog's
+    small block, falling linearly to 0 at the largest block one site hands over."""
+    c = route(catalog, "colo")
+    lo, hi = c.value("small_block_mw"), c.value("largest_block_mw")
+    return float(min(1.0, max(0.0, (hi - it_mw) / (hi - lo))))

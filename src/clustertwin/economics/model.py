@@ -71,6 +71,7 @@ class EconomicsResult(BaseModel):
     notes: list[str] = []
     capex_plant_usd: float = 0.0     #: building and its power/cooling plant (built facility only)
     capex_fitout_usd: float = 0.0    #: tenant fit-out: rack PDUs, enclosures, rear doors, CDUs
+    plant_if_built_usd: float = 0.0  #: the plant a built facility buys (whatever economics.facility)
 
     def to_contract(self) -> dict[str, Any]:
         return self.model_dump()
@@ -194,6 +195,7 @@ def economics(scenario: Scenario, catalog: Catalog, estimate: TrainingEstimate |
     cluster_gpus = nodes * node.gpus
 
     capex, plant, fitout, unpriced = capex_lines(lines, facility)
+    plant_if_built = plant if facility == "build" else capex_lines(lines, "build")[1]
     if unpriced:
         notes.append(f"{len(unpriced)} bill-of-materials lines have no catalog price and add $0 to capex: "
                      + "; ".join(unpriced[:6]) + ("; ..." if len(unpriced) > 6 else ""))
@@ -242,4 +244,5 @@ def economics(scenario: Scenario, catalog: Catalog, estimate: TrainingEstimate |
         cluster_gpus=cluster_gpus, it_kw=it_kw, pue=pue, pue_source=pue_source,
         facility=facility, basis=basis, unpriced_bom_lines=unpriced, notes=notes,
         capex_plant_usd=plant, capex_fitout_usd=fitout,
+        plant_if_built_usd=plant_if_built or facility_capex_usd(it_kw, book.value("facility_build_usd_per_mw")),
     )

@@ -16,7 +16,7 @@ from clustertwin.report.labels import label
 
 #: columns of the options table, in order (contract section 5 keys of decision.options)
 OPTION_COLUMNS = ("mode", "gpus", "ready_date", "start_date", "trained_by_p50", "trained_by_p90",
-                  "cost_usd", "meets_target")
+                  "cost_usd", "cost_usage_usd", "cost_exit_usd", "meets_target")
 
 
 def _tile(doc: dict[str, Any], key: str, text: str) -> dict[str, str]:
@@ -61,10 +61,30 @@ def decision_headline(doc: dict[str, Any]) -> dict[str, Any]:
                   f"{_cell('mode', first.get('mode'))} for {_cell('cost_usd', first.get('cost_usd'))}")
     else:
         title = "No route could be planned"
+    if isinstance(dec.get("headline"), str):  # the decision's own words (closeness, days sooner)
+        title = dec["headline"]
     header = [label(f"decision.options.{c}") for c in OPTION_COLUMNS]
     rows = [{"best": o is best, "cells": [_cell(c, o.get(c)) for c in OPTION_COLUMNS]} for o in options]
-    return {"title": title, "tiles": _run_tiles(doc, costs=False),
+    chosen = next((o for o in options if o.get("mode") == dec.get("mode")), best)
+    return {"title": title, "tiles": _route_tiles(dec, chosen) if chosen else _run_tiles(doc, costs=False),
             "options": {"header": header, "rows": rows}}
+
+
+def _route_tiles(dec: dict[str, Any], o: dict[str, Any]) -> list[dict[str, str]]:
+    """The recommended route's figures (its GPUs, wall-clock days, $/GPU-hour, MFU, chances),
+    not the scenario's owned cluster (issue 38)."""
+    fmt = {"gpus": "{:,}", "wall_clock_days_p50": "{:,.0f} days", "usd_per_gpu_hour": "${:.2f}",
+           "mfu": "{:.1%}", "p_best": "{:.0%}", "p_meets_target": "{:.0%}"}
+    tiles = []
+    for key, f in fmt.items():
+        v = o.get(key)
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            tiles.append({"key": f"decision.options.{key}", "label": label(f"decision.options.{key}"),
+                          "value": f.format(v)})
+    if isinstance(dec.get("margin_usd"), (int, float)):
+        tiles.append({"key": "decision.margin_usd", "label": label("decision.margin_usd"),
+                      "value": usd(float(dec["margin_usd"]))})
+    return tiles
 
 
 def _run_tiles(doc: dict[str, Any], costs: bool = True) -> list[dict[str, str]]:

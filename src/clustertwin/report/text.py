@@ -40,6 +40,9 @@ def render(plan: Any, console: Any = None) -> None:
     console.print(head)
     if decision is not None:
         console.print(options_table(decision))
+        for label, value in views.rows(decision):
+            if label in ("margin", "drivers", "break-even"):  # how sure, and what would change it
+                console.print(f"[dim]{label}:[/dim] {escape(value)}", highlight=False)
     grid = Table.grid(padding=(0, 2))
     for name, res in plan.blocks():
         if name == "decision":
@@ -71,13 +74,20 @@ def options_table(decision: Any) -> Any:
         ("wall-clock days", lambda o: f"{o.wall_clock_days_p50:.0f}"),
         ("trained by P50", lambda o: o.trained_by_p50.isoformat()),
         ("trained by P90", lambda o: o.trained_by_p90.isoformat()),
-        ("cost (cash - resale)", lambda o: usd(o.cost_usd)),
-        ("cost amortized", lambda o: usd(o.cost_amortized_usd)),
+        ("MFU", lambda o: f"{o.mfu:.1%}"),
+        ("cost, usage basis" + (" *" if decision.basis == "usage" else ""), lambda o: usd(o.cost_usage_usd)),
+        ("cost, exit basis" + (" *" if decision.basis == "exit" else ""), lambda o: usd(o.cost_exit_usd)),
+        ("$/GPU-hour", lambda o: f"${o.usd_per_gpu_hour:.2f}"),
         (f"NPV at {decision.discount_rate:.0%}", lambda o: usd(o.npv_usd)),
         ("peak cash", lambda o: usd(o.cash_peak_usd)),
         ("meets target" + (f" ({decision.target_date})" if decision.target_date else ""),
          lambda o: "yes" if o.meets_target else "no"),
     ]
+    if any(o.p_best is not None for o in decision.options):
+        rows.append(("chance best", lambda o: f"{o.p_best:.0%}" if o.p_best is not None else "—"))
+        if decision.target_date is not None:
+            rows.append(("chance meets target",
+                         lambda o: f"{o.p_meets_target:.0%}" if o.p_meets_target is not None else "—"))
     if decision.target_date is not None:
         rows.append(("GPUs to meet it (est.)",
                      lambda o: "cannot" if o.gpus_to_meet_target is None else f"{o.gpus_to_meet_target:,}"))

@@ -10,7 +10,7 @@ from pydantic import Field, field_validator, model_validator
 from clustertwin.scenario.base import Section
 
 MODES = ("build", "colo", "lease", "cloud")
-Mode = Literal["build", "colo", "lease", "cloud"]
+Mode = Literal["build", "colo", "lease", "cloud", "existing"]
 _DAY = {"ge": 0, "le": 36_500}
 
 
@@ -32,13 +32,33 @@ class RouteOverride(Section):
         return self
 
 
+class Existing(Section):
+    """The buyer's own cluster (route ``existing``): the scenario's cluster, owned and running."""
+
+    ready_date: _dt.date | None = Field(None, ge=_dt.date(1970, 1, 1), le=_dt.date(2200, 12, 31),
+                                        description="date the owned cluster is free for this run; default the decision date")
+    bought_date: _dt.date | None = Field(None, ge=_dt.date(1970, 1, 1), le=_dt.date(2200, 12, 31),
+                                         description="date the owned hardware was bought (its market value moves from then); default the decision date")
+
+
+class Uncertainty(Section):
+    """The route Monte Carlo (``decision.uncertainty``)."""
+
+    samples: int = Field(2000, ge=0, le=200_000, description="draws of the route Monte Carlo (0 = off)")
+    seed: int = Field(38, ge=0, le=2**32 - 1, description="random seed, 0 to 2**32-1 (the same seed gives the same answer)")
+
+
 class Decision(Section):
     """When is the model trained, by which route, for how much (all keys optional)."""
 
     target_date: _dt.date | None = Field(None, ge=_dt.date(1970, 1, 1), le=_dt.date(2200, 12, 31),
                                          description="date the model must be trained by; absent = no target (best = cheapest)")
     options: list[Mode] = Field(default_factory=lambda: list(MODES), min_length=1,
-                                description="routes to compare: build, colo, lease, cloud")
+                                description="routes to compare: build, colo, lease, cloud, existing (the cluster is already owned)")
+    basis: Literal["usage", "exit"] = Field("usage", description="usage: each route pays for the capacity-time the run uses (owned hardware and facility through a capital-recovery charge); exit: every commitment paid, owned hardware sold after the run")
+    site: Literal["greenfield", "powered-land", "existing-building"] = Field("greenfield", description="build route: greenfield waits for the utility to energise its load (a wait rising with MW); powered-land and existing-building have power contracted")
+    objective: Literal["cost", "date", "npv"] = Field("cost", description="best route among those meeting the target: lowest cost_usd, earliest trained-by, or lowest npv_usd")
+    disposal_haircut: float | None = Field(None, ge=0, le=1, description="exit basis: fraction lost selling owned hardware in bulk after the run; default the catalog's")
     confidence: Literal["p50", "p90"] = Field("p90", description="percentile a route must meet the target at")
     start: Literal["first-wave", "full"] = Field("first-wave", description="start training on the first build-out wave (re-planning at each wave) or on the whole cluster")
     discount_rate: float = Field(0.08, ge=0, le=1, description="annual rate for the net present value of cash flows")
@@ -48,6 +68,8 @@ class Decision(Section):
     colo: RouteOverride = Field(default_factory=RouteOverride)
     lease: RouteOverride = Field(default_factory=RouteOverride)
     cloud: RouteOverride = Field(default_factory=RouteOverride)
+    existing: Existing = Field(default_factory=Existing)
+    uncertainty: Uncertainty = Field(default_factory=Uncertainty)
 
     @field_validator("options")
     @classmethod

@@ -8,7 +8,12 @@ from typing import Any
 from pydantic import ValidationError
 
 from clustertwin.catalog import Catalog
-from clustertwin.catalog.lookup import default_profile_id, find_stack, unknown_stack
+from clustertwin.catalog.lookup import (
+    cloud_usd_per_gpu_hour,
+    default_profile_id,
+    find_stack,
+    unknown_stack,
+)
 from clustertwin.errors import Problem, ScenarioError
 from clustertwin.io import pydantic_problems
 from clustertwin.scenario.checks import (
@@ -111,6 +116,11 @@ def resolve_scenario(doc: ScenarioFile, catalog: Catalog, source: str) -> Scenar
         problems.append(Problem(source, "economics.costs", catalog.unknown_message("costs", doc.economics.costs)))
     if problems:
         raise ScenarioError(problems)
+    economics = doc.economics
+    if "cloud_usd_per_gpu_hour" not in economics.model_fields_set and gpu_ok:
+        price = cloud_usd_per_gpu_hour(catalog, catalog.get("gpu", cl.gpu).generation)
+        if price is not None:  # unset: the catalog's on-demand price for the generation (issue 38)
+            economics = economics.model_copy(update={"cloud_usd_per_gpu_hour": price})
     return Scenario(name=doc.name, model=model, training=doc.training, cluster=doc.cluster,
-                    reliability=reliability, economics=doc.economics, buildout=doc.buildout, decision=doc.decision,
+                    reliability=reliability, economics=economics, buildout=doc.buildout, decision=doc.decision,
                     source=source)

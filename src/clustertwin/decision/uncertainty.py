@@ -1,0 +1,162 @@
+"""The route Monte Carlo (``decision.uncertainty``): how sure is the answer?
+
+Inputs drawn (independently, each on a normal spread between its P10 and P90 multiplier):
+GPU lead time (each route's own ready/start P50-P90: the generation's order lead time, the
+grid and the build-out's go-live; one draw shared by every route, one market), the MFU band
+(the training stack's calibration band, ``training.days_low/high``), ETTR (each route's own
+wall-clock P50-P90 from the reliability stage), hardware price, rental price (lease and on
+demand), colocation rent and resale value (catalog ``route uncertainty``).
+
+Vectorised, seeded: every route is priced again at each input's P10 and P90 (the same builders
+the decision uses), and a draw's cost is the route's P50 cost plus each input's effect, linear
+on each side of the P50 between those two prices. Dates move with the lead time and the
+wall-clock multipliers. Out: per route ``p_meets_target`` and ``p_best`` (best on the objective
+among the routes meeting the target in that draw), the drivers (inputs that move the margin
+between the best route and the runner-up most) and the break-even multiplier of each.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from clustertwin.decision.routes import route
+
+Z90 = 1.2816   #: the normal quantile of P90 (P10 at -Z90)
+COST_INPUTS = ("mfu", "ettr", "hardware_price", "rental_price", "colo_rent", "resale")
+INPUTS = ("gpu_lead_time", *COST_INPUTS)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    p_meets: dict[str, float]
+    p_best: dict[str, float]
+    drivers: tuple[dict[str, Any], ...]
+    break_even: tuple[dict[str, Any], ...]
+
+
+def _spread(catalog: Any, key: str) -> tuple[float, float]:
+    u = route(catalog, "uncertainty")
+    return u.value(f"{key}_p10"), u.value(f"{key}_p90")
+
+
+def bounds(catalog: Any, inp: Any, wall: tuple[float, float]) -> dict[str, tuple[float, float]]:
+    """(P10, P90) multiplier of each cost input for a route with wall-clock days ``wall``."""
+    ettr_hi = wall[1] / wall[0] if wall[0] > 0 else 1.0
+    return {"mfu": inp.mfu_band, "ettr": (max(0.5, 2.0 - ettr_hi), ettr_hi),
+            "hardware_price": _spread(catalog, "hardware_price"),
+            "rental_price": _spread(catalog, "rental_price"),
+            "colo_rent": _spread(catalog, "colo_rent"), "resale": _spread(catalog, "resale")}
+
+
+def moved(inp: Any, name: str, m: float) -> Any:
+    """``inp`` with one input multiplied by ``m``."""
+    if name in ("mfu", "ettr"):
+        return dataclasses.replace(inp, wall_p50=inp.wall_p50 * m, wall_p90=inp.wall_p90 * m)
+    if name == "hardware_price":
+        return dataclasses.replace(inp, it_capex=inp.it_capex * m, fitout_capex=inp.fitout_capex * m)
+    field = {"rental_price": "rental_scale", "colo_rent": "colo_scale", "resale": "resale_scale"}[name]
+    return dataclasses.replace(inp, **{field: getattr(inp, field) * m})
+
+
+def multiplier(z: np.ndarray, lo: float, hi: float) -> np.ndarray:
+    """A normal draw ``z`` mapped to a multiplier: 1 at z = 0, ``lo`` at P10, ``hi`` at P90."""
+    return np.clip(1.0 + np.where(z > 0, hi - 1.0, 1.0 - lo) * z / Z90, 0.05, None)
+
+
+@dataclass(frozen=True)
+class RouteSpread:
+    """One route's P50 score and dates, and its score at each cost input's P10 and P90."""
+
+    mode: str
+    score: float
+    low: np.ndarray          #: score at each COST_INPUTS' P10
+    high: np.ndarray
+    start: tuple[float, float]
+    wall: tuple[float, float]
+    mults: np.ndarray        #: (len(COST_INPUTS), 2) the P10/P90 multipliers used
+
+
+def spread_of(mode: str, inp: Any, catalog: Any, settings: Any, build: Callable[..., Any],
+              score: Callable[[Any], float]) -> RouteSpread:
+    """Price route ``mode`` (``build(inputs)`` -> Option) at the P50 and at each input's P10/P90."""
+    base = build(inp)
+    b = bounds(catalog, inp, base.wall)
+    lows, highs, mults = [], [], []
+    for name in COST_INPUTS:
+        lo, hi = b[name]
+        lows.append(score(build(moved(inp, name, lo))) if lo != 1.0 else score(base))
+        highs.append(score(build(moved(inp, name, hi))) if hi != 1.0 else score(base))
+        mults.append((lo, hi))
+    return RouteSpread(mode, score(base), np.array(lows), np.array(highs), base.start, base.wall,
+                       np.array(mults))
+
+
+def simulate(spreads: list[RouteSpread], target_days: float | None, objective: str,
+             samples: int, seed: int, deadline: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(meets, best) boolean arrays of shape (samples, routes); ``deadline``: wall-clock days the
+    run must fit in (a deadline scenario's)."""
+    rng = np.random.default_rng(seed)
+    z = rng.standard_normal((samples, len(INPUTS)))
+    scores, days, walls = [], [], []
+    for r in spreads:
+        zc = z[:, 1:]
+        up = np.where(zc > 0, r.high - r.score, r.score - r.low) * zc / Z90
+        scores.append(r.score + up.sum(axis=1))
+        lead = r.start[0] + (r.start[1] - r.start[0]) * z[:, 0] / Z90
+        lead = np.maximum(lead, max(0.0, r.start[0] - (r.start[1] - r.start[0])))
+        wall = r.wall[0] * multiplier(z[:, 1], *r.mults[0]) * multiplier(z[:, 2], *r.mults[1])
+        days.append(lead + wall)
+        walls.append(wall)
+    score, day = np.stack(scores, axis=1), np.stack(days, axis=1)
+    meets = np.ones_like(day, dtype=bool) if target_days is None else day <= target_days
+    if deadline is not None:
+        meets &= np.stack(walls, axis=1) <= deadline + 0.5
+    key = day if objective == "date" else score
+    ranked = np.where(meets, key, np.inf)
+    best = np.zeros_like(meets)
+    anyone = meets.any(axis=1)
+    best[np.arange(len(best))[anyone], np.argmin(ranked, axis=1)[anyone]] = True
+    return meets, best
+
+
+def drivers(spreads: list[RouteSpread], best: str, runner: str | None, top: int = 5) -> tuple[dict[str, Any], ...]:
+    """The inputs that move the margin between the best route and the runner-up most (the best
+    route's own cost swing without a runner-up), with the best route's cost at each end."""
+    b = next(r for r in spreads if r.mode == best)
+    u = next((r for r in spreads if r.mode == runner), None)
+    rows = []
+    for k, name in enumerate(COST_INPUTS):
+        if u is not None:
+            swing = max(abs((u.low[k] - b.low[k]) - (u.score - b.score)),
+                        abs((u.high[k] - b.high[k]) - (u.score - b.score)))
+        else:
+            swing = abs(b.high[k] - b.low[k])
+        rows.append((swing, {"input": name, "low": float(b.mults[k][0]), "high": float(b.mults[k][1]),
+                             "cost_low_usd": float(b.low[k]), "cost_high_usd": float(b.high[k])}))
+    rows.sort(key=lambda t: -t[0])
+    return tuple(r for s, r in rows[:top] if s > 0)
+
+
+def break_even(spreads: list[RouteSpread], best: str, runner: str | None) -> tuple[dict[str, Any], ...]:
+    """Per input, the multiplier (linear beyond its P10/P90) at which the runner-up costs as much
+    as the best route; inputs that cannot close the margin between x0.2 and x5 are left out."""
+    b = next(r for r in spreads if r.mode == best)
+    u = next((r for r in spreads if r.mode == runner), None)
+    if u is None:
+        return ()
+    margin = u.score - b.score
+    out = []
+    for k, name in enumerate(COST_INPUTS):
+        for side, m in ((0, b.mults[k][0]), (1, b.mults[k][1])):
+            d_margin = ((u.low if side == 0 else u.high)[k] - (b.low if side == 0 else b.high)[k]) - margin
+            if m == 1.0 or d_margin == 0 or np.sign(d_margin) != -np.sign(margin):
+                continue
+            x = 1.0 + (m - 1.0) * (-margin / d_margin)
+            if 0.2 <= x <= 5.0:
+                out.append({"input": name, "multiplier": round(float(x), 4), "route": runner})
+    return tuple(out)
