@@ -127,3 +127,52 @@ def test_a_sweep_past_its_time_is_stopped_and_says_which_limit():
         time.sleep(0.05)
     board.close()
     assert "0.3 s limit" in job.error and job.rows is None and not board._procs
+
+
+def test_workers_end_when_the_server_is_killed(tmp_path):
+    """kill -9 of `clustertwin serve` leaves no worker behind (a forked sibling may hold the
+    server's end of a worker's pipe, so the workers watch their parent instead)."""
+    import os
+    import signal
+    import socket
+    import subprocess
+    import sys
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    exe = [sys.executable, "-m", "clustertwin.cli", "serve", "--host", "127.0.0.1", "--port", str(port),
+           "--workers", "2", "--db", str(tmp_path / "s.sqlite3")]
+    server = subprocess.Popen(exe, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        line = server.stderr.readline()  # the "clustertwin serve: http://..." line, after start-up
+        assert "clustertwin serve" in line, line
+        deadline = time.monotonic() + 30
+        kids: list[int] = []
+        while len(kids) < 2 and time.monotonic() < deadline:
+            time.sleep(0.2)
+            kids = [int(p) for p in os.listdir("/proc") if p.isdigit() and _ppid(int(p)) == server.pid]
+        assert len(kids) >= 2, kids
+    finally:
+        server.send_signal(signal.SIGKILL)
+        server.wait(10)
+    deadline = time.monotonic() + 15
+    while any(os.path.exists(f"/proc/{k}") and _state(k) != "Z" for k in kids):
+        assert time.monotonic() < deadline, f"workers {kids} outlived the server"
+        time.sleep(0.2)
+
+
+def _ppid(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return int(f.read().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return -1
+
+
+def _state(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return "gone"
