@@ -172,11 +172,27 @@ def _context() -> Any:
     return multiprocessing.get_context("spawn")
 
 
+def _mapped_bytes() -> int:
+    """This process's address space now (VmSize), 0 where /proc does not say."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmSize:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
+
+
 class Worker:
     """One worker process and the parent's end of its pipe."""
 
     def __init__(self, catalog_dirs: tuple[str, ...], cap_bytes: int, warm: tuple[Any, ...] | None) -> None:
         ctx = _context()
+        if cap_bytes > 0 and ctx.get_start_method() == "fork":
+            # a forked worker starts with the server's mappings (shared, copy-on-write): the cap
+            # is the headroom above them, as a spawned worker's is above a bare interpreter
+            cap_bytes += _mapped_bytes()
         self.conn, child = ctx.Pipe()
         self.proc = ctx.Process(target=worker_main, args=(child, catalog_dirs, cap_bytes, warm),
                                 daemon=True, name="clustertwin-plan")
