@@ -10,7 +10,10 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/clustertwin-smoke.XXXXXX")
 server=""
 cleanup() {
   if [ -n "$server" ]; then kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; fi
-  rm -rf "$tmp"
+  # the server's plan workers leave within about a second of it (they watch their parent);
+  # until then one may still write under $tmp, so the removal is tried again
+  for _ in 1 2 3 4 5 6 7 8 9 10; do rm -rf "$tmp" 2>/dev/null && return 0; sleep 0.5; done
+  rm -rf "$tmp" || true
 }
 trap cleanup EXIT
 step() { printf '== %s\n' "$*" >&2; }
