@@ -92,17 +92,6 @@ fi
 NEW_SLURM_ROOT = Path(os.environ.get("CLUSTERTWIN_SLURM_ROOT", "/var/cache/clustertwin/slurm-sid"))
 
 
-def root_slurm_version(root: Path | None = None) -> tuple[int, int] | None:
-    """(major, minor) of the slurmctld package installed in a Debian root, from its dpkg status."""
-    status = (root or NEW_SLURM_ROOT) / "var" / "lib" / "dpkg" / "status"
-    try:
-        text = status.read_text(errors="replace")
-    except OSError:
-        return None
-    m = re.search(r"^Package: slurmctld\n(?:[^\n]+\n)*?Version: (\d+)\.(\d+)", text, re.M)
-    return (int(m.group(1)), int(m.group(2))) if m else None
-
-
 def new_slurm_skip_reason() -> str | None:
     base = skip_reason()
     if base:
