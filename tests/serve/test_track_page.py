@@ -79,7 +79,7 @@ def test_an_upload_gives_the_library_forecast_tiles_and_figures(server, run):
     assert r_.status == 200, page[:2000]
     doc = to_doc(track_plan(pv, [("train.log", r.log)], "job.sacct", half, 0, sacct_text=r.sacct))
     for q in (10, 50, 90):
-        row = re.search(rf'data-key="forecast.trained_by_p{q}"><td>P{q}</td><td>([^<]*)</td>', page)
+        row = re.search(rf'data-quantile="p{q}"><td>P{q}</td><td>([^<]*)</td>', page)
         assert row and row.group(1) == doc["forecast"][f"trained_by_p{q}"]
     assert _tile(page, "forecast.trained_by_p50") == doc["forecast"]["trained_by_p50"][:16].replace("T", " ")
     assert _tile(page, "progress.fraction") == f"{doc['progress']['fraction']:.1%}"
