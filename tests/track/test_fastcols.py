@@ -1,0 +1,103 @@
+"""The column reader (Megatron's ``|`` columns) gives what the key reader gives, hands back
+every block it cannot take whole, and the byte ranges a file is cut into lose no line."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from clustertwin.track import fastcols, fastmeg
+from track.helpers import DATA, read
+
+
+def _equal(a, b) -> None:
+    ca, ea = a
+    cb, eb = b
+    assert ea == eb and set(ca) == set(cb)
+    for k in ca:
+        assert ca[k].dtype == cb[k].dtype, k
+        np.testing.assert_array_equal(ca[k], cb[k], err_msg=k)
+
+
+def _good_sample() -> bytes:
+    data = (DATA / "megatron.log").read_bytes()
+    return b"".join(line for line in data.splitlines(keepends=True) if b"elapsed time per iter\n" not in line)
+
+
+@pytest.mark.parametrize("name", ["good sample", "synthetic"])
+def test_columns_equal_the_key_reader(tmp_path, name):
+    """Both readers on the same blocks: the same columns, bit for bit, and the same other lines
+    (launch time, checkpoint loads: the sample has a restart and a skipped iteration)."""
+    from clustertwin.track.synthetic import write_big_log
+
+    if name == "good sample":
+        block = _good_sample()
+    else:
+        p = tmp_path / "run.log"
+        write_big_log(str(p), 5000, restart_every=1700, save_every=50)
+        block = p.read_bytes()
+    mine = fastcols.parse_columns(block)
+    assert mine is not None
+    _equal(mine, fastmeg.parse_block(block))
+
+
+def _sample_line(**swap: bytes) -> bytes:
+    line = _good_sample().splitlines(keepends=True)[4]
+    for old, new in swap.items():
+        assert old.encode() in line
+        line = line.replace(old.encode(), new)
+    return line
+
+
+@pytest.mark.parametrize("why, block", [
+    ("torn line", (DATA / "megatron.log").read_bytes()),
+    ("zoned stamp", _sample_line(**{"[2027-03-01 00:01:00]": b"[2027-03-01T00:01:00+08:00]"})),
+    ("stamp not first", b"rank0: " + _sample_line()),
+    ("not a number", _sample_line(**{"lm loss: 1.052345E+01": b"lm loss: 1.05x345E+01"})),
+    ("digits, a space, digits", _sample_line(**{"consumed samples:         5120": b"consumed samples:       51 20"})),
+    ("step time not positive", _sample_line(**{"(ms): 6000.0": b"(ms): 0.0"})),
+    ("no iteration line", b"[2027-03-01 00:01:00] hello | world |\n"),
+])
+def test_blocks_it_cannot_take_whole_are_handed_back(why, block):
+    line = _sample_line()
+    assert fastcols.parse_columns(line + line) is not None
+    assert fastcols.parse_columns(block) is None, why
+
+
+def test_a_key_in_another_column_is_caught():
+    """Two lines with the same number of columns whose keys trade places: refused, not misread."""
+    line = _sample_line()
+    parts = line.split(b"|")
+    parts[1], parts[2] = parts[2], parts[1]
+    assert fastcols.parse_columns(line + b"|".join(parts)) is None
+
+
+@pytest.mark.parametrize("cells, want", [
+    ([b"  1536 ", b"     0 ", b"123456789012345"], [1536, 0, 123456789012345]),
+    ([b"  12 4 "], None), ([b"  1,536"], None), ([b"       "], None), ([b"  -3   "], None),
+])
+def test_whole_numbers(cells, want):
+    w = max(map(len, cells))
+    m = np.frombuffer(b"".join(c.ljust(w) for c in cells), np.uint8).reshape(len(cells), w)
+    got = fastcols._ints(m)
+    assert (got is None) if want is None else list(got) == want
+
+
+def test_ranges_cut_at_newlines_and_skip_an_over_long_line(tmp_path, monkeypatch):
+    """Small blocks (many cuts) give the history of one block; a line longer than a whole
+    block is one bad line, named by its number, and the lines after it are read (the block is
+    shrunk here; at its real 4 MiB such a line is past LINE_MAX, as the message says)."""
+    from clustertwin.track.synthetic import write_big_log
+
+    p = tmp_path / "run.log"
+    write_big_log(str(p), 3000, restart_every=1100, save_every=50)
+    whole, st_whole, _ = read(p, seq_len=2048, batch_tokens=1536 * 2048)
+    monkeypatch.setattr(fastmeg, "BLOCK", 5000)
+    cut, st_cut, _ = read(p, seq_len=2048, batch_tokens=1536 * 2048)
+    assert (st_cut.read, st_cut.skipped) == (st_whole.read, 0) == (3000, 0)
+    assert cut.segments == whole.segments and cut.step_time() == whole.step_time()
+    lines = p.read_bytes().splitlines(keepends=True)
+    p.write_bytes(b"".join(lines[:1000]) + b"x" * 12_000 + b"\n" + b"".join(lines[1000:]))
+    long, st_long, _ = read(p, seq_len=2048, batch_tokens=1536 * 2048)
+    assert st_long.bad == [(1001, "line longer than 1048576 characters")] and st_long.read == 3000
+    assert long.segments == whole.segments
