@@ -101,3 +101,23 @@ def test_ranges_cut_at_newlines_and_skip_an_over_long_line(tmp_path, monkeypatch
     long, st_long, _ = read(p, seq_len=2048, batch_tokens=1536 * 2048)
     assert st_long.bad == [(1001, "line longer than 1048576 characters")] and st_long.read == 3000
     assert long.segments == whole.segments
+
+
+@pytest.mark.parametrize("fmt, low, high", [("%.6E", 1.0, 9.99), ("%.6E", 0.1, 0.999), ("%.1f", 100.0, 999.9),
+                                            ("%.4f", 1.0, 9.0), ("%.6E", -9.99, -1.0), ("%8.0f", 1000, 9999)])
+def test_fixed_layout_numbers_are_the_doubles_float_reads(fmt, low, high):
+    """Digit arithmetic gives exactly float()'s double (one rounding of exact operands)."""
+    rng = np.random.default_rng(3)
+    texts = [(" " + fmt % v + " ").encode() for v in rng.uniform(low, high, 2000)]
+    w = max(map(len, texts))
+    m = np.frombuffer(b"".join(t.ljust(w) for t in texts), np.uint8).reshape(len(texts), w)
+    got = fastcols._fixed_floats(m)
+    assert got is not None and got.tolist() == [float(t) for t in texts]
+
+
+@pytest.mark.parametrize("cells", [[b" 1.5 ", b" 22.5"], [b" 1.5E+00", b" 1.5E-01"], [b" nan ", b" nan "],
+                                   [b" 1.5 ", b" 1,5 "], [b" 1.2345678901234567 "]])
+def test_numbers_in_other_layouts_are_left_to_the_float_parser(cells):
+    w = max(map(len, cells))
+    m = np.frombuffer(b"".join(c.ljust(w) for c in cells), np.uint8).reshape(len(cells), w)
+    assert fastcols._fixed_floats(m) is None

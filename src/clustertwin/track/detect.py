@@ -158,7 +158,9 @@ def parse_range(path: str, start: int, end: int) -> tuple[int, Any, bytes | None
     with open(path, "rb") as f:
         f.seek(start)
         block = f.read(end - start)
-    n = block.count(b"\n") + (0 if block.endswith(b"\n") else 1)
+    import numpy as np
+
+    n = int(np.count_nonzero(np.frombuffer(block, np.uint8) == 10)) + (0 if block.endswith(b"\n") else 1)
     parsed = parse_block(block) if block.endswith(b"\n") else None
     return n, parsed, None if parsed is not None else block
 

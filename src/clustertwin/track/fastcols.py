@@ -17,6 +17,8 @@ step time that is not positive, or another line that looks like an iteration lin
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from clustertwin.track.fastmeg import KEYS, PAD, other_lines, stamps
@@ -26,6 +28,20 @@ COLUMN_KEYS = {v.removeprefix(b"| ").decode(): k for k, v in KEYS.items()}
 INTEGERS = ("samples", "tokens", "skipped", "nan")
 WIDTH_MAX = 40  #: the widest value field read (wider: fall back)
 FIELD0_MAX = 96  #: the widest stamp-and-counter field read
+
+
+_SCRATCH: list[np.ndarray] = []  #: two reused masks: a fresh 4 MiB array costs its page faults each block
+
+
+def _marks(head: np.ndarray) -> np.ndarray:
+    """Positions of the newlines and ``|`` bytes, in one pass over two reused masks."""
+    if not _SCRATCH or len(_SCRATCH[0]) < len(head):
+        _SCRATCH[:] = [np.empty(len(head), bool), np.empty(len(head), bool)]
+    a, b = (x[:len(head)] for x in _SCRATCH)
+    np.equal(head, 10, out=a)
+    np.equal(head, 124, out=b)
+    np.logical_or(a, b, out=a)
+    return np.flatnonzero(a)
 
 
 def _layout(line: bytes) -> tuple[int, dict[str, tuple[int, int]]] | None:
@@ -57,6 +73,38 @@ def _ints(m: np.ndarray) -> np.ndarray | None:
     return v.astype(float)
 
 
+_FLOAT = re.compile(rb"^ *([+-]?)(\d*)\.?(\d*)(?:[eE]([+-]?)(\d+))? *$")
+_EXACT_POW = 22  #: 10**k is exact in a double up to here (Clinger's fast path)
+
+
+def _fixed_floats(m: np.ndarray) -> np.ndarray | None:
+    """Decimal numbers that every row writes in the first row's layout (the same width, the
+    digits in the same places, the same point, exponent letter and signs: ``%.6E``, ``%.1f``
+    of a steady value), read by digit arithmetic; None when a row differs. Exact: a mantissa
+    under 2**53 times or over an exact power of ten is one correctly rounded operation, so
+    each value is the double :func:`float` reads (Clinger's fast path)."""
+    row = m[0].tobytes()
+    f = _FLOAT.match(row)
+    if f is None or not (f.group(2) or f.group(3)):
+        return None
+    isd = (m - np.uint8(48)) <= 9
+    if not (isd == isd[0]).all() or not (m[:, ~isd[0]] == m[0, ~isd[0]]).all():
+        return None
+    mant = [j for j in range(f.start(2), f.end(3)) if isd[0, j]]
+    expo = list(range(f.start(5), f.end(5))) if f.group(5) else []
+    if len(mant) > 15 or len(expo) > 3:
+        return None
+    d = m.astype(np.int64) - 48
+    value = d[:, mant] @ (10 ** np.arange(len(mant) - 1, -1, -1, dtype=np.int64))
+    e = d[:, expo] @ (10 ** np.arange(len(expo) - 1, -1, -1, dtype=np.int64)) if expo else np.zeros(len(m), np.int64)
+    net = (-e if f.group(4) == b"-" else e) - len(f.group(3))
+    if np.abs(net).max(initial=0) > _EXACT_POW:
+        return None
+    scale = 10.0 ** np.abs(net)
+    out = np.where(net >= 0, value * scale, value / scale)
+    return -out if f.group(1) == b"-" else out
+
+
 def _values(buf: np.ndarray, start: np.ndarray, end: np.ndarray, whole: bool) -> np.ndarray | None:
     width = end - start
     w = int(width.max(initial=0))
@@ -67,19 +115,33 @@ def _values(buf: np.ndarray, start: np.ndarray, end: np.ndarray, whole: bool) ->
     if (width != w).any():
         m = np.where(idx[None, :] < width[:, None], m, np.uint8(32))
     if whole:
+        if (m == m[0]).all():  # the same on every line (skipped and nan iterations, mostly)
+            got = _ints(m[:1])
+            return None if got is None else np.full(len(m), got[0])
         got = _ints(m)
         if got is not None:
             return got
+    got = _fixed_floats(m)
+    if got is not None:
+        return got
     try:
         return m.view(f"S{w}").ravel().astype(np.float64)
     except ValueError:
         return None
 
 
-def _counters(buf: np.ndarray, line_start: np.ndarray, first_bar: np.ndarray, slash_at: int) -> np.ndarray | None:
+def _counters(buf: np.ndarray, line_start: np.ndarray, first_bar: np.ndarray, slash_at: int,
+              counter_w: int) -> np.ndarray | None:
     """The ``iteration N/`` counter of each line: the digits before the first ``/`` of its
-    first field (``slash_at``: where the first line has it; the others are found if elsewhere)."""
+    first field (``slash_at``: where the first line has it, ``counter_w`` bytes after the word
+    "iteration"; the others are found if elsewhere)."""
     sl = line_start + slash_at
+    if counter_w > 0 and (buf[sl] == ord("/")).all():  # "iteration" and the counter padded to one width
+        m = buf[sl[:, None] - np.arange(counter_w, 0, -1)]
+        before = buf[sl - counter_w - 1]
+        got = _ints(m) if not ((before >= 48) & (before <= 57)).any() and (m[:, -1] != 32).all() else None
+        if got is not None:
+            return got.astype(np.int64)
     if not (buf[sl] == ord("/")).all():
         w = int((first_bar - line_start).max(initial=0))
         if w > FIELD0_MAX:
@@ -110,10 +172,12 @@ def parse_columns(block: bytes) -> tuple[dict[str, np.ndarray], list[tuple[int, 
         return None
     buf = np.frombuffer(block + PAD, np.uint8)
     n_bytes = len(block)
-    nl = np.flatnonzero(buf[:n_bytes] == 10)
+    head = buf[:n_bytes]
+    marks = _marks(head)
+    is_nl = head[marks] == 10
+    nl, bar = marks[is_nl], marks[~is_nl]
     line_start = np.concatenate(([0], nl[:-1] + 1))
-    bar = np.flatnonzero(buf[:n_bytes] == 124)
-    bar_line = np.searchsorted(nl, bar)
+    bar_line = np.cumsum(is_nl)[~is_nl]  # the line each bar is on: the newlines before it
     count = np.bincount(bar_line, minlength=len(nl))
     metric = (count == bars) & (buf[line_start] == ord("["))
     lines = np.flatnonzero(metric)
@@ -127,7 +191,9 @@ def parse_columns(block: bytes) -> tuple[dict[str, np.ndarray], list[tuple[int, 
         return None
     sep = buf[starts[:, None] + np.array([5, 8, 14, 17])]
     t = stamps(buf, starts) if (sep == np.array([45, 45, 58, 58], np.uint8)).all() else None
-    step = _counters(buf, starts, bar[:, 0], block.find(b"/", a, b) - a)
+    slash = block.find(b"/", a, b)
+    word = block.rfind(b"iteration", a, slash)
+    step = _counters(buf, starts, bar[:, 0], slash - a, slash - word - 9 if word >= 0 else 0)
     step_s = cols.pop("step_ms") / 1e3 if step_key == "step_ms" else cols.pop("step_s")
     if t is None or step is None or not (step_s > 0).all():
         return None
