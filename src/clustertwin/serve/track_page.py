@@ -151,9 +151,9 @@ async def track_form(request: Any) -> Any:
 
 
 def _too_large(exc: HttpError) -> list[str]:
-    return [f"{exc.problems[0].message}: the page reads uploads of at most {MAX_UPLOAD_BYTES:,} bytes "
-            f"({MAX_UPLOAD_BYTES >> 20} MiB) in all. Read larger logs with the command line, which streams "
-            f"logs of any size: {CLI_HINT}"]
+    return [f"The upload is too large ({exc.problems[0].message}). The page takes at most {MAX_UPLOAD_BYTES:,} "
+            f"bytes ({MAX_UPLOAD_BYTES >> 20} MiB) of logs and scenario in all; read larger logs with the command "
+            f"line, which streams logs of any size: {CLI_HINT}"]
 
 
 async def track_post(request: Any) -> Any:
