@@ -1,10 +1,14 @@
-"""Which reader a log needs, told from its content; every file streamed line by line.
+"""Which reader a log needs, told from its content; every file streamed in bounded memory.
 
 Detection reads the first :data:`SNIFF_BYTES`: a JSON object with ``log_history`` is a
 ``trainer_state.json``; Megatron's ``iteration N/ M |`` lines, torchtitan's ``step: N  loss:``
 lines, logged dicts with a ``loss`` (HF Trainer) and a CSV header with ``time``, ``step`` and
 ``tokens`` are told apart by the first metric line found. Lines longer than
 :data:`LINE_MAX` are counted as bad and skipped without being held whole in memory.
+
+Megatron logs are cut into byte ranges of about 4 MiB ending at a newline and read a block at
+a time (:func:`parse_block`: by its ``|`` columns, else by its keys, else line by line), by a
+pool of processes for a large file; the other formats are read line by line.
 """
 
 from __future__ import annotations
