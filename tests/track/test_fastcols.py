@@ -54,6 +54,7 @@ def _sample_line(**swap: bytes) -> bytes:
     ("zoned stamp", _sample_line(**{"[2027-03-01 00:01:00]": b"[2027-03-01T00:01:00+08:00]"})),
     ("stamp not first", b"rank0: " + _sample_line()),
     ("not a number", _sample_line(**{"lm loss: 1.052345E+01": b"lm loss: 1.05x345E+01"})),
+    ("infinite", _sample_line(**{"lm loss: 1.052345E+01": b"lm loss: inf"})),
     ("digits, a space, digits", _sample_line(**{"consumed samples:         5120": b"consumed samples:       51 20"})),
     ("step time not positive", _sample_line(**{"(ms): 6000.0": b"(ms): 0.0"})),
     ("no iteration line", b"[2027-03-01 00:01:00] hello | world |\n"),
@@ -62,6 +63,8 @@ def test_blocks_it_cannot_take_whole_are_handed_back(why, block):
     line = _sample_line()
     assert fastcols.parse_columns(line + line) is not None
     assert fastcols.parse_columns(block) is None, why
+    if why == "infinite":  # nor the key reader: the line reader names it
+        assert fastmeg.parse_block(block) is None
 
 
 def test_a_key_in_another_column_is_caught():

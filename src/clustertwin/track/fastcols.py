@@ -125,9 +125,10 @@ def _values(buf: np.ndarray, start: np.ndarray, end: np.ndarray, whole: bool) ->
     if got is not None:
         return got
     try:
-        return m.view(f"S{w}").ravel().astype(np.float64)
+        got = m.view(f"S{w}").ravel().astype(np.float64)
     except ValueError:
         return None
+    return None if np.isinf(got).any() else got  # the line reader names an infinite value
 
 
 def _counters(buf: np.ndarray, line_start: np.ndarray, first_bar: np.ndarray, slash_at: int,

@@ -74,7 +74,7 @@ def parse_numbers(buf: np.ndarray, start: np.ndarray) -> np.ndarray | None:
             vals = np.fromstring(m.tobytes(), sep=" ")  # noqa: NPY201 - text mode is not deprecated
         except (ValueError, DeprecationWarning):
             return None
-    return vals if len(vals) == len(start) else None
+    return vals if len(vals) == len(start) and not np.isinf(vals).any() else None  # the line reader names inf
 
 
 def _zoneless(buf: np.ndarray, starts: np.ndarray) -> bool:
