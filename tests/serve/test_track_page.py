@@ -162,6 +162,21 @@ def test_log_text_and_file_names_are_shown_as_text(server, run):
     assert evil not in page and "&lt;img src=x onerror=alert(1)&gt;.log" in page
 
 
+def test_uploads_held_at_once_are_bounded(server, run):
+    """Each held upload costs the server up to the upload limit in memory: one past the bound
+    is a 503 with Retry-After, before its body is read."""
+    from clustertwin.serve.track_page import UPLOADS_AT_ONCE
+
+    _, r, _ = run
+    server.app.state.track_uploads = UPLOADS_AT_ONCE
+    try:
+        got = post(server, {"scenario": SCENARIO}, [("log", "a.log", r.log.encode())])
+    finally:
+        server.app.state.track_uploads = 0
+    assert got.status == 503 and got.headers["Retry-After"] == "5" and "at most 4 at once" in got.body.decode()
+    assert post(server, {"scenario": SCENARIO}, [("log", "a.log", r.log.encode())]).status == 200
+
+
 def test_a_cross_origin_upload_is_refused(server, run):
     _, r, _ = run
     got = post(server, {"scenario": SCENARIO}, [("log", "a.log", r.log.encode())],

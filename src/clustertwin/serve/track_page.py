@@ -23,6 +23,7 @@ from clustertwin.serve.guard import HttpError
 MAX_UPLOAD_BYTES = 16 * 2**20  #: the whole form: scenario, logs and sacct file
 MAX_PARTS = 24  #: form fields and files in one upload
 MAX_LOGS = 8
+UPLOADS_AT_ONCE = 4  #: uploads held by the server at a time (read, or waiting for a worker); then 503
 PART_HEAD_MAX = 2048  #: bytes of one part's headers
 NAME_MAX = 100  #: characters of an uploaded file's name kept (for the page's "lines read")
 CLI_HINT = "clustertwin track SCENARIO --log FILE [--sacct FILE]"
@@ -138,10 +139,10 @@ def track_job(engine: Any, job: tuple[Any, ...]) -> dict[str, Any]:
             "drift": tdoc["drift"], "sections": sections}
 
 
-def _page(status: int = 200, **ctx: Any) -> Any:
+def _page(status: int = 200, headers: dict[str, str] | None = None, **ctx: Any) -> Any:
     from clustertwin.serve.render import html
 
-    return html("track.html.j2", status=status, title="clustertwin track", max_bytes=MAX_UPLOAD_BYTES,
+    return html("track.html.j2", status=status, headers=headers, title="clustertwin track", max_bytes=MAX_UPLOAD_BYTES,
                 max_mib=MAX_UPLOAD_BYTES >> 20, max_logs=MAX_LOGS, cli=CLI_HINT, **ctx)
 
 
@@ -157,8 +158,24 @@ def _too_large(exc: HttpError) -> list[str]:
 
 
 async def track_post(request: Any) -> Any:
-    """POST /track: the upload read (bounded), tracked in a worker, the page with the result;
-    problems (a bad scenario, no training records, an unknown log format) on the page, 422."""
+    """POST /track: at most :data:`UPLOADS_AT_ONCE` uploads held at a time (each up to
+    :data:`MAX_UPLOAD_BYTES`, so the server's memory stays bounded); one more is a 503."""
+    st = request.app.state
+    held = getattr(st, "track_uploads", 0)
+    if held >= UPLOADS_AT_ONCE:
+        return _page(503, {"Retry-After": "5"}, saved=st.library.items.values(), picked="",
+                     errors=[f"{held} uploads are being tracked (at most {UPLOADS_AT_ONCE} at once); try again "
+                             "in a few seconds"])
+    st.track_uploads = held + 1
+    try:
+        return await _track_upload(request)
+    finally:
+        st.track_uploads -= 1
+
+
+async def _track_upload(request: Any) -> Any:
+    """The upload read (bounded), tracked in a worker, the page with the result; problems (a
+    bad scenario, no training records, an unknown log format) on the page, 422."""
     from clustertwin.serve.guard import read_body
 
     st = request.app.state
