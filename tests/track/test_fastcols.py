@@ -57,6 +57,7 @@ def _sample_line(**swap: bytes) -> bytes:
     ("infinite", _sample_line(**{"lm loss: 1.052345E+01": b"lm loss: inf"})),
     ("digits, a space, digits", _sample_line(**{"consumed samples:         5120": b"consumed samples:       51 20"})),
     ("step time not positive", _sample_line(**{"(ms): 6000.0": b"(ms): 0.0"})),
+    ("last field without its bar", _sample_line(**{"iterations:   0 |\n": b"iterations:   0\n"})),
     ("no iteration line", b"[2027-03-01 00:01:00] hello | world |\n"),
 ])
 def test_blocks_it_cannot_take_whole_are_handed_back(why, block):

@@ -8,16 +8,20 @@ stamp at their start are iteration lines, and their ``|`` positions form one mat
 line, a column per field). The first line names the columns; every line's key bytes of a column
 read are compared with it (so a key in another place is caught), and the value of a column
 lies between its colon and the next ``|``. Whole numbers (consumed samples, skipped and nan
-iterations) are read by digit arithmetic, other numbers by numpy's float parser.
+iterations) and numbers every line writes in one layout (``%.6E`` losses, a steady step time)
+are read by digit arithmetic, others by numpy's float parser; all are the doubles
+:func:`float` reads.
 
 Anything else returns None and the caller falls back: a block with no iteration line, an
-iteration line with other fields, a stamp with a time zone, a value that is not a number, a
-step time that is not positive, or another line that looks like an iteration line.
+iteration line with other fields or not ending with ``|``, a stamp with a time zone, a value
+that is not a number or is infinite, a step time that is not positive, or another line that
+looks like an iteration line.
 """
 
 from __future__ import annotations
 
 import re
+import threading
 
 import numpy as np
 
@@ -30,14 +34,15 @@ WIDTH_MAX = 40  #: the widest value field read (wider: fall back)
 FIELD0_MAX = 96  #: the widest stamp-and-counter field read
 
 
-_SCRATCH: list[np.ndarray] = []  #: two reused masks: a fresh 4 MiB array costs its page faults each block
+_SCRATCH = threading.local()  #: two reused masks per thread: a fresh 4 MiB array costs its page faults each block
 
 
 def _marks(head: np.ndarray) -> np.ndarray:
     """Positions of the newlines and ``|`` bytes, in one pass over two reused masks."""
-    if not _SCRATCH or len(_SCRATCH[0]) < len(head):
-        _SCRATCH[:] = [np.empty(len(head), bool), np.empty(len(head), bool)]
-    a, b = (x[:len(head)] for x in _SCRATCH)
+    masks = getattr(_SCRATCH, "masks", None)
+    if masks is None or len(masks[0]) < len(head):
+        masks = _SCRATCH.masks = (np.empty(len(head), bool), np.empty(len(head), bool))
+    a, b = (x[:len(head)] for x in masks)
     np.equal(head, 10, out=a)
     np.equal(head, 124, out=b)
     np.logical_or(a, b, out=a)
@@ -46,7 +51,10 @@ def _marks(head: np.ndarray) -> np.ndarray:
 
 def _layout(line: bytes) -> tuple[int, dict[str, tuple[int, int]]] | None:
     """(the number of ``|`` on the line, field name -> (column, offset of its value after the
-    ``|`` before it)) from one iteration line."""
+    ``|`` before it)) from one iteration line; None when the line does not end with a ``|``
+    (its last field would not be read)."""
+    if not line.rstrip().endswith(b"|"):
+        return None
     fields = line.split(b"|")
     out: dict[str, tuple[int, int]] = {}
     for j, text in enumerate(fields[1:-1], start=1):
@@ -167,7 +175,10 @@ def parse_columns(block: bytes) -> tuple[dict[str, np.ndarray], list[tuple[int, 
     if first < 0:
         return None
     a, b = block.rfind(b"\n", 0, first) + 1, block.find(b"\n", first)
-    bars, layout = _layout(block[a:b])
+    found = _layout(block[a:b])
+    if found is None:
+        return None
+    bars, layout = found
     step_key = "step_ms" if "step_ms" in layout else "step_s" if "step_s" in layout else None
     if step_key is None or ("step_ms" in layout and "step_s" in layout):
         return None
