@@ -118,24 +118,20 @@ def track_job(engine: Any, job: tuple[Any, ...]) -> dict[str, Any]:
     strings and figure markup, sent back over the worker's pipe)."""
     from clustertwin.report.html import figure_div
     from clustertwin.report.views import track as view
-    from clustertwin.track.core import track_plan
-    from clustertwin.track.planview import plan_view
+    from clustertwin.track.core import track
     from clustertwin.track.report import to_doc
 
     _kind, doc, source, logs, sacct, when = job
     answer = engine.plan(doc, source)
-    scen = answer.plan.scenario
-    seed = int(getattr(getattr(scen, "reliability", None), "seed", 0) or 0)
-    res = track_plan(plan_view(answer.plan, source), logs, sacct[0] if sacct else None, when, seed,
-                     sacct_text=sacct[1] if sacct else None)
-    res = type(res)(**{**res.__dict__, "scenario_name": scen.name})
+    res = track(answer.plan.scenario, engine.catalog, logs, sacct[0] if sacct else None, when, plan=answer.plan,
+                sacct_text=sacct[1] if sacct else None)
     tdoc = to_doc(res)
     sections = [{"title": s["title"], "rows": s["rows"],
                  "figures": [{"title": t, "div": figure_div(f)} for t, f in s.get("figures", [])]}
                 for s in view.sections(res, tdoc)]
     forecast = [(f"P{q}", tdoc["forecast"][f"trained_by_p{q}"], tdoc["forecast"][f"remaining_days_p{q}"])
                 for q in (10, 50, 90)]
-    return {"name": scen.name, "as_of": tdoc["as_of"], "tiles": view.tiles(res, tdoc), "forecast": forecast,
+    return {"name": res.scenario_name, "as_of": tdoc["as_of"], "tiles": view.tiles(res, tdoc), "forecast": forecast,
             "drift": tdoc["drift"], "sections": sections}
 
 
