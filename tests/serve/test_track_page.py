@@ -206,3 +206,14 @@ def test_multipart_parts_are_read_as_sent():
     parts = parse_multipart(body, ctype)
     assert [(p.name, p.filename, p.data) for p in parts] == [
         ("scenario", None, b"a\r\nb"), ("log", "dir/x.log", b"1\r\n2\r\n--not-a-boundary\r\n")]
+
+
+def test_the_readme_states_the_page_limits():
+    from pathlib import Path
+
+    from clustertwin.serve.track_page import MAX_UPLOAD_BYTES, UPLOADS_AT_ONCE
+
+    text = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    page = text[text.index("- **Track** (`/track`)"):]
+    page = page[:page.index("\n- **")]
+    assert f"at most {MAX_UPLOAD_BYTES >> 20} MiB in all" in page and f"at most {UPLOADS_AT_ONCE} uploads" in page
