@@ -64,8 +64,9 @@ def track_cmd(
         raise UsageError(problems)
     folder = OutputDir(out, OUT_FILES, force) if out is not None else None
     scen, cat = load_inputs(scenario, catalog)
+    from clustertwin.report import views
     from clustertwin.track.core import track
-    from clustertwin.track.report import measured_doc, summary_rows, to_doc
+    from clustertwin.track.report import measured_doc, to_doc
 
     res = track(scen, cat, list(log), sacct, when)
     doc = to_doc(res)
@@ -88,7 +89,7 @@ def track_cmd(
         emit_json(doc)
         return
     # log, sacct and scenario text reaches the terminal as data (no markup, no escape sequences)
-    print_rows(f"Tracking {scen.name}", [(k, terminal_text(v, 2000)) for k, v in summary_rows(res)])
+    print_rows(f"Tracking {scen.name}", [(k, terminal_text(v, 2000)) for k, v in views.rows(res)])
     if out is not None:
         typer.echo(f"wrote {out / 'track.json'}, {out / 'track.html'} and {out / 'measured.json'}")
 

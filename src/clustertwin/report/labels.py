@@ -141,6 +141,7 @@ KEYS: dict[str, tuple[str, str]] = {
     "observed.tokens_per_s": ("Observed throughput", "tokens/s"), "observed.step_s": ("Observed step time", "s"),
     "observed.mfu": ("Observed MFU", "%"), "observed.interruptions": ("Interruptions so far", ""),
     "observed.lost_days": ("Days lost to interruptions", "days"), "observed.ettr": ("Observed ETTR", ""),
+    "forecast.trained_by_p10": ("Trained by (10% confidence)", ""),
     "forecast.trained_by_p50": ("Trained by (median)", ""),
     "forecast.trained_by_p90": ("Trained by (90% confidence)", ""),
     "forecast.remaining_days_p50": ("Days to go (median)", "days"),

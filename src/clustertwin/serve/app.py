@@ -162,13 +162,14 @@ def create_app(scenarios: list[Path] | None = None, catalog_dirs: tuple[str, ...
     from clustertwin.serve.store import Store
     from clustertwin.serve.sweep_pages import routes as sweep_routes
     from clustertwin.serve.sweeps import SweepBoard
+    from clustertwin.serve.track_page import routes as track_routes
     from clustertwin.serve.workers import MEMORY_CAP_MB
 
     routes = [
         Route("/api/plan", api_plan, methods=["POST"]),
         Route("/api/validate", api_validate, methods=["POST"]),
         Route("/api/catalog", api_catalog, methods=["GET"]),
-        *page_routes(), *saved_routes(), *sweep_routes(),
+        *page_routes(), *saved_routes(), *sweep_routes(), *track_routes(),
     ]
     allowed = Allowed(host, port, allow_hosts)
     app = Starlette(routes=routes, middleware=[Middleware(GuardMiddleware, allowed=allowed)],

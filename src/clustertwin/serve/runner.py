@@ -114,6 +114,13 @@ class Runner:
         await self.run(self.engine.scenario, doc, source)  # a bad scenario: 422 before a slot
         return await self._in_worker(("file", doc, source, name))
 
+    async def track(self, inputs: dict[str, Any]) -> Any:
+        """The track page's parts for an upload (:func:`clustertwin.serve.track_page.form_inputs`),
+        made in a worker; a bad scenario is a 422 before a slot."""
+        doc, source = inputs["doc"], inputs["source"]
+        await self.run(self.engine.scenario, doc, source)
+        return await self._in_worker(("track", doc, source, inputs["logs"], inputs["sacct"], inputs["as_of"]))
+
     async def problems(self, doc: Any, source: str = "request") -> list[Any]:
         """Every problem ``clustertwin validate`` reports, checked in a worker."""
         return await self._in_worker(("problems", doc, source))

@@ -58,6 +58,10 @@ def _job(engine: Any, job: tuple[Any, ...]) -> Any:
         return make_file(engine.plan(doc, source), engine.catalog, job[3])
     if kind == "problems":
         return [_plain(p) for p in engine.problems(doc, source)]
+    if kind == "track":  # the track page (serve/track_page.py): the run's logs against its plan
+        from clustertwin.serve.track_page import track_job
+
+        return track_job(engine, job)
     raise ValueError(f"unknown job {kind!r}")
 
 

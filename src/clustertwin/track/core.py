@@ -106,14 +106,15 @@ def track_plan(pv: PlanView, logs: list[Path] | list[tuple[str, str]], sacct: Pa
                        tuple(line_stats), tuple(s[1] for s in sources), tuple(allocs))
 
 
-def track(scenario: Any, catalog: Any, logs: list[Path], sacct: Path | None = None,
-          as_of: float | None = None, plan: Any = None) -> TrackResult:
-    """The scenario's plan (made here unless given), then :func:`track_plan`."""
+def track(scenario: Any, catalog: Any, logs: list[Path] | list[tuple[str, str]], sacct: Path | str | None = None,
+          as_of: float | None = None, plan: Any = None, sacct_text: str | None = None) -> TrackResult:
+    """The scenario's plan (made here unless given), then :func:`track_plan` (``logs`` and
+    ``sacct``/``sacct_text`` as it takes them: files, or names with their text)."""
     if plan is None:
         from clustertwin.plan import make_plan
 
         plan = make_plan(scenario, catalog)
     pv = plan_view(plan, scenario.source)
     seed = int(getattr(getattr(scenario, "reliability", None), "seed", 0) or 0)
-    res = track_plan(pv, logs, sacct, as_of, seed)
+    res = track_plan(pv, logs, sacct, as_of, seed, sacct_text=sacct_text)
     return TrackResult(**{**res.__dict__, "scenario_name": scenario.name})

@@ -1,10 +1,14 @@
-"""Which reader a log needs, told from its content; every file streamed line by line.
+"""Which reader a log needs, told from its content; every file streamed in bounded memory.
 
 Detection reads the first :data:`SNIFF_BYTES`: a JSON object with ``log_history`` is a
 ``trainer_state.json``; Megatron's ``iteration N/ M |`` lines, torchtitan's ``step: N  loss:``
 lines, logged dicts with a ``loss`` (HF Trainer) and a CSV header with ``time``, ``step`` and
 ``tokens`` are told apart by the first metric line found. Lines longer than
 :data:`LINE_MAX` are counted as bad and skipped without being held whole in memory.
+
+Megatron logs are cut into byte ranges of about 4 MiB ending at a newline and read a block at
+a time (:func:`parse_block`: by its ``|`` columns, else by its keys, else line by line), by a
+pool of processes for a large file; the other formats are read line by line.
 """
 
 from __future__ import annotations
@@ -101,37 +105,86 @@ PARALLEL_MIN_BYTES = 64 * 2**20
 WORKERS_MAX = 4
 
 
-def _blocks(path: Path, stats: LineStats) -> Iterator[tuple[bytes, int, int]]:
-    """``(block, first line number - 1, lines)``: the file cut at newlines into ~BLOCK bytes."""
+PROBE = 64 * 2**10  #: bytes read before a block's nominal end to find the newline it ends at
+
+
+def _ranges(path: Path) -> Iterator[tuple[int, int]]:
+    """``(start, end)`` byte ranges of about BLOCK bytes, each ending just after a newline (the
+    file's last one where it does not end with one). A line with no newline in a whole block
+    is one range ``(start, -end)``: the over-long line, skipped whole. Only a small probe
+    before each cut is read here; the blocks themselves are read where they are parsed."""
     from clustertwin.track.fastmeg import BLOCK
 
-    line_no, rest = 0, b""
+    size = path.stat().st_size
+    start = 0
     with path.open("rb") as f:
-        while True:
-            data = f.read(BLOCK)
-            if not data and not rest:
-                return
-            block = rest + data
-            cut = block.rfind(b"\n") + 1 if data else len(block)
-            if cut == 0 and len(block) > LINE_MAX:  # no newline in a whole block: an over-long line
-                stats.reject(line_no + 1, f"line longer than {LINE_MAX} characters")
-                rest = b""
-                continue
-            block, rest = block[:cut], block[cut:]
-            if block:
-                n = block.count(b"\n") + (0 if block.endswith(b"\n") else 1)
-                yield block, line_no, n
-                line_no += n
+        while start < size:
+            end = min(start + BLOCK, size)
+            if end < size:
+                cut = _last_newline(f, start, end)
+                if cut is None:  # no newline in a whole block: skip to the end of that line
+                    end = _next_newline(f, end, size)
+                    yield start, -end
+                    start = end
+                    continue
+                end = cut
+            yield start, end
+            start = end
 
 
-def _parsed(blocks: Iterator[tuple[bytes, int, int]], workers: int) -> Iterator[tuple[bytes, int, int, Any]]:
-    """Each block with its :func:`fastmeg.parse_block` result, in order; with ``workers`` > 1
-    parsed by a process pool holding at most 2 x workers blocks in flight (bounded memory)."""
-    from clustertwin.track.fastmeg import parse_block
+def _last_newline(f: Any, start: int, end: int) -> int | None:
+    """Just after the last newline in ``[start, end)``, None when there is none."""
+    lo = max(start, end - PROBE)
+    while True:
+        f.seek(lo)
+        i = f.read(end - lo).rfind(b"\n")
+        if i >= 0:
+            return lo + i + 1
+        if lo == start:
+            return None
+        end, lo = lo, max(start, lo - PROBE * 16)
 
+
+def _next_newline(f: Any, pos: int, size: int) -> int:
+    f.seek(pos)
+    while pos < size:
+        chunk = f.read(PROBE * 16)
+        i = chunk.find(b"\n")
+        if i >= 0:
+            return pos + i + 1
+        pos += len(chunk)
+    return size
+
+
+def parse_range(path: str, start: int, end: int) -> tuple[int, Any, bytes | None]:
+    """Read and parse one range (in a pool worker for a large file): ``(lines, parsed, block)``,
+    the block's bytes only when it is to be read line by line (``parsed`` None)."""
+    with open(path, "rb") as f:
+        f.seek(start)
+        block = f.read(end - start)
+    import numpy as np
+
+    n = int(np.count_nonzero(np.frombuffer(block, np.uint8) == 10)) + (0 if block.endswith(b"\n") else 1)
+    parsed = parse_block(block) if block.endswith(b"\n") else None
+    return n, parsed, None if parsed is not None else block
+
+
+def parse_block(block: bytes) -> Any:
+    """A block's columns by its ``|`` columns (:func:`fastcols.parse_columns`), else by its
+    keys (:func:`fastmeg.parse_block`); None: read it line by line."""
+    from clustertwin.track.fastcols import parse_columns
+    from clustertwin.track.fastmeg import parse_block as by_keys
+
+    return parse_columns(block) or by_keys(block)
+
+
+def _parsed(path: Path, workers: int) -> Iterator[tuple[int, Any, bytes | None] | None]:
+    """Each range's :func:`parse_range` result, in file order (None for an over-long line);
+    with ``workers`` > 1 from a process pool holding at most 2 x workers ranges in flight, each
+    worker reading its own range (bounded memory; only the columns come back)."""
     if workers <= 1:
-        for block, no, n in blocks:
-            yield block, no, n, parse_block(block) if block.endswith(b"\n") else None
+        for start, end in _ranges(path):
+            yield parse_range(str(path), start, end) if end >= 0 else None
         return
     import multiprocessing
     from collections import deque
@@ -140,32 +193,39 @@ def _parsed(blocks: Iterator[tuple[bytes, int, int]], workers: int) -> Iterator[
     ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
     with ProcessPoolExecutor(workers, mp_context=ctx) as pool:
         window: deque = deque()
-        for block, no, n in blocks:
-            window.append((block, no, n, pool.submit(parse_block, block) if block.endswith(b"\n") else None))
+        for start, end in _ranges(path):
+            window.append(pool.submit(parse_range, str(path), start, end) if end >= 0 else None)
             if len(window) >= 2 * workers:
-                b, no_, n_, fut = window.popleft()
-                yield b, no_, n_, fut.result() if fut is not None else None
+                fut = window.popleft()
+                yield fut.result() if fut is not None else None
         while window:
-            b, no_, n_, fut = window.popleft()
-            yield b, no_, n_, fut.result() if fut is not None else None
+            fut = window.popleft()
+            yield fut.result() if fut is not None else None
 
 
 def megatron_blocks(path: Path, stats: LineStats, workers: int | None = None) -> Iterator[object]:
-    """A Megatron log a block at a time (:mod:`.fastmeg`): whole blocks as column dicts, the
-    blocks it cannot take line by line through :func:`readers.read_megatron`. Large files are
-    parsed by up to :data:`WORKERS_MAX` processes (``workers`` overrides)."""
+    """A Megatron log a block at a time: whole blocks as column dicts (:func:`parse_block`),
+    the blocks it cannot take line by line through :func:`readers.read_megatron`. Large files
+    are parsed by up to :data:`WORKERS_MAX` processes (``workers`` overrides)."""
     import os
 
     if workers is None:
         big = path.stat().st_size >= PARALLEL_MIN_BYTES
         workers = min(os.cpu_count() or 1, WORKERS_MAX) if big else 1
     state: dict[str, Any] = {}
-    for block, line_no, n_lines, parsed in _parsed(_blocks(path, stats), workers):
+    line_no = 0
+    for got in _parsed(path, workers):
+        if got is None:
+            stats.reject(line_no + 1, f"line longer than {LINE_MAX} characters")
+            line_no += 1
+            continue
+        n_lines, parsed, block = got
         if parsed is None:
             text = block.decode("utf-8", errors="replace").splitlines()
             yield from readers.read_megatron(enumerate(text, start=line_no + 1), stats, state)
         else:
             yield from _block_items(parsed, n_lines, line_no, stats, state)
+        line_no += n_lines
 
 
 def _block_items(parsed: tuple[dict, list], n_lines: int, line_no: int, stats: LineStats,

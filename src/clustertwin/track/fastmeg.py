@@ -21,7 +21,7 @@ import numpy as np
 
 BLOCK = 4 * 2**20
 WIDTH = 32  #: bytes gathered per number (spaces before it included)
-_PAD = b"\n" + b" " * (WIDTH + 32)
+PAD = b"\n" + b" " * (WIDTH + 32)
 
 #: field -> the bytes just before its colon (the longest unambiguous tail of the key)
 KEYS = {
@@ -74,7 +74,7 @@ def parse_numbers(buf: np.ndarray, start: np.ndarray) -> np.ndarray | None:
             vals = np.fromstring(m.tobytes(), sep=" ")  # noqa: NPY201 - text mode is not deprecated
         except (ValueError, DeprecationWarning):
             return None
-    return vals if len(vals) == len(start) else None
+    return vals if len(vals) == len(start) and not np.isinf(vals).any() else None  # the line reader names inf
 
 
 def _zoneless(buf: np.ndarray, starts: np.ndarray) -> bool:
@@ -87,7 +87,7 @@ def _zoneless(buf: np.ndarray, starts: np.ndarray) -> bool:
     return bool(((last == ord("]")) | (last == 32)).all())
 
 
-def _stamps(buf: np.ndarray, starts: np.ndarray) -> np.ndarray | None:
+def stamps(buf: np.ndarray, starts: np.ndarray) -> np.ndarray | None:
     """Epoch seconds of ``[YYYY-MM-DD HH:MM:SS`` at each position (None if one is not)."""
     if not _zoneless(buf, starts):
         return None
@@ -125,7 +125,7 @@ def parse_block(block: bytes) -> tuple[dict[str, np.ndarray], list[tuple[int, in
     """Columns of the Megatron lines in ``block`` (ends at a newline) and the other lines that
     matter (a restart or a launch time: ``(metric lines before it, line index, text)``); None:
     read the block line by line."""
-    buf = np.frombuffer(block + _PAD, np.uint8)
+    buf = np.frombuffer(block + PAD, np.uint8)
     nl = np.flatnonzero(buf[: len(block)] == 10)
     line_start = np.concatenate(([0], nl + 1))
     col = np.flatnonzero(buf[: len(block)] == ord(":"))
@@ -137,18 +137,18 @@ def parse_block(block: bytes) -> tuple[dict[str, np.ndarray], list[tuple[int, in
             found[name] = hit
     step_key = "step_ms" if "step_ms" in found else "step_s" if "step_s" in found else None
     if step_key is None or ("step_ms" in found and "step_s" in found):
-        others = None if b"iteration" in block else _other_lines(block, line_start, len(nl), np.zeros(0, int))
+        others = None if b"iteration" in block else other_lines(block, line_start, len(nl), np.zeros(0, int))
         return None if others is None else ({}, others)
     lines = np.searchsorted(line_start, found[step_key], side="right") - 1
     for hits in found.values():
         if len(hits) != len(lines) or not np.array_equal(np.searchsorted(line_start, hits, side="right") - 1, lines):
             return None
     cols = _columns(buf, found, lines, line_start, step_key)
-    others = _other_lines(block, line_start, len(nl), lines)
+    others = other_lines(block, line_start, len(nl), lines)
     return None if cols is None or others is None else (cols, others)
 
 
-def _other_lines(block: bytes, line_start: np.ndarray, n_lines: int,
+def other_lines(block: bytes, line_start: np.ndarray, n_lines: int,
                  metric: np.ndarray) -> list[tuple[int, int, str]] | None:
     """The non-metric lines that say the job loaded a checkpoint or give a launch time; None
     when one looks like a torn iteration line (the line reader names it as a bad line)."""
@@ -177,7 +177,7 @@ def _columns(buf: np.ndarray, found: dict[str, np.ndarray], lines: np.ndarray,
     sl = slash[first]
     if (sl > found[step_key]).any():
         return None
-    t = _stamps(buf, stamp)
+    t = stamps(buf, stamp)
     rev = buf[sl[:, None] - np.arange(1, 13)]          # the bytes before the slash, backwards
     run = np.cumprod((rev >= 48) & (rev <= 57), axis=1)   # the counter's digits, up to the slash
     n = run.sum(axis=1)

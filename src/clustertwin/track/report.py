@@ -1,5 +1,6 @@
-"""What ``track`` hands out: the JSON document (contract section 6), the terminal rows and the
-measured file ``plan --measured`` reads. The page is :mod:`.page`."""
+"""What ``track`` hands out: the JSON document (contract section 6) and the measured file
+``plan --measured`` reads. The terminal rows, tiles and figures are the run's view
+(:mod:`clustertwin.report.views.track`); the page is :mod:`.page`."""
 
 from __future__ import annotations
 
@@ -53,30 +54,6 @@ def to_doc(res: TrackResult) -> dict[str, Any]:
                   "files": [{"file": s.source, "format": fmt, "read": s.read, "skipped": s.skipped}
                             for s, fmt in zip(res.lines, (*res.formats, "sacct"), strict=False)]},
     }
-
-
-def summary_rows(res: TrackResult) -> list[tuple[str, str]]:
-    o, f, p = res.observed, res.forecast, res.plan
-    n = len(o.interruptions)
-    return [
-        ("as of", iso(o.as_of)),
-        ("tokens trained", f"{o.tokens_done:.4g} of {p.tokens:.4g} ({o.fraction:.1%})"),
-        ("step time", f"{o.step_s:.3f} s (recent {o.step_s_recent:.3f}); plan {p.step_time_s:.3f} s, "
-                      f"band {p.step_time_low_s:.3f}-{p.step_time_high_s:.3f}"),
-        ("throughput", f"{o.tokens_per_s:,.0f} tokens/s; plan {p.tokens_per_s:,.0f}"),
-        ("MFU", f"{o.mfu:.1%}; plan {p.mfu:.1%}"),
-        ("interruptions", f"{n} ({', '.join(f'{k} {v}' for k, v in sorted(o.by_cause.items())) or 'none'}); "
-                          f"plan by now {o.expected_interruptions:.1f} (90%: {o.expected_p5:.0f}-{o.expected_p95:.0f})"),
-        ("time lost", f"{o.lost_h / 24:.2f} days ({o.lost_h / max(n, 1):.2f} h each; plan "
-                      f"{p.cost_per_interruption_h:.2f} h)"),
-        ("ETTR", f"{o.ettr:.1%}; plan {p.ettr:.1%}"),
-        ("trained by", f"P50 {iso(f.trained_by[1])}, P90 {iso(f.trained_by[2])} "
-                       f"({f.remaining_days[1]:.1f} / {f.remaining_days[2]:.1f} days to go)"),
-        ("interruption rate", f"{f.rate_post_per_h * 24:.2f}/day learnt (plan {f.rate_prior_per_h * 24:.2f}/day)"),
-        ("checkpoint interval", f"{f.interval_min:.1f} min now (plan {f.interval_plan_min:.1f} min)"),
-        ("drift", "; ".join(f"{x.metric}: {x.action}" for x in res.flags) or "none"),
-        ("lines", f"{sum(s.read for s in res.lines):,} read, {sum(s.skipped for s in res.lines):,} skipped"),
-    ]
 
 
 def measured_doc(res: TrackResult, scenario: Any, catalog: Any) -> dict[str, Any]:

@@ -28,8 +28,10 @@ def view_of(result: Any) -> View:
         design,
         economics,
         reliability,
+        track,
         training,
     )
+    from clustertwin.track.core import TrackResult
 
     views: tuple[tuple[type, View], ...] = (
         (TrainingEstimate, View(training.rows, training.figures)),
@@ -39,6 +41,7 @@ def view_of(result: Any) -> View:
         (EconomicsResult, View(economics.rows, economics.figures)),
         (BuildoutPlan, View(buildout.rows, buildout.figures)),
         (DecisionResult, View(decision.rows, decision.figures)),
+        (TrackResult, View(track.rows, track.figures)),
     )
     for kind, view in views:
         if isinstance(result, kind):
