@@ -22,7 +22,7 @@ import typer  # noqa: E402
 from typer.core import TyperGroup  # noqa: E402
 
 #: Every command, in the order of ``--help``, and the module of this package whose
-#: ``register(app)`` adds it (tests/core/test_cli_lazy.py checks the two agree).
+#: ``register(app)`` adds it (tests/core/test_cold_start.py checks the two agree).
 COMMANDS: dict[str, str] = {
     "plan": "clustertwin.cli.plan", "validate": "clustertwin.cli.plan",
     "estimate": "clustertwin.cli.perf", "calibration": "clustertwin.cli.perf",
