@@ -100,3 +100,9 @@ def test_an_unknown_command_is_refused_with_a_suggestion():
 
     r = CliRunner().invoke(app, ["plna"])
     assert r.exit_code == 2 and "plan" in r.output
+
+
+def test_python_dash_m_clustertwin_is_the_command_line():
+    r = subprocess.run([sys.executable, "-m", "clustertwin", "--help"], capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0 and "plan" in r.stdout and "validate" in r.stdout, r.stderr
