@@ -36,6 +36,8 @@ COMMANDS: dict[str, str] = {
 }
 #: typer's help formatting: None is click's plain text
 MARKUP = None
+#: module -> its commands, once built
+_BUILT: dict[str, dict] = {}
 
 
 def module_commands(module: str) -> dict:
@@ -47,9 +49,6 @@ def module_commands(module: str) -> dict:
         importlib.import_module(module).register(sub)
         built = _BUILT[module] = dict(typer.main.get_group(sub).commands)
     return built
-
-
-_BUILT: dict[str, dict] = {}
 
 
 class _Commands(Mapping):
