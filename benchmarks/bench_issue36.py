@@ -8,7 +8,9 @@ are the comparable figures; the load average is printed.
 The two figures that take minutes are in their own benchmarks: the streamed 10,000-point sweep
 on a two-node Ray cluster vs the local pool (bench_sweep_scale.py: driver memory <= 1 GiB) and
 the whole sweep grid on 1 and 2 workers (bench_sweep.py). Cabling on demand and the web app's
-queue (items 3 and 6) are measured by bench_plan.py / bench_serve.py.
+queue (items 3 and 6) are measured by bench_plan.py / bench_serve.py; cold start in detail (min and
+median against ``python -c pass``, an import-time breakdown, an older checkout side by side) by
+bench_coldstart.py.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""Sweeps at scale (issue 36): a streamed sweep of 10,000 points (``BENCH_SCALE_POINTS``) on the
-local process pool (2 workers) and on a two-node Ray cluster started here (a head and a worker
+"""Sweeps at scale (issue 36): a streamed sweep of 10,000 points on the local process pool (2
+workers) and on a two-node Ray cluster started here (a head and a worker
 node with ``ray start`` on this host, one CPU each, token authentication on, object stores
 capped at 80 MB), each into Parquet parts then one ``sweep.parquet``.
 
@@ -9,10 +9,18 @@ of rows at a time) and whether the two files hold the same rows. Asserts nothing
 
 The base is Llama-3-8B on 64-512 H100 with 100 reliability trials: a cheap plan, so the
 figures show the sweep machinery (streaming, batching, the executors) more than the stages.
+
+    python benchmarks/bench_sweep_scale.py [--points N] [--no-local] [--no-ray]
+
+``--points`` (default 10,000, or ``$BENCH_SCALE_POINTS``) is rounded to the grid: 80 x
+ceil(N / 80) points. 10,000 points take about half an hour on two cores; check the script
+with a few hundred first.
 """
 
 from __future__ import annotations
 
+import argparse
+import math
 import os
 import resource
 import secrets
@@ -24,7 +32,7 @@ import tempfile
 import time
 from pathlib import Path
 
-POINTS = int(os.environ.get("BENCH_SCALE_POINTS", "10000"))
+POINTS = int(os.environ.get("BENCH_SCALE_POINTS", "10000"))  # run_all.py: no arguments
 BASE = {
     "schema_version": 1, "name": "scale",
     "model": {"preset": "llama3-8b"},
@@ -37,8 +45,8 @@ RAY = Path(sys.executable).with_name("ray")
 
 
 def _grid(n: int) -> dict[str, list]:
-    """About ``n`` points: 8 sizes x restart times x prices."""
-    prices = max(1, n // (8 * 10))
+    """80 x ceil(n / 80) points: 8 sizes x 10 restart times x prices."""
+    prices = max(1, math.ceil(n / (8 * 10)))
     return {"cluster.gpus": [64 * k for k in range(1, 9)],
             "reliability.restart_min": list(range(5, 55, 5)),
             "economics.cloud_usd_per_gpu_hour": [round(2.0 + 0.01 * i, 2) for i in range(prices)]}
@@ -49,17 +57,18 @@ def _cpu() -> float:
     return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
-def _run(executor: str, out: Path, address: str | None = None) -> tuple[float, float, object]:
+def _run(executor: str, out: Path, points: int, address: str | None = None) -> tuple[float, float, object]:
     from clustertwin.sweep.runlog import RunLog
     from clustertwin.sweep.stream import PARTS, join_parts, stream_sweep
     from clustertwin.sweep.study import build
 
-    sw = build(BASE, _grid(POINTS), lazy=True, max_points=10**8)
+    sw = build(BASE, _grid(points), lazy=True, max_points=10**8)
     log = RunLog(executor)
     c0, t0 = _cpu(), time.perf_counter()
     stream_sweep(sw, out, executor, 2 if executor == "local" else None, address, log=log)
     join_parts(out / PARTS, out / "sweep.parquet")
     log.finish()
+    (out / "run.json").write_text(log.to_json())
     return time.perf_counter() - t0, _cpu() - c0, log
 
 
@@ -83,9 +92,10 @@ def _start_cluster(tmp: str, env: dict) -> tuple[str, list[subprocess.Popen]]:
         out = subprocess.run([str(RAY), "status", f"--address=127.0.0.1:{port}"], env=env,
                              capture_output=True, text=True).stdout
         if "/2.0 CPU" in out:
-            break
+            return f"127.0.0.1:{port}", procs
         time.sleep(1.0)
-    return f"127.0.0.1:{port}", procs
+    _stop(procs, tmp)
+    raise RuntimeError("the two-node Ray cluster did not come up (ray status never showed 2 CPUs)")
 
 
 def _stop(procs: list[subprocess.Popen], tmp: str) -> None:
@@ -112,34 +122,60 @@ def _same(a: Path, b: Path) -> bool:
         ta.column(c).to_pylist() == tb.column(c).to_pylist() for c in ta.column_names)
 
 
-def main() -> dict[str, float]:
+def _local(tmp: str, points: int) -> dict[str, float]:
+    wall, cpu, log = _run("local", Path(tmp) / "local", points)
+    n = sum(log.points_by_node.values())
+    print(f"   {n:,} points, local pool (2 workers): {wall:6.1f} s wall ({n / wall:5.1f}/s), "
+          f"{cpu:6.1f} CPU-s ({cpu / n * 1e3:4.0f} ms/point)")
+    return {"points": n, "local_wall_s": wall, "local_cpu_s": cpu, "local_cpu_ms_per_point": cpu / n * 1e3}
+
+
+def _ray(tmp: str, points: int) -> dict[str, float]:
+    env = {**os.environ, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(32),
+           "RAY_USAGE_STATS_ENABLED": "0"}
+    os.environ.update({k: env[k] for k in ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN")})
+    try:
+        address, procs = _start_cluster(tmp, env)
+        try:
+            wall, driver_cpu, log = _run("ray", Path(tmp) / "ray", points, address)
+        finally:
+            _stop(procs, tmp)
+    finally:
+        for k in ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN"):
+            os.environ.pop(k, None)
+    n = sum(log.points_by_node.values())
+    per_node = ", ".join(f"{c:,}" for c in log.points_by_node.values())
+    print(f"   {n:,} points, Ray 2 nodes x 1 CPU:    {wall:6.1f} s wall ({n / wall:5.1f}/s), "
+          f"driver {driver_cpu:5.1f} CPU-s + workers {log.worker_cpu_s:6.1f} CPU-s "
+          f"({log.worker_cpu_s / n * 1e3:4.0f} ms/point); {len(log.points_by_node)} nodes used, "
+          f"points per node {per_node}; retries {len(log.retried)}")
+    return {"ray_wall_s": wall, "ray_driver_cpu_s": driver_cpu, "ray_worker_cpu_s": log.worker_cpu_s,
+            "ray_worker_cpu_ms_per_point": log.worker_cpu_s / n * 1e3,
+            "ray_nodes_used": len(log.points_by_node)}
+
+
+def main(argv: list[str] | None = None) -> dict[str, float]:
+    ap = argparse.ArgumentParser(description="A streamed sweep on the local pool and on a two-node Ray cluster.")
+    ap.add_argument("--points", type=int, default=POINTS, help="sweep size (default %(default)s)")
+    ap.add_argument("--no-local", action="store_true", help="skip the local-pool run")
+    ap.add_argument("--no-ray", action="store_true", help="skip the two-node Ray run")
+    args = ap.parse_args(argv or [])
     figures: dict[str, float] = {}
     with tempfile.TemporaryDirectory(prefix="ct-scale-", dir="/tmp") as tmp:
-        wall, cpu, log = _run("local", Path(tmp) / "local")
-        n = sum(log.points_by_node.values())
-        print(f"   {n:,} points, local pool (2 workers): {wall:6.1f} s wall ({n / wall:5.1f}/s), "
-              f"{cpu:6.1f} CPU-s ({cpu / n * 1e3:4.0f} ms/point)")
-        figures.update({"local_wall_s": wall, "local_cpu_s": cpu})
-        have_ray = RAY.exists()
-        if have_ray:
-            env = {**os.environ, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(32),
-                   "RAY_USAGE_STATS_ENABLED": "0"}
-            os.environ.update({k: env[k] for k in ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN")})
-            address, procs = _start_cluster(tmp, env)
-            try:
-                wall_r, cpu_r, log_r = _run("ray", Path(tmp) / "ray", address)
-            finally:
-                _stop(procs, tmp)
-                for k in ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN"):
-                    os.environ.pop(k, None)
-            per_node = ", ".join(f"{c:,}" for c in log_r.points_by_node.values())
-            print(f"   {n:,} points, Ray 2 nodes x 1 CPU:    {wall_r:6.1f} s wall ({n / wall_r:5.1f}/s), "
-                  f"driver {cpu_r:5.1f} CPU-s + workers {log_r.worker_cpu_s:6.1f} CPU-s; "
-                  f"points per node {per_node}; retries {len(log_r.retried)}")
-            print(f"   same rows in both files: {_same(Path(tmp) / 'local' / 'sweep.parquet', Path(tmp) / 'ray' / 'sweep.parquet')}")
-            figures.update({"ray_wall_s": wall_r, "ray_worker_cpu_s": log_r.worker_cpu_s})
-        else:
+        if not args.no_local:
+            figures.update(_local(tmp, args.points))
+        if args.no_ray:
+            pass
+        elif not RAY.exists():
             print("   Ray not installed: the two-node run is skipped")
+        else:
+            figures.update(_ray(tmp, args.points))
+            if "local_wall_s" in figures:
+                same = _same(Path(tmp) / "local" / "sweep.parquet", Path(tmp) / "ray" / "sweep.parquet")
+                print(f"   same rows in both files: {same}; Ray / local wall "
+                      f"{figures['ray_wall_s'] / figures['local_wall_s']:.2f}x, worker CPU per point "
+                      f"{figures['ray_worker_cpu_ms_per_point'] / figures['local_cpu_ms_per_point']:.2f}x")
+                figures["same_rows"] = float(same)
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
     print(f"   driver peak memory {rss:.2f} GiB (target <= 1 GiB)")
     figures["driver_peak_gib"] = rss
@@ -147,4 +183,4 @@ def main() -> dict[str, float]:
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

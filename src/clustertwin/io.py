@@ -24,7 +24,6 @@ import os
 import re
 import stat
 import sys
-import tomllib
 import types
 import typing
 from pathlib import Path
@@ -253,6 +252,8 @@ def parse_text(text: str, source: str, fmt: str = "yaml", numbers: str = "raise"
     """Parse YAML or TOML text into checked Python objects; every problem is a ScenarioError
     naming the file, the key and the line."""
     if fmt == "toml":
+        import tomllib  # only for .toml files: most commands never read one
+
         try:
             doc = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:

@@ -20,8 +20,9 @@ from pathlib import Path
 PACKAGE = "clustertwin"
 
 #: (layer name, module prefixes) in pipeline order. A module belongs to the layer of its
-#: longest matching prefix; the command line (the ``cli`` package, one module per command)
-#: and the package's own ``__init__`` (the public facade) belong to the CLI layer.
+#: longest matching prefix; the command line (the ``cli`` package, one module per command),
+#: the package's own ``__init__`` (the public facade) and ``__main__`` (``python -m
+#: clustertwin``) belong to the CLI layer.
 #: Packages that do not exist yet (decision, serve, drawings, measure) may stay listed.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("foundation", ("_lazy", "errors", "io", "datacache", "checked", "quoting", "outputs", "fmt", "layers")),
@@ -36,7 +37,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("plan", ("plan", "pipeline", "deadline")),
     ("consumers", ("report", "export", "acceptance", "sweep", "serve", "scheduling",
                    "drawings", "measure", "track")),
-    ("cli", ("cli",)),
+    ("cli", ("cli", "__main__")),
 )
 
 _MODULE_PATH = re.compile(rf"^{PACKAGE}(\.[A-Za-z_][A-Za-z0-9_]*)+$")

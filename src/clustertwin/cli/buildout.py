@@ -6,11 +6,13 @@ from pathlib import Path
 
 import typer
 
+#: a paragraph after a ``\b`` line keeps its layout (click's help rewraps the others)
 HELP = """Schedule the 195 build-out steps: critical path, slack, Monte Carlo go-live P50/P80/P90.
 
 What-ifs (--what-if, repeatable; each is compared with the baseline; put several changes in one
 what-if separated by spaces or ';'):
 
+\b
   gpu_lead_time_days=+90       shift GPU delivery by 90 days (also switch_lead_time_days,
                                nic_lead_time_days, optics_lead_time_days, utility_study_days,
                                utility_agreement_days, switchgear_days, substation_days,
@@ -18,15 +20,19 @@ what-if separated by spaces or ';'):
                                storage_lead_time_days, burn_in_days, validation_days,
                                gpu_allocation_days)
 
+\b
   value forms: +N / -N shift all three points, xF scale them, N set the likely value (the
   others move with it), O/L/P set optimistic/likely/pessimistic
 
+\b
   step.42.days=30/45/90        any step by number; also step.N.optimistic, step.N.likely,
                                step.N.pessimistic (one point) and step.N.after=12,40
                                (replace predecessors; +12 adds, -12 removes)
 
+\b
   profile=fast-track           new-build | existing-facility | fast-track
 
+\b
   crews=x2                     multiply every crew cap;   gpus=50000   another cluster size
 """
 

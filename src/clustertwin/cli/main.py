@@ -1,52 +1,99 @@
 """The ``clustertwin`` command line: the app, its commands (one module each in this package) and
 the console entry point. Thin: parse, call the stages, hand results to reports.
 
-Heavy imports (numpy, pydantic models, plotly) happen inside the commands so that
-``clustertwin --help`` stays fast.
+Cold start (issue 36): a command's module is imported, and its options built, only when that
+command runs or ``--help`` lists the commands (:data:`COMMANDS`); heavy imports (numpy,
+pydantic models, plotly) happen inside the commands; help is click's plain text, not typer's
+rich panels (their markdown and syntax-highlighting imports were half of ``--help``).
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
+from collections.abc import Iterator, Mapping
 
 # One BLAS thread: the command's arrays are small, and starting a pool of OpenBLAS threads
 # is a third of numpy's import time (set before numpy is first imported; a user's own
 # setting wins).
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import typer  # noqa: E402
+from typer.core import TyperGroup  # noqa: E402
 
-from clustertwin.cli import (  # noqa: E402
-    acceptance,
-    buildout,
-    catalog,
-    design,
-    export,
-    measure,
-    perf,
-    plan,
-    reliability,
-    schedule,
-    serve,
-    sweep,
-    traces,
-    track,
-)
+#: Every command, in the order of ``--help``, and the module of this package whose
+#: ``register(app)`` adds it (tests/core/test_cold_start.py checks the two agree).
+COMMANDS: dict[str, str] = {
+    "plan": "clustertwin.cli.plan", "validate": "clustertwin.cli.plan",
+    "estimate": "clustertwin.cli.perf", "calibration": "clustertwin.cli.perf",
+    "design": "clustertwin.cli.design", "reliability": "clustertwin.cli.reliability",
+    "buildout": "clustertwin.cli.buildout", "schedule": "clustertwin.cli.schedule",
+    "acceptance": "clustertwin.cli.acceptance", "check": "clustertwin.cli.acceptance",
+    "sweep": "clustertwin.cli.sweep", "compare": "clustertwin.cli.sweep",
+    "export": "clustertwin.cli.export", "serve": "clustertwin.cli.serve",
+    "measure": "clustertwin.cli.measure", "track": "clustertwin.cli.track",
+    "catalog": "clustertwin.cli.catalog", "traces": "clustertwin.cli.traces",
+}
+#: typer's help formatting: None is click's plain text
+MARKUP = None
+#: module -> its commands, once built
+_BUILT: dict[str, dict] = {}
+
+
+def module_commands(module: str) -> dict:
+    """The click commands ``module``'s ``register(app)`` adds, by name (the module imported and
+    its typer signatures read here, once per process)."""
+    built = _BUILT.get(module)
+    if built is None:
+        sub = typer.Typer(rich_markup_mode=MARKUP)
+        importlib.import_module(module).register(sub)
+        built = _BUILT[module] = dict(typer.main.get_group(sub).commands)
+    return built
+
+
+class _Commands(Mapping):
+    """:data:`COMMANDS` as the group's name -> click command mapping, each built on first use."""
+
+    def __getitem__(self, name: str):  # noqa: ANN204
+        built = module_commands(COMMANDS[name])
+        if name not in built:
+            raise RuntimeError(f"{COMMANDS[name]} does not register the command {name!r}")
+        return built[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(COMMANDS)
+
+    def __len__(self) -> int:
+        return len(COMMANDS)
+
+
+class LazyGroup(TyperGroup):
+    """The top-level group: its commands come from :data:`COMMANDS`, built when asked for."""
+
+    def __init__(self, **attrs) -> None:  # noqa: ANN003
+        super().__init__(**attrs)
+        self.commands = _Commands()
+
+    def list_commands(self, ctx) -> list[str]:  # noqa: ANN001, ARG002
+        return list(COMMANDS)
+
+
+def _root() -> None:
+    """The group's own step before any command: none."""
+
 
 app = typer.Typer(
     name="clustertwin",
     help="A digital twin of an AI training cluster: training time, physical design, reliability, "
     "economics, build-out and scheduling — from one scenario file, offline, in seconds.",
+    cls=LazyGroup,
+    callback=_root,
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=MARKUP,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-
-# Each command module exposes register(app); the order is the order of --help.
-for _command in (plan, catalog, perf, design, reliability, buildout, schedule, traces, acceptance,
-                 sweep, export, serve, measure, track):
-    _command.register(app)
 
 
 def _no_empty_out(argv: list[str]) -> None:
