@@ -24,13 +24,8 @@ MAX_UPLOAD_BYTES = 16 * 2**20  #: the whole form: scenario, logs and sacct file
 MAX_PARTS = 24  #: form fields and files in one upload
 MAX_LOGS = 8
 UPLOADS_AT_ONCE = 4  #: uploads held by the server at a time (read, or waiting for a worker); then 503
-PART_HEAD_MAX = 2048  #: bytes of one part's headers
 NAME_MAX = 100  #: characters of an uploaded file's name kept (for the page's "lines read")
 CLI_HINT = "clustertwin track SCENARIO --log FILE [--sacct FILE]"
-_BOUNDARY = re.compile(r'boundary=(?:"([^"\r\n]{1,70})"|([^\s;"]{1,70}))', re.I)
-_PARAM = re.compile(r'\b(name|filename)="([^"\r\n]*)"', re.I)
-
-
 @dataclass(frozen=True)
 class Part:
     name: str
@@ -38,29 +33,44 @@ class Part:
     data: bytes
 
 
-def parse_multipart(body: bytes, content_type: str) -> list[Part]:
-    """The parts of a ``multipart/form-data`` body (RFC 7578): each part's field name, file
-    name (None for a plain field) and bytes. Anything malformed is a 400."""
-    m = _BOUNDARY.search(content_type) if "multipart/form-data" in content_type.lower() else None
-    if m is None:
+async def parse_multipart(body: bytes, content_type: str) -> list[Part]:
+    """The parts of a ``multipart/form-data`` body (RFC 7578), read by starlette's form parser
+    (python-multipart) from the body already read and bounded: each part's field name, file
+    name (None for a plain field) and bytes. At most :data:`MAX_PARTS` parts; anything
+    malformed is a 400."""
+    from python_multipart.exceptions import FormParserError
+    from python_multipart.multipart import parse_options_header
+    from starlette.datastructures import Headers, UploadFile
+    from starlette.formparsers import MultiPartException, MultiPartParser
+
+    kind, params = parse_options_header(content_type)
+    boundary = params.get(b"boundary", b"")
+    if kind != b"multipart/form-data" or not boundary:
         raise HttpError(400, "the form must be sent as multipart/form-data with a boundary")
-    delim = b"\r\n--" + (m.group(1) or m.group(2)).encode("latin-1")
-    chunks = (b"\r\n" + body).split(delim)
-    if chunks[0] != b"" or not chunks[-1].startswith(b"--"):
+    if b"--" + boundary + b"--" not in body:
         raise HttpError(400, "the multipart form is cut short (no closing boundary)")
-    if len(chunks) - 2 > MAX_PARTS:
-        raise HttpError(400, f"{len(chunks) - 2} form parts; at most {MAX_PARTS}")
+
+    async def whole() -> Any:
+        yield body
+
+    parser = MultiPartParser(Headers({"content-type": content_type}), whole(), max_files=MAX_PARTS,
+                             max_fields=MAX_PARTS, max_part_size=MAX_UPLOAD_BYTES)
+    try:
+        form = await parser.parse()
+    except (MultiPartException, FormParserError):
+        raise HttpError(400, "the multipart form could not be read (a part without its headers or "
+                        "its field name, or too many parts)") from None
     parts = []
-    for chunk in chunks[1:-1]:
-        head, sep, data = chunk.partition(b"\r\n\r\n")
-        if not sep or not head.startswith(b"\r\n") or len(head) > PART_HEAD_MAX:
-            raise HttpError(400, "a form part without its headers")
-        disposition = next((line for line in head.decode("latin-1").split("\r\n")
-                            if line.lower().startswith("content-disposition:")), "")
-        params = {k.lower(): v for k, v in _PARAM.findall(disposition)}
-        if "name" not in params:
-            raise HttpError(400, "a form part without a field name")
-        parts.append(Part(params["name"], params.get("filename"), data))
+    try:
+        for name, value in form.multi_items():
+            if isinstance(value, UploadFile):
+                parts.append(Part(name, value.filename or "", await value.read()))
+            else:
+                parts.append(Part(name, None, value.encode("utf-8")))
+    finally:
+        await form.close()
+    if len(parts) > MAX_PARTS:
+        raise HttpError(400, f"{len(parts)} form parts; at most {MAX_PARTS}")
     return parts
 
 
@@ -182,7 +192,7 @@ async def _track_upload(request: Any) -> Any:
         if exc.status != 413:
             raise
         return _page(413, errors=_too_large(exc), **ctx)
-    parts = parse_multipart(body, request.headers.get("content-type", ""))
+    parts = await parse_multipart(body, request.headers.get("content-type", ""))
     del body
     try:
         inputs = form_inputs(parts, st.library)
