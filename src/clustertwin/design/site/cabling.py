@@ -250,6 +250,7 @@ def cabling_columns(inv: Inventory, design) -> dict[str, np.ndarray]:
     cols = _name_columns(inv, groups)
     cols["gbps"], cols["cable_id"] = gbps, cable_id
     length, pick = runs(inv, load_rules(), a, b, gbps, copper)
+    pick = class_media(groups, design, length, pick)
     cols["length_m"] = length
     cols.update(media_columns(pick))
     cols["cable"] = np.where(cols["cable"] == "", cols["medium"], cols["cable"])
@@ -263,9 +264,36 @@ def cable_runs(inv: Inventory, design) -> tuple[np.ndarray, np.ndarray, np.ndarr
     from clustertwin.design.rules import load_rules
     from clustertwin.design.site.cable_runs import runs
 
-    a, b, copper, gbps, cable_id = _ends(cabling_groups(inv, design))
+    groups = cabling_groups(inv, design)
+    a, b, copper, gbps, cable_id = _ends(groups)
     length, pick = runs(inv, load_rules(), a, b, gbps, copper)
-    return pick, cable_id, length
+    return class_media(groups, design, length, pick), cable_id, length
+
+
+def class_media(groups: list[LinkGroup], design, length: np.ndarray, pick: np.ndarray) -> np.ndarray:
+    """Each link's medium: its class's (``design.cable_classes``, the medium the bill of
+    materials prices; :mod:`clustertwin.design.site.classes`), checked against the routed
+    length; a design without classes keeps ``pick``, the cheapest medium per link."""
+    from clustertwin.design.media import load_media
+    from clustertwin.errors import InfeasibleError, Problem
+
+    classes = {c.kind: c.medium for c in design.cable_classes}
+    if not classes:
+        return pick
+    media = load_media()
+    index = {m.id: i for i, m in enumerate(media)}
+    per_link = np.concatenate([np.full(g.a.size, index[classes[g.kind]], dtype=np.int64)
+                               for g in groups if g.a.size] or [np.array([], dtype=np.int64)])
+    reach = np.array([m.max_length_m for m in media])[per_link]
+    over = np.flatnonzero(length > reach)
+    if over.size:
+        j = over[np.argmax(length[over] - reach[over])]
+        raise InfeasibleError([Problem("<design>", "cabling",
+            f"{over.size:,} link(s) run past their class's medium: the longest runs "
+            f"{length[j]:,.1f} m on {media[per_link[j]].id} (reach {reach[j]:,.0f} m); nearest "
+            "changes: smaller halls (design rule hall_max_racks / hall_max_it_kw) or a "
+            "longer-reach medium in design/data/cable_media.yaml")])
+    return per_link
 
 
 def _ends(groups: list[LinkGroup]) -> tuple[np.ndarray, ...]:
