@@ -123,13 +123,21 @@ def _with_cabling(catalog, d: ClusterDesign) -> ClusterDesign:
     from clustertwin.design.site.classes import cable_classes
     from clustertwin.design.site.summary import closed_form, media_bom_lines
 
+    from clustertwin.design.media import load_media
+
     classes = cable_classes(d, catalog)
     counts = closed_form(classes)
+    reach = {m.id: m.max_length_m for m in load_media()}
+    far = [f"cabling: {c.kind} links may run up to {c.bound_m:,.1f} m, past the "
+           f"{reach[c.medium]:,.0f} m of the longest-reach medium at {c.gbps:g} Gb/s "
+           f"({c.medium}); export refuses the links past it (smaller halls: design rules "
+           "hall_max_racks / hall_max_it_kw)" for c in classes if c.bound_m > reach[c.medium]]
     # cables and optics: one line per medium the link classes take, in place of the catalog's
     kept = [ln for ln in d.bom if not ln.item.startswith(MEDIA_ITEMS)]
     at = next((i for i, ln in enumerate(d.bom) if ln.item.startswith(MEDIA_ITEMS)), len(d.bom))
     bom = (*kept[:at], *media_bom_lines(counts), *kept[at:])
-    return replace(d, cabling=counts, cable_classes=classes, bom=bom)
+    return replace(d, cabling=counts, cable_classes=classes, bom=bom,
+                   warnings=(*d.warnings, *far))
 
 
 def _storage(scenario, catalog, estimate, node, gpus, nodes, rules, notes, warnings):
