@@ -21,7 +21,7 @@ from clustertwin.design.spare_slots import place_spares
 from clustertwin.design.spares import READS as SPARES_READS
 from clustertwin.design.spares import resolve_spare_nodes
 from clustertwin.design.storage import plan_storage
-from clustertwin.errors import InfeasibleError, Problem, ScenarioError
+from clustertwin.errors import Problem, ScenarioError
 from clustertwin.perf.checkpoint import job_checkpoint_gb
 
 #: scenario keys :func:`design` reads (a section name covers the whole section): the cluster,
@@ -120,10 +120,9 @@ def _with_cabling(catalog, d: ClusterDesign) -> ClusterDesign:
     """The design with its cables by medium, counted in closed form from its link classes
     (:mod:`clustertwin.design.site.classes`: links, cables and one medium per class, without
     placing the site; ``plan --cabling``, exports and drawings place it and route the lengths)."""
+    from clustertwin.design.media import load_media
     from clustertwin.design.site.classes import cable_classes
     from clustertwin.design.site.summary import closed_form, media_bom_lines
-
-    from clustertwin.design.media import load_media
 
     classes = cable_classes(d, catalog)
     counts = closed_form(classes)
