@@ -46,18 +46,29 @@ SITES = [
 
 
 def _placed(d):
-    """Per link class of the placed site: (links, distinct cables, longest routed run)."""
+    """Per link class of the placed site: links, distinct cables, and each link's lower-end
+    rack and routed length."""
     inv = build_inventory(SimpleNamespace(name="c"), catalog(), d)
-    out: dict[str, tuple[int, int, float]] = {}
+    out: dict[str, dict] = {}
     for g in cabling_groups(inv, d):      # a kind may come in several groups (one per plane)
         a, b, copper, gbps, cid = _ends([g])
         if not a.size:
             continue
         length, _ = runs(inv, load_rules(), a, b, gbps, copper)
-        n, cables, longest = out.get(g.kind, (0, 0, 0.0))
-        out[g.kind] = (n + int(a.size), cables + int(np.unique(cid).size),
-                       max(longest, float(length.max())))
+        k = out.setdefault(g.kind, {"links": 0, "cables": 0, "rack": [], "length": []})
+        k["links"] += int(a.size)
+        k["cables"] += int(np.unique(cid).size)
+        k["rack"].append(inv.rack_index[a])
+        k["length"].append(length)
+    for k in out.values():
+        k["rack"], k["length"] = np.concatenate(k["rack"]), np.concatenate(k["length"])
     return out
+
+
+def _band_lengths(c, placed) -> np.ndarray:
+    """Routed lengths of the links of band ``c`` (by their lower end's rack)."""
+    k = placed[c.kind]
+    return k["length"][np.isin(k["rack"], c.racks)] if c.racks else k["length"]
 
 
 @pytest.fixture(scope="module", params=SITES, ids=[s[0] for s in SITES])
@@ -69,8 +80,13 @@ def site(request):
 
 def test_closed_form_links_and_cables_are_the_placed_sites(site):
     d, placed = site
-    closed = {c.kind: (c.links, c.cables) for c in d.cable_classes}
-    assert closed == {k: v[:2] for k, v in placed.items()}
+    closed: dict[str, tuple[int, int]] = {}
+    for c in d.cable_classes:            # a big class comes in bands, one per medium
+        n, cables = closed.get(c.kind, (0, 0))
+        closed[c.kind] = (n + c.links, cables + c.cables)
+    assert closed == {k: (v["links"], v["cables"]) for k, v in placed.items()}
+    for c in d.cable_classes:
+        assert _band_lengths(c, placed).size == c.links, c.kind
 
 
 def test_every_routed_link_is_within_its_class_bound_and_medium(site):
@@ -78,19 +94,22 @@ def test_every_routed_link_is_within_its_class_bound_and_medium(site):
     d, placed = site
     reach = {m.id: m.max_length_m for m in load_media()}
     for c in d.cable_classes:
-        longest = placed[c.kind][2]
+        longest = float(_band_lengths(c, placed).max())
         assert longest <= c.bound_m + 0.05, (c.kind, longest, c.bound_m)
         if c.bound_m <= reach[c.medium]:
             assert longest <= reach[c.medium], c.kind
 
 
-def test_bounds_are_tight_where_a_class_crosses_the_floor(site):
-    """Tightness (the price of one medium per class): a class's bound is within 15 m of its
-    longest routed run, except OOB (Cat6 is its speed's only medium, bounded site-wide)."""
+def test_compute_fabric_bounds_are_tight(site):
+    """Tightness (the price of one medium per band): a compute-fabric band's bound, from the
+    fabric's own wiring (node to its unit's leaves, leaf to its pod's spines, spine to its core
+    groups), is within 15 m of its longest routed run. (Storage, in-band and OOB bands are
+    bounded by the farthest switch of their network from each rack: looser.)"""
     d, placed = site
     for c in d.cable_classes:
-        if c.kind != "oob" and c.kind != "storage-system":
-            assert c.bound_m - placed[c.kind][2] <= 15.0, (c.kind, placed[c.kind][2], c.bound_m)
+        if c.fabric == "compute":
+            longest = float(_band_lengths(c, placed).max())
+            assert c.bound_m - longest <= 15.0, (c.kind, longest, c.bound_m)
 
 
 @pytest.fixture(scope="module", params=CASES, ids=[c[0] for c in CASES])

@@ -250,7 +250,7 @@ def cabling_columns(inv: Inventory, design) -> dict[str, np.ndarray]:
     cols = _name_columns(inv, groups)
     cols["gbps"], cols["cable_id"] = gbps, cable_id
     length, pick = runs(inv, load_rules(), a, b, gbps, copper)
-    pick = class_media(groups, design, length, pick)
+    pick = class_media(inv, groups, design, length, pick)
     cols["length_m"] = length
     cols.update(media_columns(pick))
     cols["cable"] = np.where(cols["cable"] == "", cols["medium"], cols["cable"])
@@ -267,23 +267,43 @@ def cable_runs(inv: Inventory, design) -> tuple[np.ndarray, np.ndarray, np.ndarr
     groups = cabling_groups(inv, design)
     a, b, copper, gbps, cable_id = _ends(groups)
     length, pick = runs(inv, load_rules(), a, b, gbps, copper)
-    return class_media(groups, design, length, pick), cable_id, length
+    return class_media(inv, groups, design, length, pick), cable_id, length
 
 
-def class_media(groups: list[LinkGroup], design, length: np.ndarray, pick: np.ndarray) -> np.ndarray:
+def class_media(inv: Inventory, groups: list[LinkGroup], design, length: np.ndarray,
+                pick: np.ndarray) -> np.ndarray:
     """Each link's medium: its class's (``design.cable_classes``, the medium the bill of
     materials prices; :mod:`clustertwin.design.site.classes`), checked against the routed
     length; a design without classes keeps ``pick``, the cheapest medium per link."""
     from clustertwin.design.media import load_media
     from clustertwin.errors import InfeasibleError, Problem
 
-    classes = {c.kind: c.medium for c in design.cable_classes}
-    if not classes:
+    if not design.cable_classes:
         return pick
     media = load_media()
     index = {m.id: i for i, m in enumerate(media)}
-    per_link = np.concatenate([np.full(g.a.size, index[classes[g.kind]], dtype=np.int64)
-                               for g in groups if g.a.size] or [np.array([], dtype=np.int64)])
+    # per kind: one medium, or (band by the lower end's rack) a table rack -> medium
+    table: dict[str, np.ndarray | int] = {}
+    n_racks = len(inv.racks)
+    for c in design.cable_classes:
+        if not c.racks:
+            table[c.kind] = index[c.medium]
+            continue
+        lut = table.get(c.kind)
+        if not isinstance(lut, np.ndarray):
+            lut = table[c.kind] = np.full(n_racks + 1, -1, dtype=np.int64)
+        lut[np.asarray(c.racks, dtype=np.int64)] = index[c.medium]
+    parts = []
+    for g in groups:
+        if not g.a.size:
+            continue
+        t = table[g.kind]
+        parts.append(t[inv.rack_index[g.a]] if isinstance(t, np.ndarray)
+                     else np.full(g.a.size, t, dtype=np.int64))
+    per_link = np.concatenate(parts) if parts else np.array([], dtype=np.int64)
+    if (per_link < 0).any():
+        raise InfeasibleError([Problem("<design>", "cabling", "a link starts in a rack its "
+                                       "class's bands do not cover (a placement bug)")])
     reach = np.array([m.max_length_m for m in media])[per_link]
     over = np.flatnonzero(length > reach)
     if over.size:

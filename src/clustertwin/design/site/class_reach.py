@@ -142,7 +142,7 @@ class Floor:
         if cf.tor:
             su = local // max(1, cf.leaves_per_su)
             at = su * cf.su_nodes // max(1, self.design.layout.nodes_per_rack)
-            self.leaf_rack = self.compute[np.minimum(self.compute.size - 1, at)]
+            self.leaf_rack = np.tile(self.compute[np.minimum(self.compute.size - 1, at)], q)
             g = self.geo
             self.ends["leaf"] = End(np.unique(self.leaf_rack), g.rack_height_m + 0.5 * g.ru_m,
                                     g.rack_height_m + 0.5 * g.ru_m)
@@ -272,10 +272,17 @@ class Floor:
         return self.route_bound(everything, everything)
 
     def _spine_core(self) -> float:
-        """Spine-core: spine j of a pod feeds core group ``(j x span + t) % groups`` (t <
-        span; :func:`clustertwin.design.site.cabling._core_links`), so the bound is the
-        farthest (spine, core of one of its groups) pair, plane by plane, each switch at its
-        own slot."""
+        per = self.spine_core_runs()
+        if per is None:
+            return self.route_bound(self.ends["spine"], self.ends["core"])
+        return float(per[1].max()) if per[1].size else 0.0
+
+    def spine_core_runs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """(global spine index, uplinks, longest run) of every spine with core uplinks; None
+        where the wiring has no core groups (a 4-tier tree is bounded as a whole). Spine j of
+        a pod feeds core group ``(j x span + t) % groups`` (t < span;
+        :func:`clustertwin.design.site.cabling._core_links`): its bound is its farthest core of
+        those groups, plane by plane, each switch at its own slot."""
         from clustertwin.design.site.inventory import spine_pods
 
         cf = self.design.fabric
@@ -283,28 +290,32 @@ class Floor:
         pods = spine_pods(cf)
         n_groups = cf.pod.spines_per_pod if cf.pod is not None else p.leaf_up
         c = cf.pod.aggregation_per_group if cf.pod is not None else p.core // max(1, p.leaf_up)
-        if not pods or not n_groups or not c:
-            return self.route_bound(self.ends["spine"], self.ends["core"])
-        sp, grp = [], []
-        for ns, start in pods:
+        if (cf.pod is None and p.tiers >= 4) or not pods or not n_groups or not c:
+            return None
+        if cf.pod is not None:
+            ups = [cf.pod.spine_up] * (len(pods) - 1) + [cf.pod.last_spine_up]
+        else:
+            ups = [cf.radix // 2] * len(pods)
+        sp, grp, up = [], [], np.zeros(p.spine, dtype=np.int64)
+        for (ns, start), u in zip(pods, ups, strict=True):
             span = max(1, n_groups // ns)
             j = np.repeat(np.arange(ns), span)
             sp.append(start + j)
             grp.append((j * span + np.tile(np.arange(span), ns)) % n_groups)
+            up[start:start + ns] = u
         sp_l, grp_l = np.concatenate(sp), np.concatenate(grp)
         top = g.rack_height_m + g.tray_m
         core_local = np.arange(n_groups * c)
-        best = 0.0
+        runs = np.full(p.spine * q, -np.inf)
         for pl in range(q):
             a = self.spine_rack[pl * p.spine + sp_l]
             ra = top - np.maximum(0.0, g.rack_height_m - (self.spine_slot[pl * p.spine + sp_l] - 0.5) * g.ru_m)
             b = self.core_rack[pl * p.core + core_local]
             rb = top - np.maximum(0.0, g.rack_height_m - (self.core_slot[pl * p.core + core_local] - 0.5) * g.ru_m)
-            gb = core_local // c
             for sx, sy in ((1, 1), (1, -1), (-1, 1), (-1, -1)):
-                ua = np.full(n_groups, -np.inf)
                 ub = np.full(n_groups, -np.inf)
-                np.maximum.at(ua, grp_l, sx * self.x[a] + sy * self.y[a] + ra)
-                np.maximum.at(ub, gb, -(sx * self.x[b] + sy * self.y[b]) + rb)
-                best = max(best, float((ua + ub).max()))
-        return best * (1.0 + g.slack_frac) + 2 * g.loop_m
+                np.maximum.at(ub, core_local // c, -(sx * self.x[b] + sy * self.y[b]) + rb)
+                np.maximum.at(runs, pl * p.spine + sp_l, sx * self.x[a] + sy * self.y[a] + ra + ub[grp_l])
+        has = np.isfinite(runs)
+        idx = np.flatnonzero(has)
+        return idx, runs[has] * (1.0 + g.slack_frac) + 2 * g.loop_m, np.tile(up, q)[has]

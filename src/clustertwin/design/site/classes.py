@@ -25,6 +25,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from clustertwin.design.site.placement import OOB_ROLES
 
 #: link classes in the cabling map's order
@@ -41,8 +43,11 @@ class CableClass:
     cables: int
     gbps: float
     copper: bool       #: the design cables it in copper (copper media allowed)
-    bound_m: float     #: longest run a link of the class can have on this floor (m)
-    medium: str        #: the class's cable medium (design/data/cable_media.yaml id)
+    bound_m: float     #: longest run a link of the class (band) can have on this floor (m)
+    medium: str        #: the cable medium (design/data/cable_media.yaml id)
+    #: the racks of the lower ends this band covers (floor order, as the inventory numbers
+    #: them); () = every link of the kind
+    racks: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -56,19 +61,44 @@ class _Count:
 
 
 def cable_classes(design, catalog) -> tuple[CableClass, ...]:
-    """Every link class of ``design`` with its links, cables, longest run and medium."""
+    """Every link class of ``design`` with its links, cables, longest run and medium; a big
+    class (:func:`~clustertwin.design.site.class_racks.rack_items`) comes as one band per
+    medium its racks need, each rack's links taking the medium of the rack's longest run."""
     from clustertwin.design.media import load_media
     from clustertwin.design.site.class_reach import Floor
 
     counts = [c for c in class_counts(design, catalog) if c.links > 0]
     floor = Floor.of(design, catalog)
     media = load_media()
-    out = []
+    out: list[CableClass] = []
     for c in counts:
-        bound = floor.bound_m(c.kind)
-        out.append(CableClass(c.kind, c.fabric, c.links, c.cables, c.gbps, c.copper, bound,
-                              pick_medium(media, c.gbps, bound, c.copper).id))
+        bands = _bands(floor, c, media, catalog)
+        if bands is None:
+            bound = floor.bound_m(c.kind)
+            bands = [CableClass(c.kind, c.fabric, c.links, c.cables, c.gbps, c.copper, bound,
+                                pick_medium(media, c.gbps, bound, c.copper).id)]
+        out += bands
     return tuple(out)
+
+
+def _bands(floor, c: _Count, media, catalog) -> list[CableClass] | None:
+    """Class ``c`` as one band per medium of its racks; None when it is bounded as a whole."""
+    from clustertwin.design.site.class_racks import pick_media, rack_items
+
+    items = rack_items(floor, c.kind, catalog)
+    if items is None:
+        return None
+    rack, links, cables, runs = items
+    if int(links.sum()) != c.links or int(cables.sum()) != c.cables:
+        return None                     # the racks do not hold the class: bound it as a whole
+    pick = pick_media(media, c.gbps, runs, c.copper)
+    out = []
+    for i in np.unique(pick).tolist():
+        sel = pick == i
+        out.append(CableClass(c.kind, c.fabric, int(links[sel].sum()), int(cables[sel].sum()),
+                              c.gbps, c.copper, round(float(runs[sel].max()), 1), media[i].id,
+                              tuple(rack[sel].tolist())))
+    return out
 
 
 def pick_medium(media, gbps: float, bound_m: float, copper: bool):

@@ -1,0 +1,122 @@
+"""The big link classes rack by rack (issue 36): for every rack a class's lower ends stand in,
+its links, cables and longest run, so each rack's links of a class take the medium that rack's
+longest run needs rather than the whole site's.
+
+Node-leaf, storage-node and in-band links start at the nodes (a compute rack), leaf-spine at
+the leaves (a leaf rack or, top-of-rack, a compute rack) and spine-core at the spines. Lengths
+follow :mod:`clustertwin.design.site.class_reach` (each end at the lowest slot its role uses,
+the farthest rack the other end can stand in); the cabling map finds each link's band by its
+lower end's rack. The other classes are small or bounded as a whole (:func:`rack_items` gives
+None for them).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from clustertwin.design.site.class_reach import End, Floor
+
+
+def _routed(floor: Floor, run: np.ndarray) -> np.ndarray:
+    g = floor.geo
+    return run * (1.0 + g.slack_frac) + 2 * g.loop_m
+
+
+def pair_runs(floor: Floor, a_racks: np.ndarray, b_racks: np.ndarray, a: End, b: End) -> np.ndarray:
+    """Longest run of each (rack of a, rack of b) pair."""
+    g = floor.geo
+    top = g.rack_height_m + g.tray_m
+    across = np.abs(floor.x[a_racks] - floor.x[b_racks]) + np.abs(floor.y[a_racks] - floor.y[b_racks])
+    between = (top - a.z_lo) + across + (top - b.z_lo)
+    inside = max(a.z_hi - b.z_lo, b.z_hi - a.z_lo, 0.0)
+    return _routed(floor, np.where(a_racks == b_racks, inside, between))
+
+
+def set_runs(floor: Floor, a_racks: np.ndarray, a: End, b: End) -> np.ndarray:
+    """Longest run from each rack of ``a_racks`` to any rack of ``b`` (the tray route between
+    racks is never shorter than the run inside one, so it bounds both)."""
+    g = floor.geo
+    top = g.rack_height_m + g.tray_m
+    best = np.full(a_racks.size, -np.inf)
+    xa, ya, xb, yb = floor.x[a_racks], floor.y[a_racks], floor.x[b.racks], floor.y[b.racks]
+    for sx, sy in ((1, 1), (1, -1), (-1, 1), (-1, -1)):
+        best = np.maximum(best, sx * xa + sy * ya + float((-(sx * xb + sy * yb)).max()))
+    return _routed(floor, (top - a.z_lo) + best + (top - b.z_lo))
+
+
+def rack_items(floor: Floor, kind: str, catalog) -> tuple[np.ndarray, ...] | None:
+    """(rack, links, cables, longest run) per lower-end rack of class ``kind``; None for a class
+    bounded as a whole."""
+    d, e = floor.design, floor.ends
+    cf = d.fabric
+    p, q = cf.plane, cf.planes
+    if kind == "node-leaf" and not floor.leaf_fallback and cf.leaf:
+        n = cf.nodes
+        rack = floor.node_rack[np.minimum(np.arange(n), floor.node_rack.size - 1)]
+        first = np.minimum(np.arange(n) // max(1, cf.su_nodes) * cf.leaves_per_su, p.leaf - 1)
+        links = np.full(n, q * cf.rails)
+        cables = links
+        if cf.node_cables_per_node and q == 1:
+            per = (cf.rails - 1) // max(1, cf.rails // cf.node_cables_per_node) + 1
+            if per > cf.node_cables_per_node:
+                return None             # cables shared across nodes: bounded as a whole
+            cables = np.full(n, per)
+        return _by_rack(rack, links, cables,
+                        pair_runs(floor, rack, floor.leaf_rack[first], e["node"], e["leaf"]))
+    if kind == "leaf-spine" and not floor.leaf_fallback and p.spine and not cf.leaf_pair:
+        u = np.full(p.leaf * q, p.leaf_spine_links // p.leaf)
+        rack = floor.leaf_rack
+        runs = (pair_runs(floor, rack, np.tile(floor.pod_rack, q), e["leaf"], e["spine"])
+                if floor.pod_rack is not None else set_runs(floor, rack, e["leaf"], e["spine"]))
+        return _by_rack(rack, u, u, runs)
+    if kind == "spine-core":
+        per = floor.spine_core_runs()
+        if per is None:
+            return None
+        idx, runs, up = per
+        return _by_rack(floor.spine_rack[idx], up, up, runs)
+    if kind in ("storage-node", "inband"):
+        return _node_ports(floor, kind, catalog)
+    return None
+
+
+def _node_ports(floor: Floor, kind: str, catalog) -> tuple[np.ndarray, ...]:
+    """Storage-node / in-band: the first ``links`` storage NIC ports in node order."""
+    d = floor.design
+    nics = int(catalog.node(d.node_id).storage_nics)
+    net = d.networks
+    total = net.storage.node_links if kind == "storage-node" else net.inband_links
+    sys_i = np.arange(d.nodes)
+    links = np.clip(total - sys_i * nics, 0, nics)
+    rack = floor.node_rack
+    far = floor.ends["storage-switch" if kind == "storage-node" else "inband"]
+    u, inv = np.unique(rack, return_inverse=True)
+    runs = set_runs(floor, u, floor.ends["node"], far)[inv]
+    return _by_rack(rack, links, links, runs)
+
+
+def _by_rack(rack: np.ndarray, links: np.ndarray, cables: np.ndarray,
+             runs: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Items summed per rack (longest run: the rack's largest)."""
+    u, inv = np.unique(rack, return_inverse=True)
+    n = np.bincount(inv, weights=links, minlength=u.size).astype(np.int64)
+    c = np.bincount(inv, weights=cables, minlength=u.size).astype(np.int64)
+    longest = np.full(u.size, -np.inf)
+    np.maximum.at(longest, inv, runs)
+    keep = n > 0
+    return u[keep], n[keep], c[keep], longest[keep]
+
+
+def pick_media(media, gbps: float, runs: np.ndarray, copper: bool) -> np.ndarray:
+    """Index into ``media`` (cheapest first) of the cheapest medium for ``gbps`` reaching each
+    run; none reaching, the longest-reach medium of that speed."""
+    fits = [i for i, m in enumerate(media) if m.min_gbps <= gbps <= m.max_gbps
+            and (copper or not m.copper)]
+    if not fits:
+        fits = [i for i, m in enumerate(media) if m.min_gbps <= gbps <= m.max_gbps] or \
+            list(range(len(media)))
+    longest = max(fits, key=lambda i: media[i].max_length_m)
+    pick = np.full(runs.shape, longest, dtype=np.int64)
+    for i in reversed(fits):                     # cheapest last, so it wins
+        pick[runs <= media[i].max_length_m] = i
+    return pick
