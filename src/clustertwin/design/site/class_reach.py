@@ -21,6 +21,9 @@ import numpy as np
 from clustertwin.design.geometry import Geometry
 
 _ALL = ("compute", "network", "management", "storage")
+#: rack kinds and network tiers as small integers (fast comparisons over 10^4 racks)
+KIND = {k: i for i, k in enumerate(_ALL)}
+TIER = {"": 0, "leaf": 1, "spine": 2}
 
 
 @dataclass(frozen=True)
@@ -37,8 +40,8 @@ class _Slots:
     """The inventory's placer without names: racks handed out in the same order, slot counts
     per rack kept, so each role's lowest slot is known."""
 
-    kind: np.ndarray        #: rack kind per floor index (compute, network, ...)
-    tier: np.ndarray        #: "leaf" / "spine" for network racks, "" otherwise
+    kind: np.ndarray        #: rack kind per floor index (:data:`KIND` codes)
+    tier: np.ndarray        #: network tier (:data:`TIER` codes: leaf / spine; 0 otherwise)
     used: np.ndarray = field(init=False)
     last_slots: np.ndarray = field(init=False)   #: slot of each thing of the last call
 
@@ -47,9 +50,9 @@ class _Slots:
         self.last_slots = np.array([], dtype=np.int64)
 
     def pool(self, kinds: tuple[str, ...], tier: str = "") -> np.ndarray:
-        of_kind = np.isin(self.kind, kinds)
-        for sel in ((of_kind & (self.tier == tier)) if tier else of_kind, of_kind,
-                    self.kind == "management", np.ones(self.kind.size, dtype=bool)):
+        of_kind = np.isin(self.kind, [KIND[k] for k in kinds])
+        for sel in ((of_kind & (self.tier == TIER[tier])) if tier else of_kind, of_kind,
+                    self.kind == KIND["management"], np.ones(self.kind.size, dtype=bool)):
             idx = np.flatnonzero(sel)
             if idx.size:
                 return idx
@@ -79,21 +82,23 @@ class Floor:
 
         self.design, self.rules = design, rules
         self.geo = Geometry.from_rules(rules)
-        kinds = np.array(rack_kinds(design, leaf_rack_count(design, catalog, rules)) or ["management"],
-                         dtype=object)
-        n = kinds.size
+        kinds = rack_kinds(design, leaf_rack_count(design, catalog, rules)) or ["management"]
+        code = {k: (KIND[k.split("-")[0]], TIER["spine" if k == "network-spine" else
+                                                   "leaf" if k == "network" else ""])
+                for k in set(kinds)}
+        pairs = np.array([code[k] for k in kinds], dtype=np.int64).reshape(-1, 2)
+        n = pairs.shape[0]
         per_row = max(1, int(rules.num("racks_per_row")))
         row = np.arange(n) // per_row + 1
         fl = design.floor
         hall = np.asarray(fl.hall_of_row(row)) if fl.halls > 1 else np.ones(n, dtype=np.int64)
-        first = {int(h): int(row[hall == h].min()) for h in np.unique(hall)}
-        hall_row = row - np.array([first[int(h)] for h in hall]) + 1
+        first = np.zeros(int(hall.max()) + 1, dtype=np.int64)
+        for h in np.unique(hall).tolist():
+            first[h] = int(row[hall == h].min())
+        hall_row = row - first[hall] + 1
         self.x, self.y = self.geo.rack_xy(hall, hall_row, np.arange(n) % per_row + 1, per_row)
-        self.slots = _Slots(np.array([k.split("-")[0] for k in kinds], dtype=object),
-                            np.array(["spine" if k == "network-spine" else
-                                      "leaf" if k == "network" else "" for k in kinds],
-                                     dtype=object))
-        self.compute = np.flatnonzero(self.slots.kind == "compute")
+        self.slots = _Slots(pairs[:, 0].copy(), pairs[:, 1].copy())
+        self.compute = np.flatnonzero(self.slots.kind == KIND["compute"])
         node = catalog.node(design.node_id)
         self.trays = trays_per_system(node, rules)
         self.ends: dict[str, End] = {}
@@ -147,7 +152,7 @@ class Floor:
             self.ends["leaf"] = End(np.unique(self.leaf_rack), g.rack_height_m + 0.5 * g.ru_m,
                                     g.rack_height_m + 0.5 * g.ru_m)
         else:
-            pool = np.flatnonzero((s.kind == "network") & (s.tier == "leaf"))
+            pool = np.flatnonzero((s.kind == KIND["network"]) & (s.tier == TIER["leaf"]))
             self.leaf_fallback = not pool.size
             self.leaf_rack = self._leaf_spots(np.tile(local, q))
         self.spine_rack = self.spine_slot = np.array([], dtype=np.int64)
@@ -179,7 +184,7 @@ class Floor:
     def _leaf_spots(self, leaf_local: np.ndarray) -> np.ndarray:
         """:func:`~clustertwin.design.site.placement.leaf_spots` by rack floor index."""
         cf, s = self.design.fabric, self.slots
-        pool = np.flatnonzero((s.kind == "network") & (s.tier == "leaf"))
+        pool = np.flatnonzero((s.kind == KIND["network"]) & (s.tier == TIER["leaf"]))
         if not pool.size:
             return s.place(("network",), leaf_local.size)
         sus, lr = max(1, cf.scalable_units), pool.size
