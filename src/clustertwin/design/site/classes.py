@@ -10,14 +10,16 @@ module counts, from the design's own figures and the wiring rules of the map:
   map's by construction (tested against it across sizes, node types and fabrics);
 * ``bound_m``, the longest run any link of the class can have on this floor
   (:mod:`clustertwin.design.site.class_reach`), and from it
-* ``medium``: every link of a class takes one medium, the cheapest whose speed range holds the
-  class's speed and whose reach covers ``bound_m`` (copper only where the design cables the
-  class in copper). One part per link class is how sites order and spare optics; it also makes
-  the bill of materials and ``cabling.csv`` count the same parts without routing every cable.
-  A class no medium reaches takes the longest-reach medium of its speed; the placed map then
-  refuses the links past its reach, as before.
+* ``medium``: the cheapest medium whose speed range holds the class's speed and whose reach
+  covers ``bound_m`` (copper only where the design cables the class in copper). The big
+  classes (:mod:`clustertwin.design.site.class_racks`) are split into bands by the rack of
+  their lower ends: the links one rack sends to one tier take the medium that rack's longest
+  run needs, one part per rack and tier. That makes the bill of materials and ``cabling.csv``
+  count the same parts without routing every cable. A class no medium reaches takes the
+  longest-reach medium of its speed (the design warns; the placed map refuses the links past
+  its reach, as before).
 
-Counting is O(racks + scalable units); the site is placed (inventory, routed lengths) only
+Counting is O(racks + nodes + switches), never O(links); the site is placed (inventory, routed lengths) only
 when an export, a drawing or ``plan --cabling`` asks for it.
 """
 
