@@ -172,3 +172,27 @@ def test_unreachable_links_warn_and_the_placed_map_refuses_them(monkeypatch):
                for w in d.warnings)
     with pytest.raises(InfeasibleError, match="reach no cable medium|run past their class"):
         routed(d, catalog())
+
+
+def test_plan_cabling_asks_for_the_routed_lengths():
+    """``plan --json`` counts cables without placing the site (no lengths); ``--cabling`` places
+    it and routes every cable: the same counts, with lengths, and the same bill of materials."""
+    import json
+    from pathlib import Path
+
+    from typer.testing import CliRunner
+
+    from clustertwin.cli import app
+
+    path = str(Path(__file__).resolve().parents[2] / "examples" / "gpt3-175b-1024-a100.yaml")
+    plain = CliRunner().invoke(app, ["plan", path, "--json"])
+    asked = CliRunner().invoke(app, ["plan", path, "--json", "--cabling"])
+    assert plain.exit_code == asked.exit_code == 0, plain.output[-500:] + asked.output[-500:]
+    a, b = json.loads(plain.stdout)["design"], json.loads(asked.stdout)["design"]
+    assert a["cabling"]["placed"] is False and a["cabling"]["total_length_m"] is None
+    assert b["cabling"]["placed"] is True and b["cabling"]["total_length_m"] > 0
+    for medium, m in b["cabling"]["by_medium"].items():
+        assert (m["links"], m["cables"]) == (a["cabling"]["by_medium"][medium]["links"],
+                                             a["cabling"]["by_medium"][medium]["cables"])
+        assert 0 < m["median_length_m"] <= m["max_length_m"] <= m["reach_m"]
+    assert a["bom"] == b["bom"] and a["bom_priced_usd"] == b["bom_priced_usd"]
