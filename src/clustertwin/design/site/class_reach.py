@@ -283,7 +283,7 @@ class Floor:
         return float(per[1].max()) if per[1].size else 0.0
 
     def spine_core_runs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-        """(global spine index, uplinks, longest run) of every spine with core uplinks; None
+        """(global spine index, longest run, uplinks) of every spine with core uplinks; None
         where the wiring has no core groups (a 4-tier tree is bounded as a whole). Spine j of
         a pod feeds core group ``(j x span + t) % groups`` (t < span;
         :func:`clustertwin.design.site.cabling._core_links`): its bound is its farthest core of

@@ -106,11 +106,9 @@ def _bands(floor, c: _Count, media, catalog) -> list[CableClass] | None:
 def pick_medium(media, gbps: float, bound_m: float, copper: bool):
     """The cheapest medium (``media`` is cheapest first) for ``gbps`` that reaches ``bound_m``;
     none reaching, the longest-reach medium of that speed."""
-    fits = [m for m in media if m.min_gbps <= gbps <= m.max_gbps and (copper or not m.copper)]
-    if not fits:
-        fits = [m for m in media if m.min_gbps <= gbps <= m.max_gbps] or list(media)
-    reach = [m for m in fits if m.max_length_m >= bound_m]
-    return reach[0] if reach else max(fits, key=lambda m: m.max_length_m)
+    from clustertwin.design.site.class_racks import pick_media
+
+    return media[int(pick_media(media, gbps, np.array([bound_m]), copper)[0])]
 
 
 def class_counts(design, catalog) -> list[_Count]:
