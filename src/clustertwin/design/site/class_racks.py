@@ -81,18 +81,33 @@ def rack_items(floor: Floor, kind: str, catalog) -> tuple[np.ndarray, ...] | Non
 
 
 def _node_ports(floor: Floor, kind: str, catalog) -> tuple[np.ndarray, ...]:
-    """Storage-node / in-band: the first ``links`` storage NIC ports in node order."""
+    """Storage-node / in-band: the first ``links`` storage NIC ports in node order, each to the
+    switch :mod:`clustertwin.design.site.cabling_networks` wires it to (storage: node leaves
+    filled evenly in port order; in-band: nodes spread evenly over the switches, a node's port
+    j one switch further along)."""
+    from clustertwin.design.site.link_groups import spread_over
+
     d = floor.design
-    nics = int(catalog.node(d.node_id).storage_nics)
+    nics = max(1, int(catalog.node(d.node_id).storage_nics))
     net = d.networks
-    total = net.storage.node_links if kind == "storage-node" else net.inband_links
-    sys_i = np.arange(d.nodes)
-    links = np.clip(total - sys_i * nics, 0, nics)
-    rack = floor.node_rack
-    far = floor.ends["storage-switch" if kind == "storage-node" else "inband"]
-    u, inv = np.unique(rack, return_inverse=True)
-    runs = set_runs(floor, u, floor.ends["node"], far)[inv]
-    return _by_rack(rack, links, links, runs)
+    sf = net.storage
+    total = min(sf.node_links if kind == "storage-node" else net.inband_links, d.nodes * nics)
+    port = np.arange(total)
+    system = port // nics
+    if kind == "storage-node":
+        switch = spread_over(total, max(1, sf.leaf - sf.storage_leaves))
+        b = floor.storage_leaf_rack[switch]
+        far = floor.ends["storage-switch"]
+    else:
+        n_sw = max(1, net.inband_switches)
+        per = max(1, nics // floor.trays)
+        systems = int(system.max()) + 1 if total else 0
+        switch = (spread_over(systems, n_sw)[system] + port % nics % per) % n_sw
+        b = floor.inband_rack[switch]
+        far = floor.ends["inband"]
+    rack = floor.node_rack[system]
+    ones = np.ones(total, dtype=np.int64)
+    return _by_rack(rack, ones, ones, pair_runs(floor, rack, b, floor.ends["node"], far))
 
 
 def _by_rack(rack: np.ndarray, links: np.ndarray, cables: np.ndarray,

@@ -199,9 +199,10 @@ class Floor:
         d, s = self.design, self.slots
         net, sf = d.networks, d.networks.storage
         mgmt = ("management",)
-        self.ends["storage-switch"] = self._switch_end(np.concatenate(
-            [s.place(mgmt, n) for n in (sf.leaf, sf.spine, sf.core)]))
-        inband = s.place(mgmt, net.inband_switches)
+        storage = np.concatenate([s.place(mgmt, n) for n in (sf.leaf, sf.spine, sf.core)])
+        self.ends["storage-switch"] = self._switch_end(storage)
+        self.storage_leaf_rack = storage[:sf.leaf]
+        inband = self.inband_rack = s.place(mgmt, net.inband_switches)
         s.place(_ALL, net.oob_switches)
         ufm = s.place(mgmt, net.ufm_appliances)
         s.place(mgmt, net.management_servers)
