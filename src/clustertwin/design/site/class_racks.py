@@ -92,27 +92,42 @@ def _node_ports(floor: Floor, kind: str, catalog) -> tuple[np.ndarray, ...]:
     net = d.networks
     sf = net.storage
     total = min(sf.node_links if kind == "storage-node" else net.inband_links, d.nodes * nics)
-    port = np.arange(total)
-    system = port // nics
+    systems = -(-total // nics)
+    s = np.arange(systems)
+    links = np.minimum(nics, total - s * nics)
+    # the switches of a node's ports, one candidate array per offset (a node's ports reach a
+    # few neighbouring switches): storage ports fill the node leaves in port order; in-band
+    # port j of a node goes j % (ports per tray) switches past the node's own
     if kind == "storage-node":
-        switch = spread_over(total, max(1, sf.leaf - sf.storage_leaves))
-        b = floor.storage_leaf_rack[switch]
+        leaves = max(1, sf.leaf - sf.storage_leaves)
+        first = s * nics * leaves // max(1, total)
+        last = (s * nics + links - 1) * leaves // max(1, total)
+        cands = [floor.storage_leaf_rack[np.minimum(first + k, last)]
+                 for k in range(int((last - first).max()) + 1 if systems else 0)]
         far = floor.ends["storage-switch"]
     else:
         n_sw = max(1, net.inband_switches)
         per = max(1, nics // floor.trays)
-        systems = int(system.max()) + 1 if total else 0
-        switch = (spread_over(systems, n_sw)[system] + port % nics % per) % n_sw
-        b = floor.inband_rack[switch]
+        own = spread_over(systems, n_sw)
+        cands = [floor.inband_rack[(own + np.minimum(k, links - 1)) % n_sw]
+                 for k in range(min(per, nics))]
         far = floor.ends["inband"]
-    rack = floor.node_rack[system]
-    ones = np.ones(total, dtype=np.int64)
-    return _by_rack(rack, ones, ones, pair_runs(floor, rack, b, floor.ends["node"], far))
+    rack = floor.node_rack[s]
+    runs = np.full(systems, -np.inf)
+    for b in cands:
+        runs = np.maximum(runs, pair_runs(floor, rack, b, floor.ends["node"], far))
+    return _by_rack(rack, links, links, runs)
 
 
 def _by_rack(rack: np.ndarray, links: np.ndarray, cables: np.ndarray,
              runs: np.ndarray) -> tuple[np.ndarray, ...]:
     """Items summed per rack (longest run: the rack's largest)."""
+    if rack.size and bool((rack[1:] >= rack[:-1]).all()):      # racks in order: no sort
+        start = np.r_[0, np.flatnonzero(rack[1:] != rack[:-1]) + 1]
+        n = np.add.reduceat(links, start)
+        keep = n > 0
+        return (rack[start][keep], n[keep], np.add.reduceat(cables, start)[keep],
+                np.maximum.reduceat(runs, start)[keep])
     u, inv = np.unique(rack, return_inverse=True)
     n = np.bincount(inv, weights=links, minlength=u.size).astype(np.int64)
     c = np.bincount(inv, weights=cables, minlength=u.size).astype(np.int64)
