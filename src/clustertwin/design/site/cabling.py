@@ -242,15 +242,13 @@ def _cable(inv: Inventory, g: LinkGroup) -> str:
 def cabling_columns(inv: Inventory, design) -> dict[str, np.ndarray]:
     """The cabling map as columns named like :class:`Link`'s fields (object arrays for
     strings)."""
-    from clustertwin.design.rules import load_rules
-    from clustertwin.design.site.cable_runs import media_columns, runs
+    from clustertwin.design.site.cable_runs import media_columns
 
     groups = cabling_groups(inv, design)
     a, b, copper, gbps, cable_id = _ends(groups)
     cols = _name_columns(inv, groups)
     cols["gbps"], cols["cable_id"] = gbps, cable_id
-    length, pick = runs(inv, load_rules(), a, b, gbps, copper)
-    pick = class_media(inv, groups, design, length, pick)
+    length, pick = _runs(inv, groups, design, a, b, gbps, copper)
     cols["length_m"] = length
     cols.update(media_columns(pick))
     cols["cable"] = np.where(cols["cable"] == "", cols["medium"], cols["cable"])
@@ -261,25 +259,32 @@ def cable_runs(inv: Inventory, design) -> tuple[np.ndarray, np.ndarray, np.ndarr
     """``(medium index into load_media(), cable_id, length_m)`` of every link, in the map's
     order: the numeric part of :func:`cabling_columns` (no names), which the design's cables
     by medium need."""
-    from clustertwin.design.rules import load_rules
-    from clustertwin.design.site.cable_runs import runs
 
     groups = cabling_groups(inv, design)
     a, b, copper, gbps, cable_id = _ends(groups)
-    length, pick = runs(inv, load_rules(), a, b, gbps, copper)
-    return class_media(inv, groups, design, length, pick), cable_id, length
+    length, pick = _runs(inv, groups, design, a, b, gbps, copper)
+    return pick, cable_id, length
 
 
-def class_media(inv: Inventory, groups: list[LinkGroup], design, length: np.ndarray,
-                pick: np.ndarray) -> np.ndarray:
-    """Each link's medium: its class's (``design.cable_classes``, the medium the bill of
-    materials prices; :mod:`clustertwin.design.site.classes`), checked against the routed
-    length; a design without classes keeps ``pick``, the cheapest medium per link."""
+def _runs(inv: Inventory, groups: list[LinkGroup], design, a, b, gbps, copper):
+    """(routed length, medium index) of every link: its class band's medium
+    (:func:`class_media`), or for a design without classes the cheapest that reaches."""
+    from clustertwin.design.rules import load_rules
+    from clustertwin.design.site.cable_runs import lengths, runs
+
+    if not design.cable_classes:
+        return runs(inv, load_rules(), a, b, gbps, copper)
+    length = lengths(inv, load_rules(), a, b)
+    return length, class_media(inv, groups, design, length)
+
+
+def class_media(inv: Inventory, groups: list[LinkGroup], design, length: np.ndarray) -> np.ndarray:
+    """Each link's medium (index into load_media()): its class band's (``design.cable_classes``,
+    the medium the bill of materials prices; :mod:`clustertwin.design.site.classes`), checked
+    against the routed length."""
     from clustertwin.design.media import load_media
     from clustertwin.errors import InfeasibleError, Problem
 
-    if not design.cable_classes:
-        return pick
     media = load_media()
     index = {m.id: i for i, m in enumerate(media)}
     # per kind: one medium, or (band by the lower end's rack) a table rack -> medium
