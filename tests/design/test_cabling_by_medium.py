@@ -103,12 +103,12 @@ def test_every_routed_link_is_within_its_class_bound_and_medium(site):
 def test_bounds_are_tight(site):
     """Tightness (the price of one medium per band): a band's bound, from the wiring (node to
     its unit's leaves, leaf to its pod's spines, spine to its core groups, a node port to its
-    storage or in-band switch), is within 15 m of its longest routed run. Not for OOB (Cat6 is
-    its speed's only medium: bounded site-wide) nor the few storage-system links (storage racks
-    to any management rack)."""
+    storage or in-band switch, a device to the OOB switch of its stretch of floor), is within
+    15 m of its longest routed run. Not for the few storage-system links (storage racks to any
+    management rack)."""
     d, placed = site
     for c in d.cable_classes:
-        if c.kind not in ("oob", "storage-system"):
+        if c.kind != "storage-system":
             longest = float(_band_lengths(c, placed).max())
             assert c.bound_m - longest <= 15.0, (c.kind, longest, c.bound_m)
 

@@ -77,6 +77,8 @@ def rack_items(floor: Floor, kind: str, catalog) -> tuple[np.ndarray, ...] | Non
         return _by_rack(floor.spine_rack[idx], up, up, runs)
     if kind in ("storage-node", "inband"):
         return _node_ports(floor, kind, catalog)
+    if kind == "oob":
+        return _oob(floor)
     return None
 
 
@@ -117,6 +119,70 @@ def _node_ports(floor: Floor, kind: str, catalog) -> tuple[np.ndarray, ...]:
     for b in cands:
         runs = np.maximum(runs, pair_runs(floor, rack, b, floor.ends["node"], far))
     return _by_rack(rack, links, links, runs)
+
+
+def _oob(floor: Floor) -> tuple[np.ndarray, ...] | None:
+    """OOB: every device's BMC port to the switch that serves it. Within a hall the devices in
+    floor order fill the hall's switches in order, and each switch stands in the rack of its
+    middle device (:func:`~clustertwin.design.site.placement.oob_assignment`,
+    ``oob_near_devices``); counted per rack, never per device."""
+    d, q = floor.design, floor.design.fabric.planes
+    n_sw = d.networks.oob_switches
+    racks = floor.x.size
+    count = np.bincount(floor.node_rack, minlength=racks) * floor.trays
+    node = floor.catalog_node
+    if node.rack_scale and floor.trays > 1:
+        count += np.bincount(floor.node_rack, minlength=racks) * (floor.trays // 2)
+    count += np.bincount(floor.leaf_rack[:d.fabric.plane.leaf * q], minlength=racks)
+    for r in (floor.spine_rack, floor.core_rack, *floor.oob_devices):
+        count += np.bincount(r, minlength=racks)
+    if not n_sw or not count.sum():
+        return None
+    sw = _oob_switches(floor.hall, count, n_sw)
+    if sw is None:
+        return None
+    first, last, at = sw
+    end = End(np.arange(racks), 0.0, floor.geo.rack_height_m + floor.geo.ru_m)
+    runs = np.full(racks, -np.inf)
+    for k in range(int((last - first).max()) + 1):
+        runs = np.maximum(runs, pair_runs(floor, np.arange(racks), at[np.minimum(first + k, last)],
+                                          end, end))
+    has = count > 0
+    return _by_rack(np.flatnonzero(has), count[has], count[has], runs[has])
+
+
+def _oob_switches(hall: np.ndarray, count: np.ndarray, n_sw: int):
+    """(first switch, last switch) of each rack's devices and the rack of every switch, from
+    the devices per rack (racks of a hall are consecutive in floor order)."""
+    n = int(count.sum())
+    halls = np.unique(hall[count > 0])
+    per_hall = np.array([int(count[hall == h].sum()) for h in halls])
+    share = per_hall * n_sw / n
+    per = np.maximum(np.minimum(1, n_sw // max(1, halls.size)), np.floor(share)).astype(int)
+    while per.sum() < n_sw:
+        per[np.argmax(share - per)] += 1
+    while per.sum() > n_sw:
+        per[np.argmax(per)] -= 1
+    first_sw = np.r_[0, np.cumsum(per)[:-1]]
+    lo = np.zeros(count.size, dtype=np.int64)
+    hi = np.zeros(count.size, dtype=np.int64)
+    at = np.zeros(n_sw, dtype=np.int64)
+    for h, k0, m, total in zip(halls.tolist(), first_sw.tolist(), per.tolist(), per_hall.tolist(),
+                               strict=True):
+        if not m:
+            return None                 # a hall without its own switch: bounded site-wide
+        idx = np.flatnonzero(hall == h)
+        end = np.cumsum(count[idx])
+        start = end - count[idx]
+        lo[idx] = k0 + (start * m) // total
+        hi[idx] = k0 + (np.maximum(start, end - 1) * m) // total
+        # switch j's devices: positions i with i * m // total == j; it stands at the middle one
+        j = np.arange(m)
+        p0 = -(-(j * total) // m)
+        p1 = -(-((j + 1) * total) // m) - 1
+        middle = p0 + (p1 - p0) // 2
+        at[k0:k0 + m] = idx[np.searchsorted(end, middle, side="right")]
+    return lo, hi, at
 
 
 def _by_rack(rack: np.ndarray, links: np.ndarray, cables: np.ndarray,

@@ -97,9 +97,10 @@ class Floor:
             first[h] = int(row[hall == h].min())
         hall_row = row - first[hall] + 1
         self.x, self.y = self.geo.rack_xy(hall, hall_row, np.arange(n) % per_row + 1, per_row)
+        self.hall = hall
         self.slots = _Slots(pairs[:, 0].copy(), pairs[:, 1].copy())
         self.compute = np.flatnonzero(self.slots.kind == KIND["compute"])
-        node = catalog.node(design.node_id)
+        node = self.catalog_node = catalog.node(design.node_id)
         self.trays = trays_per_system(node, rules)
         self.ends: dict[str, End] = {}
         self._place_all(node)
@@ -205,13 +206,26 @@ class Floor:
         inband = self.inband_rack = s.place(mgmt, net.inband_switches)
         s.place(_ALL, net.oob_switches)
         ufm = s.place(mgmt, net.ufm_appliances)
-        s.place(mgmt, net.management_servers)
+        management = s.place(mgmt, net.management_servers)
+        #: racks of the devices with an OOB port (placement.OOB_ROLES), one entry per device
+        self.oob_devices = [storage, inband, ufm, management, ufm[0::2][:net.ufm_appliances // 2],
+                            *self._pdu_racks()]
         self.ends["inband"] = self._switch_end(inband)
         self.ends["ufm"] = self._switch_end(ufm)
         systems = [s.place(("storage",), t.blocks) for t in d.storage.tiers
                    if t.system_id is not None and t.blocks > 0]
         self.ends["storage"] = self._switch_end(np.concatenate(systems) if systems
                                                 else np.array([], dtype=np.int64))
+
+    def _pdu_racks(self) -> list[np.ndarray]:
+        """The rack of every PDU (the inventory's rule: each kind's PDUs fill its racks in
+        order, ``ceil(count / racks)`` to a rack)."""
+        out = []
+        for kind, count in self.design.power.pdus_by_kind:
+            pool = np.flatnonzero(self.slots.kind == KIND.get(kind, -1))
+            if pool.size and count > 0:
+                out.append(pool[np.arange(count) // -(-count // pool.size)])
+        return out
 
     # --- lengths ----------------------------------------------------------------------------
     def route_bound(self, a: End, b: End) -> float:
