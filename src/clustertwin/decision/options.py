@@ -113,30 +113,32 @@ def _override(o: Any, p50: float, p90: float) -> tuple[float, float]:
     return float(o.ready_days), float(o.ready_days_p90 if o.ready_days_p90 is not None else o.ready_days)
 
 
-def _build_ready(inp: Inputs, catalog: Any, o: Any, site: str, notes: list[str]) -> tuple[float, float, tuple[float, float]]:
-    """Go-live of the build-out (P50, P90), no earlier than the region's utility wait for the
-    facility's load (none on a site with power: ``decision.site``); then the grid's (P50, P90)
-    ((0, 0) when it does not hold the build back: waves may not start before its P50)."""
+def _build_ready(inp: Inputs, catalog: Any, o: Any, site: str,
+                 notes: list[str]) -> tuple[tuple[float, float], tuple[float, float]]:
+    """The build-out's own go-live (P50, P90; the route's override if given) and the region's
+    utility wait for the facility's load (P50, P90; (0, 0) on a site with power contracted:
+    ``decision.site``, or with an override). Capacity is ready at the later of the two."""
     if o.ready_days is not None:
-        return (*_override(o, inp.go_live_p50, inp.go_live_p90), (0.0, 0.0))
-    r50, r90 = inp.go_live_p50, inp.go_live_p90
+        return _override(o, inp.go_live_p50, inp.go_live_p90), (0.0, 0.0)
+    own = (inp.go_live_p50, inp.go_live_p90)
     if site != "greenfield":
         notes.append(f"build: decision.site {site}: power is contracted, no utility queue")
-        return r50, r90, (0.0, 0.0)
+        return own, (0.0, 0.0)
     mw = inp.facility_kw / 1000.0
     g50, g90 = grid_wait_days(catalog, inp.region, mw)
-    if g50 > r50:
+    if g50 > own[0]:
         notes.append(f"build: the utility ({inp.region}) energises {mw:,.0f} MW in {g50:,.0f} days (P50; {g90:,.0f} at P90), "
                      f"after the build-out's go-live: waves wait for the grid")
-    return max(r50, g50), max(r90, g90), (g50, g90)
+    return own, (g50, g90)
 
 
 def _waves(inp: Inputs, ready: float, grid: float = 0.0) -> list[tuple[float, float]]:
-    """(day, cumulative share of GPUs) per wave, the last on ``ready``, none before the decision
-    date or the grid's energisation (``grid``)."""
+    """(day, cumulative share of GPUs) per wave: the build-out's waves moved so the last is on
+    ``ready`` (the build-out's own go-live at this percentile), none before the decision date
+    or the grid's energisation (``grid``, at the same percentile)."""
     if not inp.waves:
-        return [(ready, 1.0)]
-    shift = ready - inp.waves[-1][0] if grid <= 0 else 0.0
+        return [(max(ready, grid), 1.0)]
+    shift = ready - inp.waves[-1][0]
     total = inp.waves[-1][1]
     return [(max(d + shift, grid, 0.0), g / total) for d, g in inp.waves]
 
@@ -144,13 +146,14 @@ def _waves(inp: Inputs, ready: float, grid: float = 0.0) -> list[tuple[float, fl
 def build(inp: Inputs, catalog: Any, settings: Any) -> Option:
     """A new facility: the build-out's waves, phased start, facility capex during construction."""
     notes: list[str] = []
-    r50, r90, (grid, grid90) = _build_ready(inp, catalog, settings.build, settings.site, notes)
+    own, grid = _build_ready(inp, catalog, settings.build, settings.site, notes)
+    r50, r90 = max(own[0], grid[0]), max(own[1], grid[1])
     first_wave = settings.start == "first-wave"
-    starts, walls = _build_starts(inp, (r50, r90), grid, first_wave)
+    starts, walls = _build_starts(inp, own, grid, first_wave)
     # the start without the utility's wait: the route Monte Carlo draws the grid on its own
-    own = _build_starts(inp, (inp.go_live_p50, inp.go_live_p90), 0.0, first_wave)[0] if grid > 0 else None
+    own_start = _build_starts(inp, own, (0.0, 0.0), first_wave)[0] if grid[0] > 0 else None
     install = route(catalog, "hardware").value("first_rack_to_training_days")
-    waves = _waves(inp, r50, grid)
+    waves = _waves(inp, own[0], grid[0])
     purchases, accepted, prev = [], [], 0.0
     for day, frac in waves:  # each wave's hardware arrives just before its acceptance
         purchases.append((max(0.0, day - install), inp.it_capex * (frac - prev)))
@@ -170,18 +173,18 @@ def build(inp: Inputs, catalog: Any, settings: Any) -> Option:
     usage = usage_owned(inp, accepted, end, starts[0], inp.facility_capex, om)
     return Option("build", inp.gpus, (r50, r90), (starts[0], starts[1]), (walls[0], walls[1]), flows,
                   usage, inp.it_capex + inp.facility_capex, resale + book, lead_days=inp.gpu_lead[0],
-                  mfu=inp.mfu, notes=tuple(notes), grid=(grid, grid90),
-                  start_own=None if own is None else (own[0], own[1]))
+                  mfu=inp.mfu, notes=tuple(notes), grid=grid,
+                  start_own=None if own_start is None else (own_start[0], own_start[1]))
 
 
-def _build_starts(inp: Inputs, ready: tuple[float, float], grid: float,
+def _build_starts(inp: Inputs, own: tuple[float, float], grid: tuple[float, float],
                   first_wave: bool) -> tuple[list[float], list[float]]:
-    """(P50, P90) start days and wall-clock days of the build's run when its capacity is ready
-    on ``ready`` and waves wait for the grid's P50 ``grid`` (0: none)."""
+    """(P50, P90) start days and wall-clock days of the build's run: the build-out's own
+    go-live ``own`` and the utility's wait ``grid`` (each P50, P90); a first-wave start trains
+    from the first wave and re-plans at each, a full start from the later of the two."""
     starts, walls = [], []
-    for r, wall in ((ready[0], inp.wall_p50), (ready[1], inp.wall_p90)):
-        floor = grid + (r - ready[0]) if grid > 0 else 0.0
-        waves = _waves(inp, r, floor) if first_wave else [(r, 1.0)]
+    for r, g, wall in ((own[0], grid[0], inp.wall_p50), (own[1], grid[1], inp.wall_p90)):
+        waves = _waves(inp, r, g) if first_wave else [(max(r, g), 1.0)]
         offsets = [d - waves[0][0] for d, _ in waves]
         starts.append(waves[0][0])
         walls.append(phased_days(offsets, [f for _, f in waves], wall))
