@@ -50,7 +50,8 @@ class FakeCatalog:
         raise ScenarioError([Problem("catalog", kind, f"unknown {kind} {entry_id!r}")])
 
 
-def scenario(gpus=16384, profile="new-build", node="dgx-h100", seed=0, start=dt.date(2027, 1, 5)):
+def scenario(gpus=16384, profile="new-build", node="dgx-h100", seed=0, start=dt.date(2027, 1, 5),
+             site="greenfield"):
     return SimpleNamespace(
         name="fake",
         cluster=SimpleNamespace(
@@ -63,4 +64,5 @@ def scenario(gpus=16384, profile="new-build", node="dgx-h100", seed=0, start=dt.
         ),
         buildout=SimpleNamespace(profile=profile, start_date=start),
         reliability=SimpleNamespace(seed=seed),
+        decision=SimpleNamespace(site=site),
     )

@@ -17,10 +17,11 @@ def base():
     return load_catalog([])
 
 
-def _plan(cat, gpus: int):
+def _plan(cat, gpus: int, site: str = "greenfield"):
     """The built-in scenario at ``gpus`` with a model that fits (8B below 1,024 GPUs)."""
     doc = yaml.safe_load(DEFAULT_SCENARIO.read_text())
     doc["cluster"]["gpus"] = gpus
+    doc.setdefault("decision", {})["site"] = site
     doc["buildout"]["profile"] = "auto"
     if gpus < 1024:
         doc["model"] = {"preset": "llama3-8b"}
@@ -39,9 +40,12 @@ def test_one_dgx_is_a_small_order_without_fabric_steps(base):
 
 
 def test_small_and_large_clusters_get_different_schedules(base):
-    """The 16,384-GPU new build waits on medium-voltage switchgear (335 d likely) and a
-    GPU allocation; 8 GPUs in an existing facility ship from stock."""
-    small, big = _plan(base, 8), _plan(base, 16_384)
+    """The 16,384-GPU new build in an existing shell waits on medium-voltage switchgear (335 d
+    likely) and a GPU allocation; on a greenfield site on the site, its permits and the shell
+    first; 8 GPUs in an existing facility ship from stock."""
+    small, big = _plan(base, 8), _plan(base, 16_384, "existing-building")
     assert big.profile == "new-build"
     assert small.go_live_days_p50 < 0.5 * big.go_live_days_p50
     assert 76 in big.critical_path and 76 not in small.critical_path
+    green = _plan(base, 16_384)
+    assert green.critical_path[:3] == (196, 197, 198) and green.go_live_days_p50 > big.go_live_days_p50

@@ -57,6 +57,37 @@ def test_decision_example_headline() -> None:
     assert f"`plan examples/decision-405b.yaml` prints the answer first — `{line}`" in README
 
 
+def _cells(label: str) -> list[str]:
+    import re
+
+    row = re.search(rf"^\| {re.escape(label)} \|(.*)\|$", README, re.M)
+    assert row, label
+    return [c.strip().strip("*") for c in row.group(1).split("|")]
+
+
+def test_decision_example_uncertainty() -> None:
+    """The README's 405B uncertainty is the plan's: each route's trained-by and chance of being
+    best, the knife-edge flag and margin, and each driver's multipliers and costs (the both-bases
+    rows are pinned by tests/decision/test_bases.py)."""
+    from clustertwin.catalog import load_catalog
+    from clustertwin.fmt import usd
+    from clustertwin.plan import make_plan
+    from clustertwin.scenario import load_scenario
+
+    cat = load_catalog()
+    d = make_plan(load_scenario(ROOT / "examples" / "decision-405b.yaml", cat), cat).decision
+    modes = ("build", "colo", "lease", "cloud")
+    assert _cells("trained by (P90)") == [str(d.option(m).trained_by_p90) for m in modes]
+    assert _cells("chance best (usage)") == [f"{d.option(m).p_best:.0%}" for m in modes]
+    chosen = d.chosen()
+    assert d.knife_edge is True and d.margin_usd is None
+    assert (f"`decision.knife_edge` is `true` ({chosen.mode} is best in {chosen.p_best:.0%} of the draws"
+            in " ".join(README.split()))
+    for row in d.drivers:
+        assert _cells(row["input"].replace("_", " ")) == [
+            f"x{row['low']:.2f} / x{row['high']:.2f}", usd(row["cost_low_usd"]), usd(row["cost_high_usd"])]
+
+
 def _steady(rows):
     from clustertwin.perf.crossval import steady_state
 

@@ -212,18 +212,21 @@ def _inputs(plan, catalog, it_kw):
                                installed_gpus=int(inp.installed_gpus * scale), gpus=int(inp.gpus * scale))
 
 
-def test_no_cliffs_across_100_mw_and_the_colo_block(plan, catalog):
+@pytest.mark.parametrize("region", ["northern-virginia", "texas-ercot", "nordic-oslo"])
+def test_no_cliffs_across_100_mw_and_the_colo_block(plan, catalog, region):
     """Sweeping the IT load from 2 to 150 MW in 1 MW steps (about 700 H100 a step; the
-    build-out's own go-live held): no route's trained-by date (P90) jumps more than 90 days
-    between neighbours, across the 100 MW facility and the colocation block sizes; colo's cost
-    never falls as the load rises."""
+    build-out's own go-live held), in every catalog region: no route's trained-by date (P90)
+    jumps more than 90 days between neighbours, across the 100 MW facility and the region's
+    colocation block sizes; colo's cost never falls as the load rises."""
+    import dataclasses
+
     from clustertwin.decision.options import BUILDERS
 
     s = plan.scenario.decision
     prev: dict[str, float] = {}
     prev_cost = (0.0, 0.0)
     for mw in range(2, 151):
-        inp = _inputs(plan, catalog, mw * 1000.0)
+        inp = dataclasses.replace(_inputs(plan, catalog, mw * 1000.0), region=region)
         for mode in ("build", "colo", "lease"):
             o = BUILDERS[mode](inp, catalog, s)
             by = o.start[1] + o.wall[1]

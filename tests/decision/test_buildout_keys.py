@@ -15,9 +15,11 @@ from clustertwin.scenario.economics import LeadTimes
 from clustertwin.sweep.grid import check_key
 
 
-def _plan(default_doc, catalog, **buildout):
+def _plan(default_doc, catalog, site="existing-building", **buildout):
+    """The build-out in an existing shell (no site steps ahead of the plant: decision.site)."""
     d = copy.deepcopy(default_doc)
     d["buildout"] = {**d.get("buildout", {}), **buildout}
+    d["decision"] = {**d.get("decision", {}), "site": site}
     s = scenario_from_dict(d, "lt.yaml", catalog)
     return plan_buildout(s, catalog, samples=500)
 
@@ -43,6 +45,7 @@ def test_set_likely_and_what_if_on_top(default_doc, catalog):
     assert p.step(76).likely_days == pytest.approx(200)
     d = copy.deepcopy(default_doc)
     d["buildout"] = {**d.get("buildout", {}), "lead_times": {"switchgear_days": 200}}
+    d["decision"] = {"site": "existing-building"}
     s = scenario_from_dict(d, "lt.yaml", catalog)
     w = plan_buildout(s, catalog, what_if="switchgear_days=+50", samples=500).what_ifs[0]
     assert w.go_live_days_p50 >= p.go_live_days_p50  # the what-if starts from the scenario's 200 days

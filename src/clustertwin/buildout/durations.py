@@ -34,8 +34,11 @@ def effective_steps(
     profile: str,
     q: Quantities,
     crew_multiplier: float = 1.0,
+    site: str = "greenfield",
 ) -> dict[int, StepInput]:
     """Apply the profile (and those it inherits) and the quantity-driven work to every step.
+    Steps of another site (``Step.sites``: what ``site`` has already) are left out, and out of
+    every other step's predecessors.
 
     Work days = qty / (rate x crews) with crews = clamp(ceil(qty / (rate x target_days)), 1,
     max_crews x crew_factor), target_days from the profile or else the staffing default. The
@@ -48,7 +51,12 @@ def effective_steps(
     for prof in chain:
         target = prof.target_days or target
     out: dict[int, StepInput] = {}
+    gone = {s.number for s in book.steps if s.sites is not None and site not in s.sites}
     for step in book.steps:
+        if step.number in gone:
+            continue
+        if gone & set(step.after):
+            step = step.model_copy(update={"after": tuple(a for a in step.after if a not in gone)})
         o, m, p = step.days
         rate_factor = 1.0
         for prof in chain:

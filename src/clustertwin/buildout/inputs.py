@@ -11,7 +11,7 @@ from typing import Any
 from clustertwin.buildout.cpm import compile_network
 from clustertwin.buildout.durations import effective_steps
 from clustertwin.buildout.quantities import Quantities, derive_quantities
-from clustertwin.buildout.steps import GO_LIVE, load_profiles, load_steps
+from clustertwin.buildout.steps import GO_LIVE, load_profiles, load_steps, site_of
 from clustertwin.buildout.whatif import WhatIf, apply_step_changes, scenario_what_if
 
 
@@ -20,7 +20,7 @@ def check_buildout(scenario: Any, catalog: Any, design: Any = None) -> None:
     crew changes, a dependency cycle they make), without the Monte Carlo (``validate``)."""
     book, profiles = load_steps(), load_profiles()
     profile, _, _, q, own = scenario_inputs(scenario, catalog, design, profiles)
-    steps = base_steps(book, profiles, profile, q, own)
+    steps = base_steps(book, profiles, profile, q, own, site_of(profiles, profile, scenario_site(scenario)))
     compile_network({n: s.after for n, s in steps.items()}, GO_LIVE, source="--what-if", key="")
 
 
@@ -82,7 +82,14 @@ def auto_profile(profiles: Any, design: Any, gpus: int) -> str:
     return min(fits)[1] if fits else facility
 
 
-def base_steps(book: Any, profiles: Any, profile: str, q: Quantities, own: WhatIf | None) -> dict[int, Any]:
-    """The profile's step inputs with the scenario's own build-out changes applied."""
-    steps = effective_steps(book, profiles, profile, q, crew_multiplier=own.crews if own else 1.0)
+def scenario_site(scenario: Any) -> str:
+    """``decision.site``: what the site has before the build-out starts (default greenfield)."""
+    decision = getattr(scenario, "decision", None)
+    return str(getattr(decision, "site", None) or "greenfield")
+
+
+def base_steps(book: Any, profiles: Any, profile: str, q: Quantities, own: WhatIf | None,
+               site: str = "greenfield") -> dict[int, Any]:
+    """The profile's step inputs on ``site`` with the scenario's own build-out changes applied."""
+    steps = effective_steps(book, profiles, profile, q, crew_multiplier=own.crews if own else 1.0, site=site)
     return apply_step_changes(steps, own.step_changes) if own is not None else steps

@@ -10,7 +10,7 @@ import numpy as np
 
 from clustertwin.buildout.cpm import CPMResult, Network, compile_network, cpm, critical_path
 from clustertwin.buildout.durations import StepInput, effective_steps
-from clustertwin.buildout.inputs import base_steps, scenario_inputs
+from clustertwin.buildout.inputs import base_steps, scenario_inputs, scenario_site
 from clustertwin.buildout.montecarlo import (
     Distribution,
     MCResult,
@@ -24,7 +24,7 @@ from clustertwin.buildout.quantities import (
     fabric_counts,
 )
 from clustertwin.buildout.result import BuildoutPlan, StepSchedule, WhatIfShift
-from clustertwin.buildout.steps import GO_LIVE, load_profiles, load_steps
+from clustertwin.buildout.steps import GO_LIVE, load_profiles, load_steps, site_of
 from clustertwin.buildout.waves import install_window_days, wave_count, waves
 from clustertwin.buildout.whatif import (
     WhatIf,
@@ -38,7 +38,8 @@ from clustertwin.errors import Problem, UsageError
 DEFAULT_SAMPLES = 10_000
 #: scenario keys :func:`plan_buildout` reads (a section name covers the whole section): its own
 #: section, the cluster, the spares keys and ``reliability.seed`` (its Monte Carlo draws)
-READS = ("source", "model", "training", "cluster", "buildout", "reliability.seed", *SPARES_READS)
+READS = ("source", "model", "training", "cluster", "buildout", "reliability.seed", "decision.site",
+         *SPARES_READS)
 QUANTILES = tuple(round(q, 2) for q in np.arange(0.01, 1.0, 0.01))
 
 
@@ -134,10 +135,13 @@ def plan_buildout(
     book, profiles = load_steps(), load_profiles()
     what_ifs = parse_what_ifs(what_if, {s.number for s in book.steps})
     profile, start, seed, q, own = scenario_inputs(scenario, catalog, design, profiles)
+    wanted = scenario_site(scenario)
+    site = site_of(profiles, profile, wanted)
     u = len(book.steps) if distribution == "triangular" else None  # rows of the shared draws
-    base = _simulate(base_steps(book, profiles, profile, q, own), u, samples, seed, distribution)
+    base = _simulate(base_steps(book, profiles, profile, q, own, site), u, samples, seed, distribution)
     shifts = [
-        _what_if(with_base(w, own), book, profiles, profile, q, u, samples, seed, distribution, base)
+        _what_if(with_base(w, own), book, profiles, profile, q, u, samples, seed, distribution, base,
+                 wanted)
         for w in what_ifs
     ]
 
@@ -154,8 +158,10 @@ def plan_buildout(
         notes.append(_own_note(own))
     if q.cooling == "air":
         notes.append("air-cooled nodes: liquid-cooling steps 108-113 take 0 days")
+    notes.append(_site_note(book, base.steps, site, wanted, profile))
     return BuildoutPlan(
         profile=profile,
+        site=site,
         start_date=start,
         seed=seed,
         samples=samples,
@@ -178,6 +184,15 @@ def plan_buildout(
     )
 
 
+def _site_note(book: Any, steps: dict[int, StepInput], site: str, wanted: str, profile: str) -> str:
+    """Which site steps the build-out has, and why."""
+    kept = [s.number for s in book.steps if s.sites is not None and s.number in steps]
+    gone = [s.number for s in book.steps if s.sites is not None and s.number not in steps]
+    why = f"decision.site {site}" if site == wanted else f"profile {profile} stands in an {site}"
+    have = f"site steps {', '.join(map(str, kept))} scheduled" if kept else "no site steps scheduled"
+    return f"{why}: {have}" + (f"; {', '.join(map(str, gone))} left out (the site has them)" if gone else "")
+
+
 def _own_note(own: WhatIf) -> str:
     crews = f", crews x{own.crews:g}" if own.crews != 1.0 else ""
     return "scenario build-out changes: " + ", ".join(f"{c.key}={c.value}" for c in own.changes) + crews
@@ -190,6 +205,8 @@ def _step_rows(book: Any, base: Any) -> list[StepSchedule]:
     slack = base.det.slack
     rows = []
     for step in book.steps:
+        if step.number not in base.steps:  # a site step this site does not need
+            continue
         i = idx[step.number]
         si = base.steps[step.number]
         rows.append(
@@ -230,9 +247,12 @@ def _what_if(
     seed: int,
     distribution: Distribution,
     base: _Run,
+    wanted: str = "greenfield",
 ) -> WhatIfShift:
     qq = _rescale(q, w.gpus) if w.gpus is not None else q
-    steps = effective_steps(book, profiles, w.profile or profile, qq, crew_multiplier=w.crews)
+    prof = w.profile or profile
+    steps = effective_steps(book, profiles, prof, qq, crew_multiplier=w.crews,
+                            site=site_of(profiles, prof, wanted))
     steps = apply_step_changes(steps, w.step_changes)
     run = _simulate(steps, u, samples, seed, distribution, w.label)
     bq, rq = base.quantiles, run.quantiles

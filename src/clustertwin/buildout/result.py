@@ -66,6 +66,7 @@ class BuildoutPlan(_Frozen):
 
     profile: str
     start_date: _dt.date
+    site: str = "greenfield"  #: decision.site the build-out stands on (or its profile's own)
     seed: int
     samples: int
     distribution: str
@@ -123,6 +124,7 @@ class BuildoutPlan(_Frozen):
             "go_live_date_p80": self.go_live_date_p80.isoformat(),
             "go_live_date_p90": self.go_live_date_p90.isoformat(),
             "profile": self.profile,
+            "site": self.site,
             "samples": self.samples,
             "distribution": self.distribution,
             "seed": self.seed,

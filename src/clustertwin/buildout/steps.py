@@ -24,6 +24,13 @@ from clustertwin.io import pydantic_problems, read_document, read_packaged
 
 DATA_DIR = Path(__file__).parent / "data"
 GO_LIVE = 195
+#: the site steps numbered after the seed's 195 (site acquisition, permitting, the shell): a
+#: step book's numbers run 1-195 plus at most these
+SITE_STEPS_MAX = 10
+#: ``decision.site``: what the site has before the build-out starts (greenfield: nothing;
+#: powered-land: land with power contracted; existing-building: a shell to fit out)
+Site = Literal["greenfield", "powered-land", "existing-building"]
+SITES: tuple[str, ...] = get_args(Site)
 
 #: Quantities a scale rule may name; see :mod:`clustertwin.buildout.quantities` for the rules.
 Quantity = Literal[
@@ -62,8 +69,8 @@ class Scale(_Frozen):
 
 
 class Step(_Frozen):
-    number: int = Field(ge=1, le=GO_LIVE)
-    phase: int = Field(ge=1, le=8)
+    number: int = Field(ge=1, le=GO_LIVE + SITE_STEPS_MAX)
+    phase: int = Field(ge=0, le=8)
     title: str = Field(min_length=3)
     days: tuple[float, float, float] = Field(
         description="optimistic, likely, pessimistic calendar days"
@@ -78,6 +85,10 @@ class Step(_Frozen):
     needs: Quantity | None = Field(
         None, description="the step applies only when this quantity is above 0 (a single node "
         "has no compute-fabric switches, so no fabric steps)"
+    )
+    sites: tuple[Site, ...] | None = Field(
+        None, description="the sites (decision.site) the step belongs to; elsewhere it is not in "
+        "the build-out at all (a site that has it already); None: every site"
     )
 
     @model_validator(mode="after")
@@ -127,6 +138,8 @@ class Profile(_Frozen):
     auto_max_gpus: int | None = Field(None, gt=0, description="buildout.profile auto picks this "
                                       "profile for an existing-facility cluster of at most this "
                                       "many GPUs")
+    site: Site | None = Field(None, description="the site the profile stands on whatever "
+                              "decision.site says (an existing facility: existing-building)")
     steps: dict[int, StepOverride] = Field(default_factory=dict)
 
 
@@ -139,6 +152,9 @@ def _validate_book(book: StepBook, source: str) -> None:
     dupes = sorted({n for n in numbers if numbers.count(n) > 1})
     if dupes:
         problems.append(Problem(source, "steps", f"duplicate step numbers {dupes}"))
+    extra = sorted(n for n in numbers if n > GO_LIVE and not _site_step(book, n))
+    if extra:
+        problems.append(Problem(source, "steps", f"steps past {GO_LIVE} must be site steps (sites: ...): {extra}"))
     known = set(numbers)
     for s in book.steps:
         bad = [a for a in s.after if a not in known]
@@ -146,6 +162,17 @@ def _validate_book(book: StepBook, source: str) -> None:
             problems.append(Problem(source, f"steps[{s.number}].after", f"unknown steps {bad}"))
     if problems:
         raise ScenarioError(problems)
+
+
+def _site_step(book: StepBook, number: int) -> bool:
+    return any(s.number == number and s.sites is not None for s in book.steps)
+
+
+def site_of(profiles: dict[str, Profile], profile: str, scenario_site: str) -> str:
+    """The site the build-out stands on: the profile's own (an existing facility is an existing
+    building) or else the scenario's ``decision.site``."""
+    own = [p.site for p in profile_chain(profiles, profile) if p.site is not None]
+    return own[-1] if own else scenario_site
 
 
 @lru_cache(maxsize=1)

@@ -263,9 +263,15 @@ def apply_step_changes(
         m = _STEP_KEY.match(ch.key)
         assert m is not None  # parse_what_if only lets step keys through here
         n, what = int(m.group(1)), m.group(2)
+        if n not in out:
+            problems.append(Problem(SOURCE, ch.key, f"step {n} is not in this build-out (its site has it already: decision.site)"))
+            continue
         s = out[n]
         if what == "after":
             nums = tuple(int(r) for r in ch.value.lstrip("+-").split(","))
+            if any(a not in out for a in nums):
+                problems.append(Problem(SOURCE, ch.key, "a step not in this build-out (its site has it already: decision.site)"))
+                continue
             if ch.value.startswith("+"):
                 after = tuple(sorted(set(s.after) | set(nums)))
             elif ch.value.startswith("-"):

@@ -500,6 +500,73 @@ class PriceCurve(Entry):
         return v
 
 
+#: days a region's utility or colocation market may take (20 years: past any published queue,
+#: the longest 12 years, DA 1.4) and MW a load or block may have (100 GW)
+_RegionDays = Annotated[float, Field(ge=0, le=7305)]
+_RegionMw = Annotated[float, Field(gt=0, le=1e5)]
+
+
+class GridPoint(_Frozen):
+    """The utility's time from request to energisation of a facility load of ``mw`` (P50, P90)."""
+
+    mw: _RegionMw = Field(description="facility load (IT x PUE), MW")
+    p50_days: _RegionDays = Field(description="median days from request to energisation")
+    p90_days: _RegionDays = Field(description="90th-percentile days (at least the P50)")
+    source: str
+    as_of: AsOf
+    notes: str = ""
+
+    @model_validator(mode="after")
+    def _p90_not_before_p50(self) -> GridPoint:
+        if self.p90_days < self.p50_days:
+            raise ValueError(f"p90_days ({self.p90_days:g}) is below p50_days ({self.p50_days:g})")
+        return self
+
+
+class ColoMarket(_Frozen):
+    """A region's colocation availability: a block up to ``small_block_mw`` of IT load is found
+    in existing powered space within weeks; the chance falls linearly to 0 at
+    ``largest_block_mw`` (one site's largest hand-over); the rest is preleased, delivering in
+    ``prelease_days``. A lease provider installing GPUs needs the same powered space."""
+
+    small_block_mw: _RegionMw
+    largest_block_mw: _RegionMw
+    prelease_days_p50: _RegionDays
+    prelease_days_p90: _RegionDays
+    source: str
+    as_of: AsOf
+    notes: str = ""
+
+    @model_validator(mode="after")
+    def _ordered(self) -> ColoMarket:
+        if self.largest_block_mw <= self.small_block_mw:
+            raise ValueError("largest_block_mw must exceed small_block_mw")
+        if self.prelease_days_p90 < self.prelease_days_p50:
+            raise ValueError("prelease_days_p90 is below prelease_days_p50")
+        return self
+
+
+class Region(Entry):
+    """A siting region for the decision's build and colocation routes (``decision.region``):
+    the utility's interconnection time as a distribution rising with the facility's MW
+    (P50/P90 points, linear between them, flat past the last, prorated below the first) and
+    its colocation market's availability."""
+
+    grid: list[GridPoint] = Field(min_length=1, max_length=64)
+    colo: ColoMarket
+
+    @field_validator("grid", mode="after")
+    @classmethod
+    def _rising(cls, v: list[GridPoint]) -> list[GridPoint]:
+        mws = [p.mw for p in v]
+        if mws != sorted(set(mws)):
+            raise ValueError("grid points must be in strictly increasing mw")
+        for a, b in zip(v, v[1:], strict=False):
+            if b.p50_days < a.p50_days or b.p90_days < a.p90_days:
+                raise ValueError(f"the wait must not fall as the load rises ({a.mw:g} -> {b.mw:g} MW)")
+        return v
+
+
 KINDS: dict[str, type[Entry]] = {
     "gpu": GPU,
     "node": Node,
@@ -519,6 +586,7 @@ KINDS: dict[str, type[Entry]] = {
     "goodput": GoodputProfile,
     "equipment": Equipment,
     "price_curve": PriceCurve,
+    "region": Region,
 }
 
 

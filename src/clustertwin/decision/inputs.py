@@ -49,6 +49,7 @@ class Inputs:
     rental_scale: float = 1.0              #: lease and on-demand GPU-hour prices
     colo_scale: float = 1.0                #: colocation rent
     resale_scale: float = 1.0              #: resale value of owned hardware
+    region: str = "northern-virginia"      #: decision.region: the utility and colocation market
 
 
 def wall_days(training: Any, reliability: Any, economics: Any) -> tuple[float, float]:
@@ -106,6 +107,7 @@ def gather(scenario: Any, catalog: Any, training: Any, design: Any, reliability:
         gpu_lead=gpu_lead(catalog, catalog.gpu(scenario.cluster.gpu).generation, buildout),
         colo_usd_per_kw_month=book.value("colo_usd_per_kw_month"),
         cloud_price=float(getattr(economics, "cloud_usd_per_gpu_hour", 0.0) or 0.0) or None,
+        region=scenario.decision.region,
     )
 
 

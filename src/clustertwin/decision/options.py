@@ -25,6 +25,7 @@ from clustertwin.decision.routes import (
     grid_wait_days,
     hardware_ready_days,
     per_generation,
+    region,
     route,
 )
 
@@ -48,6 +49,8 @@ class Option:
     mfu: float = 0.0
     notes: tuple[str, ...] = field(default_factory=tuple)
     max_gpus: int | None = None         #: most GPUs the route can supply (cloud without a contract)
+    grid: tuple[float, float] = (0.0, 0.0)  #: the region's utility wait (P50, P90) the start waits for
+    start_own: tuple[float, float] | None = None  #: (P50, P90) start without that wait
 
 
 def phased_days(offsets: list[float], fracs: list[float], full_days: float) -> float:
@@ -110,30 +113,32 @@ def _override(o: Any, p50: float, p90: float) -> tuple[float, float]:
     return float(o.ready_days), float(o.ready_days_p90 if o.ready_days_p90 is not None else o.ready_days)
 
 
-def _build_ready(inp: Inputs, catalog: Any, o: Any, site: str, notes: list[str]) -> tuple[float, float, float]:
-    """Go-live of the build-out (P50, P90), no earlier than the utility's wait for the
-    facility's load (none on a site with power: ``decision.site``); then the grid's P50 (0 when
-    it does not hold the build back: waves may not start before it)."""
+def _build_ready(inp: Inputs, catalog: Any, o: Any, site: str,
+                 notes: list[str]) -> tuple[tuple[float, float], tuple[float, float]]:
+    """The build-out's own go-live (P50, P90; the route's override if given) and the region's
+    utility wait for the facility's load (P50, P90; (0, 0) on a site with power contracted:
+    ``decision.site``, or with an override). Capacity is ready at the later of the two."""
     if o.ready_days is not None:
-        return (*_override(o, inp.go_live_p50, inp.go_live_p90), 0.0)
-    r50, r90 = inp.go_live_p50, inp.go_live_p90
+        return _override(o, inp.go_live_p50, inp.go_live_p90), (0.0, 0.0)
+    own = (inp.go_live_p50, inp.go_live_p90)
     if site != "greenfield":
         notes.append(f"build: decision.site {site}: power is contracted, no utility queue")
-        return r50, r90, 0.0
+        return own, (0.0, 0.0)
     mw = inp.facility_kw / 1000.0
-    g50, g90 = grid_wait_days(catalog, mw)
-    if g50 > r50:
-        notes.append(f"build: the utility energises {mw:,.0f} MW in {g50:,.0f} days (P50; {g90:,.0f} at P90), "
+    g50, g90 = grid_wait_days(catalog, inp.region, mw)
+    if g50 > own[0]:
+        notes.append(f"build: the utility ({inp.region}) energises {mw:,.0f} MW in {g50:,.0f} days (P50; {g90:,.0f} at P90), "
                      f"after the build-out's go-live: waves wait for the grid")
-    return max(r50, g50), max(r90, g90), g50
+    return own, (g50, g90)
 
 
 def _waves(inp: Inputs, ready: float, grid: float = 0.0) -> list[tuple[float, float]]:
-    """(day, cumulative share of GPUs) per wave, the last on ``ready``, none before the decision
-    date or the grid's energisation (``grid``)."""
+    """(day, cumulative share of GPUs) per wave: the build-out's waves moved so the last is on
+    ``ready`` (the build-out's own go-live at this percentile), none before the decision date
+    or the grid's energisation (``grid``, at the same percentile)."""
     if not inp.waves:
-        return [(ready, 1.0)]
-    shift = ready - inp.waves[-1][0] if grid <= 0 else 0.0
+        return [(max(ready, grid), 1.0)]
+    shift = ready - inp.waves[-1][0]
     total = inp.waves[-1][1]
     return [(max(d + shift, grid, 0.0), g / total) for d, g in inp.waves]
 
@@ -141,17 +146,14 @@ def _waves(inp: Inputs, ready: float, grid: float = 0.0) -> list[tuple[float, fl
 def build(inp: Inputs, catalog: Any, settings: Any) -> Option:
     """A new facility: the build-out's waves, phased start, facility capex during construction."""
     notes: list[str] = []
-    r50, r90, grid = _build_ready(inp, catalog, settings.build, settings.site, notes)
+    own, grid = _build_ready(inp, catalog, settings.build, settings.site, notes)
+    r50, r90 = max(own[0], grid[0]), max(own[1], grid[1])
     first_wave = settings.start == "first-wave"
-    starts, walls = [], []
-    for ready, wall in ((r50, inp.wall_p50), (r90, inp.wall_p90)):
-        floor = grid + (ready - r50) if grid > 0 else 0.0
-        waves = _waves(inp, ready, floor) if first_wave else [(ready, 1.0)]
-        offsets = [d - waves[0][0] for d, _ in waves]
-        starts.append(waves[0][0])
-        walls.append(phased_days(offsets, [f for _, f in waves], wall))
+    starts, walls = _build_starts(inp, own, grid, first_wave)
+    # the start without the utility's wait: the route Monte Carlo draws the grid on its own
+    own_start = _build_starts(inp, own, (0.0, 0.0), first_wave)[0] if grid[0] > 0 else None
     install = route(catalog, "hardware").value("first_rack_to_training_days")
-    waves = _waves(inp, r50, grid)
+    waves = _waves(inp, own[0], grid[0])
     purchases, accepted, prev = [], [], 0.0
     for day, frac in waves:  # each wave's hardware arrives just before its acceptance
         purchases.append((max(0.0, day - install), inp.it_capex * (frac - prev)))
@@ -171,7 +173,22 @@ def build(inp: Inputs, catalog: Any, settings: Any) -> Option:
     usage = usage_owned(inp, accepted, end, starts[0], inp.facility_capex, om)
     return Option("build", inp.gpus, (r50, r90), (starts[0], starts[1]), (walls[0], walls[1]), flows,
                   usage, inp.it_capex + inp.facility_capex, resale + book, lead_days=inp.gpu_lead[0],
-                  mfu=inp.mfu, notes=tuple(notes))
+                  mfu=inp.mfu, notes=tuple(notes), grid=grid,
+                  start_own=None if own_start is None else (own_start[0], own_start[1]))
+
+
+def _build_starts(inp: Inputs, own: tuple[float, float], grid: tuple[float, float],
+                  first_wave: bool) -> tuple[list[float], list[float]]:
+    """(P50, P90) start days and wall-clock days of the build's run: the build-out's own
+    go-live ``own`` and the utility's wait ``grid`` (each P50, P90); a first-wave start trains
+    from the first wave and re-plans at each, a full start from the later of the two."""
+    starts, walls = [], []
+    for r, g, wall in ((own[0], grid[0], inp.wall_p50), (own[1], grid[1], inp.wall_p90)):
+        waves = _waves(inp, r, g) if first_wave else [(max(r, g), 1.0)]
+        offsets = [d - waves[0][0] for d, _ in waves]
+        starts.append(waves[0][0])
+        walls.append(phased_days(offsets, [f for _, f in waves], wall))
+    return starts, walls
 
 
 def colo_term_months(inp: Inputs, catalog: Any) -> float:
@@ -182,17 +199,19 @@ def colo_term_months(inp: Inputs, catalog: Any) -> float:
 
 
 def colo_space_days(inp: Inputs, catalog: Any, notes: list[str]) -> tuple[float, float]:
-    """(P50, P90) days to space for the IT load in a colocation hall: weeks for a block found in
-    existing powered space, preleased years for one that is not, blended by the chance of
-    finding it (1 up to the small block, 0 past the largest one site hands over)."""
-    c = route(catalog, "colo")
+    """(P50, P90) days to space for the IT load in a colocation hall of the region: weeks for a
+    block found in existing powered space, preleased years for one that is not, blended by the
+    chance of finding it (1 up to the region's small block, 0 past the largest one site hands
+    over)."""
+    c, m = route(catalog, "colo"), region(catalog, inp.region).colo
     mw = inp.it_kw / 1000.0
-    p = colo_ready_chance(catalog, mw)
+    p = colo_ready_chance(catalog, inp.region, mw)
     if p < 1.0:
-        notes.append(f"colo: {mw:,.1f} MW of IT load: {p:.0%} chance of a block in existing powered space "
-                     f"(CBRE: few free blocks of {c.value('small_block_mw'):g} MW or more); the rest preleased")
-    return (p * c.value("ready_days_p50") + (1 - p) * c.value("prelease_days_p50"),
-            p * c.value("ready_days_p90") + (1 - p) * c.value("prelease_days_p90"))
+        notes.append(f"colo: {mw:,.1f} MW of IT load in {inp.region}: {p:.0%} chance of a block in existing "
+                     f"powered space (blocks up to {m.small_block_mw:g} MW found, none past "
+                     f"{m.largest_block_mw:g} MW); the rest preleased")
+    return (p * c.value("ready_days_p50") + (1 - p) * m.prelease_days_p50,
+            p * c.value("ready_days_p90") + (1 - p) * m.prelease_days_p90)
 
 
 def colo(inp: Inputs, catalog: Any, settings: Any) -> Option:

@@ -44,23 +44,26 @@ def curve_points(entry: Any, prefix: str) -> list[tuple[float, float]]:
     return sorted(pts)
 
 
-def grid_wait_days(catalog: Any, facility_mw: float) -> tuple[float, float]:
-    """(P50, P90) days until the utility energises a facility of ``facility_mw``: linear in MW
-    between the catalog's points (``route build``), flat past the last, prorated below the first."""
+def region(catalog: Any, region_id: str) -> Any:
+    """The siting region (``decision.region``; catalog kind ``region``)."""
+    return catalog.get("region", region_id, path=f"region {region_id}")
+
+
+def grid_wait_days(catalog: Any, region_id: str, facility_mw: float) -> tuple[float, float]:
+    """(P50, P90) days until the region's utility energises a facility of ``facility_mw``:
+    linear in MW between the region's points, flat past the last, prorated below the first."""
     import numpy as np
 
-    b = route(catalog, "build")
-    out = []
-    for q in ("p50", "p90"):
-        pts = curve_points(b, f"grid_wait_{q}_days_at_")
-        xs, ys = [0.0] + [p[0] for p in pts], [0.0] + [p[1] for p in pts]
-        out.append(float(np.interp(facility_mw, xs, ys)))
-    return out[0], max(out)
+    pts = region(catalog, region_id).grid
+    xs = [0.0] + [p.mw for p in pts]
+    p50 = float(np.interp(facility_mw, xs, [0.0] + [p.p50_days for p in pts]))
+    p90 = float(np.interp(facility_mw, xs, [0.0] + [p.p90_days for p in pts]))
+    return p50, max(p50, p90)
 
 
-def colo_ready_chance(catalog: Any, it_mw: float) -> float:
-    """Chance a block of ``it_mw`` is found in existing powered space: 1 up to the catalog's
+def colo_ready_chance(catalog: Any, region_id: str, it_mw: float) -> float:
+    """Chance a block of ``it_mw`` is found in the region's existing powered space: 1 up to its
     small block, falling linearly to 0 at the largest block one site hands over."""
-    c = route(catalog, "colo")
-    lo, hi = c.value("small_block_mw"), c.value("largest_block_mw")
+    c = region(catalog, region_id).colo
+    lo, hi = c.small_block_mw, c.largest_block_mw
     return float(min(1.0, max(0.0, (hi - it_mw) / (hi - lo))))

@@ -1,8 +1,10 @@
 """The route Monte Carlo (``decision.uncertainty``): how sure is the answer?
 
 Inputs drawn (independently, each on a normal spread between its P10 and P90 multiplier):
-GPU lead time (each route's own ready/start P50-P90: the generation's order lead time, the
-grid and the build-out's go-live; one draw shared by every route, one market), the MFU band
+GPU lead time (each route's own ready/start P50-P90 without the utility: the generation's order
+lead time and the build-out's go-live; one draw shared by every route, one market), the
+region's utility interconnection time (a greenfield build's start is the later of its own and a
+lognormal draw through the region's P50/P90 for the facility's MW), the MFU band
 (the training stack's calibration band, ``training.days_low/high``), ETTR (each route's own
 wall-clock P50-P90 from the reliability stage), hardware price, rental price (lease and on
 demand), colocation rent and resale value (catalog ``route uncertainty``).
@@ -79,6 +81,7 @@ class RouteSpread:
     start: tuple[float, float]
     wall: tuple[float, float]
     mults: np.ndarray        #: (len(COST_INPUTS), 2) the P10/P90 multipliers used
+    grid: tuple[float, float] = (0.0, 0.0)  #: the region's interconnection wait (P50, P90); 0: none
 
 
 def spread_of(mode: str, inp: Any, catalog: Any, settings: Any, build: Callable[..., Any],
@@ -92,8 +95,19 @@ def spread_of(mode: str, inp: Any, catalog: Any, settings: Any, build: Callable[
         lows.append(score(build(moved(inp, name, lo))) if lo != 1.0 else score(base))
         highs.append(score(build(moved(inp, name, hi))) if hi != 1.0 else score(base))
         mults.append((lo, hi))
-    return RouteSpread(mode, score(base), np.array(lows), np.array(highs), base.start, base.wall,
-                       np.array(mults))
+    start = base.start if base.start_own is None else base.start_own
+    return RouteSpread(mode, score(base), np.array(lows), np.array(highs), start, base.wall,
+                       np.array(mults), base.grid)
+
+
+def interconnection(z: np.ndarray, grid: tuple[float, float]) -> np.ndarray:
+    """Days to energisation for normal draws ``z``: lognormal with the region's P50 as its
+    median and its P90 at the 90th percentile (0 days where there is no wait)."""
+    p50, p90 = grid
+    if p50 <= 0:
+        return np.zeros_like(z)
+    sigma = np.log(max(p90, p50) / p50) / Z90
+    return p50 * np.exp(sigma * z)
 
 
 def simulate(spreads: list[RouteSpread], target_days: float | None, objective: str,
@@ -102,6 +116,7 @@ def simulate(spreads: list[RouteSpread], target_days: float | None, objective: s
     run must fit in (a deadline scenario's)."""
     rng = np.random.default_rng(seed)
     z = rng.standard_normal((samples, len(INPUTS)))
+    z_grid = rng.standard_normal(samples)  # the region's utility: one queue, every greenfield build
     scores, days, walls = [], [], []
     for r in spreads:
         zc = z[:, 1:]
@@ -109,6 +124,7 @@ def simulate(spreads: list[RouteSpread], target_days: float | None, objective: s
         scores.append(r.score + up.sum(axis=1))
         lead = r.start[0] + (r.start[1] - r.start[0]) * z[:, 0] / Z90
         lead = np.maximum(lead, max(0.0, r.start[0] - (r.start[1] - r.start[0])))
+        lead = np.maximum(lead, interconnection(z_grid, r.grid))
         wall = r.wall[0] * multiplier(z[:, 1], *r.mults[0]) * multiplier(z[:, 2], *r.mults[1])
         days.append(lead + wall)
         walls.append(wall)

@@ -57,6 +57,7 @@ class Decision(Section):
                                 description="routes to compare: build, colo, lease, cloud, existing (the cluster is already owned)")
     basis: Literal["usage", "exit"] = Field("usage", description="usage: each route pays for the capacity-time the run uses (owned hardware and facility through a capital-recovery charge); exit: every commitment paid, owned hardware sold after the run")
     site: Literal["greenfield", "powered-land", "existing-building"] = Field("greenfield", description="build route: greenfield waits for the utility to energise its load (a wait rising with MW); powered-land and existing-building have power contracted")
+    region: str = Field("northern-virginia", max_length=64, description="siting region (catalog kind region): the utility's interconnection time rising with MW and the colocation market's availability, for the build, colo and lease routes")
     objective: Literal["cost", "date", "npv"] = Field("cost", description="best route among those meeting the target: lowest cost_usd, earliest trained-by, or lowest npv_usd")
     disposal_haircut: float | None = Field(None, ge=0, le=1, description="exit basis: fraction lost selling owned hardware in bulk after the run; default the catalog's")
     confidence: Literal["p50", "p90"] = Field("p90", description="percentile a route must meet the target at")

@@ -114,6 +114,8 @@ def resolve_scenario(doc: ScenarioFile, catalog: Catalog, source: str) -> Scenar
                                 catalog.unknown_message("failure_profile", reliability.failure_profile)))
     if not catalog.has("costs", doc.economics.costs):
         problems.append(Problem(source, "economics.costs", catalog.unknown_message("costs", doc.economics.costs)))
+    if doc.decision is not None and not catalog.has("region", doc.decision.region):
+        problems.append(Problem(source, "decision.region", catalog.unknown_message("region", doc.decision.region)))
     if problems:
         raise ScenarioError(problems)
     economics = doc.economics

@@ -25,6 +25,7 @@ def rows(res: BuildoutPlan) -> list[tuple[str, str]]:
     )[:3]
     rows = [
         ("profile", res.profile),
+        ("site", res.site),
         ("start date", res.start_date.isoformat()),
         (
             "scope",
