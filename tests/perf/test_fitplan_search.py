@@ -25,11 +25,18 @@ def test_objective_memo_prices_each_row_once_per_point(monkeypatch):
 
     monkeypatch.setattr(fitplan, "predict", fake_predict)
     monkeypatch.setattr(fitplan, "time_log", lambda res: res.err)
-    rows = [SimpleNamespace(row=SimpleNamespace(id=i, source="s", scale=s))
-            for i, s in ((1, 0.1), (2, -0.3))]
+    rows = [SimpleNamespace(row=SimpleNamespace(id=i, source="s", scale=s), stack="megatron",
+                            generation="hopper") for i, s in ((1, 0.1), (2, -0.3))]
     memo: dict = {}
     a = fitplan._objective(None, rows, {"k": 1.0}, memo)
     b = fitplan._objective(None, rows, {"k": 1.0}, memo)
     assert a == b == fitplan._objective(None, rows, {"k": 1.0})
     assert a == pytest.approx((0.1 + 0.3) / 2 + 0.5 * abs((0.1 - 0.3) / 2))
     assert calls.count((1, 1.0)) == 2  # once through the memo, once without it
+    # a key that does not apply to these rows (another generation's, another stack's) reuses
+    # their residuals; one that applies prices them again
+    n = len(calls)
+    fitplan._objective(None, rows, {"k": 1.0, "blackwell:x": 2.0, "stack:fsdp:y": 1.0}, memo)
+    assert len(calls) == n
+    fitplan._objective(None, rows, {"k": 1.0, "stack:megatron@hopper:y": 1.0}, memo)
+    assert len(calls) == n + 2

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from clustertwin.perf.calibration import CalRow, row_system, run_row, stack_name
-from clustertwin.perf.fitting import apply_values
+from clustertwin.perf.fitting import applies, apply_values
 
 #: coordinate-search passes and grid points per key (perf.fitting.fit's defaults: 3 and 7)
 SWEEPS, STEPS = 3, 5
@@ -95,13 +95,15 @@ class Priced:
     family: str
     generation: str
     system: Any
+    stack: str = ""  #: the row's catalog stack id (what fitting.applies tests keys against)
 
 
 def priced(catalog: Any, rows: list[CalRow], family: Callable[[str], str]) -> list[Priced]:
     out = []
     for r in rows:
         sys = row_system(catalog, r)
-        out.append(Priced(r, family(stack_name(catalog, r.stack)), sys.generation, sys))
+        sid = stack_name(catalog, r.stack)
+        out.append(Priced(r, family(sid), sys.generation, sys, sid))
     return out
 
 
@@ -121,12 +123,15 @@ def predict(catalog: Any, p: Priced, values: dict[str, float]) -> Any:
 def _objective(catalog: Any, rows: list[Priced], values: dict[str, float],
                memo: dict | None = None) -> float:
     """Mean |log error| plus half the |mean log error| of ``rows`` at ``values``. ``memo``
-    keeps each row's residual by (row, values): the folds of a cross-validation start from
-    the same priors, so their first points price the same rows at the same values."""
-    at = tuple(sorted(values.items()))
+    keeps each row's residual by the row and the values that apply to it
+    (:func:`clustertwin.perf.fitting.applies`): a trial of a key that does not touch a row (a
+    Blackwell constant for a Hopper row, another family's constant fitted earlier) reuses its
+    residual, and folds that start from the same priors share their first points."""
+    items = sorted(values.items())
     e = []
     for p in rows:
-        key = (p.row.id, p.row.source, at)
+        key = (p.row.id, p.row.source,
+               tuple((k, v) for k, v in items if applies(k, p.stack, p.generation)))
         if memo is None or key not in memo:
             got = time_log(predict(catalog, p, values))
             if memo is None:
