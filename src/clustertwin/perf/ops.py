@@ -342,18 +342,21 @@ def elementwise_chain(c: Ctx, inner_width: Any) -> tuple[Any, Any, int, int]:
     return f / c.hbm + nf * gap, b / c.hbm + nb * gap, nf, nb
 
 
-def host_bound(c: Ctx, gpu_f: Any, gpu_b: Any, nf: int, nb: int) -> tuple[Any, Any]:
+def host_bound(c: Ctx, gpu_f: Any, gpu_b: Any, nf: int, nb: int,
+               comm: Any = 0.0) -> tuple[Any, Any]:
     """Forward and backward of a layer when eager PyTorch must issue every kernel from the
-    host: the GPU runs ahead of the Python loop only while its queued work lasts, so a layer
-    takes the longer of its GPU time and ``host_launch_us`` per launched kernel (its chain,
-    score passes and GEMMs)."""
+    host: the GPU runs ahead of the Python loop only while its queued work lasts, so a layer's
+    kernels take the longer of their GPU time and ``host_launch_us`` per launched kernel (its
+    chain, score passes and GEMMs). ``comm``: the exposed communication inside ``gpu_f`` and
+    ``gpu_b``, which the floor does not cover. Stacks without the figure: unchanged."""
     us = c.st.host_launch_us * 1e-6
     if us <= 0:
         return gpu_f, gpu_b
     n_score = len(score_chain(c.st)) if not c.st.flash_attention else 1
     host_f = (nf + n_score + GEMM_KERNELS[0]) * us
     host_b = (nb + n_score + GEMM_KERNELS[1]) * us
-    return np.maximum(gpu_f, host_f), np.maximum(gpu_b, host_b)
+    return (np.maximum(gpu_f - comm, host_f) + comm,
+            np.maximum(gpu_b - comm, host_b) + comm)
 
 
 def kernel_gaps(c: Ctx) -> float:
