@@ -383,6 +383,12 @@ class PerfCalibration(Entry):
 
 #: a pass over a materialised attention score matrix (clustertwin.perf.ops.SCORE_PASSES)
 ScorePass = Literal["scale", "mask", "softmax", "softmax-fp32", "scale-mask-softmax"]
+#: one op of an eager element-wise chain (clustertwin.perf.ops.ELEMENTWISE_OPS)
+ElementwiseOp = Literal[
+    "layernorm-fp32", "cast-hidden", "cast-ffn", "head-copies", "merge-heads", "bias-grad-qkv",
+    "bias-grad-hidden", "bias-grad-ffn", "dropout", "residual-add-fp32", "gelu-tanh-eager",
+    "weight-cast",
+]
 
 
 class Stack(Entry):
@@ -445,6 +451,14 @@ class Kernels(Entry):
     gemm_efficiency_scale: float | None = Field(None, gt=0, le=1.5, description="GEMM library efficiency against the generation's (None: the framework's)")
     score_passes: list[ScorePass] | None = Field(
         None, description="passes over a materialised score matrix before dropout (None: the framework's)")
+    elementwise_ops: list[ElementwiseOp] | None = Field(
+        None, max_length=200,
+        description="one layer's element-wise kernels op by op (eager code; each priced by its bytes and one "
+                    "launch per kernel; replaces elementwise_passes for norms, residual adds and activations)")
+    host_launch_us: float | None = Field(
+        None, ge=0, le=1e4,
+        description="host time to issue one kernel from eager Python (a layer takes the longer of its GPU "
+                    "time and its kernels x this); None: launches never bound")
 
 
 class GoodputProfile(Entry):

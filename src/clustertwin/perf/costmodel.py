@@ -171,12 +171,14 @@ def _layers(job: Job, sys: System, p: _Plan) -> dict[str, Any]:
     cp_f, cp_b = comms.cp_exposed(sys, 2 * T * m.kv_dim / p.tp * ACT_BYTES, p.tp, p.cp,
                                   attn_f, attn_b)
     gap = ops.kernel_gaps(c)
+    ch_f, ch_b, n_f, n_b = ops.elementwise_chain(c, m.ffn / p.tp)
 
     def layer(mlp_f: Any, mlp_b: Any, elem: Any, ep_t: Any) -> tuple[Any, Any, Any]:
         elem_t = elem / c.hbm + soft_t
         comm = 2 * tp_exp + ep_t
-        fwd = qkv_f + prj_f + mlp_f + attn_f + elem_t + comm + cp_f + gap
-        bwd = qkv_b + prj_b + mlp_b + attn_b + ops.ELEM_BWD * elem_t + comm + cp_b + 2 * gap
+        fwd = qkv_f + prj_f + mlp_f + attn_f + elem_t + comm + cp_f + gap + ch_f
+        bwd = qkv_b + prj_b + mlp_b + attn_b + ops.ELEM_BWD * elem_t + comm + cp_b + 2 * gap + ch_b
+        fwd, bwd = ops.host_bound(c, fwd, bwd, n_f, n_b, comm)
         # selective: the attention core (Megatron); stacks with op-level selective
         # checkpointing also recompute a share of the GEMMs and the element-wise work
         share = st.selective_gemm_recompute

@@ -170,7 +170,7 @@ def refit_cross_validate(catalog: Any, rows: list[CvRow]) -> list[CvRow]:
     refitted (perf.fitplan.refit) on the other sources' steady-state rows, and the source's
     rows priced with those values; and the procedure's in-sample residual (all rows). The
     result is kept for the process, by a digest of the catalog's model entries and the rows
-    (a calibration run takes a minute or two)."""
+    (the refits take ~13 s of CPU)."""
     key = _refit_key(catalog, rows)
     if key not in _REFIT_CACHE:
         _REFIT_CACHE[key] = _refit_residuals(catalog, rows)

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from clustertwin.perf.calibration import CalRow, row_system, run_row, stack_name
-from clustertwin.perf.fitting import apply_values
+from clustertwin.perf.fitting import applies, apply_values
 
 #: coordinate-search passes and grid points per key (perf.fitting.fit's defaults: 3 and 7)
 SWEEPS, STEPS = 3, 5
@@ -95,13 +95,15 @@ class Priced:
     family: str
     generation: str
     system: Any
+    stack: str = ""  #: the row's catalog stack id (what fitting.applies tests keys against)
 
 
 def priced(catalog: Any, rows: list[CalRow], family: Callable[[str], str]) -> list[Priced]:
     out = []
     for r in rows:
         sys = row_system(catalog, r)
-        out.append(Priced(r, family(stack_name(catalog, r.stack)), sys.generation, sys))
+        sid = stack_name(catalog, r.stack)
+        out.append(Priced(r, family(sid), sys.generation, sys, sid))
     return out
 
 
@@ -118,24 +120,54 @@ def predict(catalog: Any, p: Priced, values: dict[str, float]) -> Any:
     return run_row(catalog, p.row, system=sys, stack=stack)[0]
 
 
-def _objective(catalog: Any, rows: list[Priced], values: dict[str, float]) -> float:
-    e = np.asarray([time_log(predict(catalog, p, values)) for p in rows])
-    return float(np.mean(np.abs(e)) + 0.5 * abs(np.mean(e)))
+def _objective(catalog: Any, rows: list[Priced], values: dict[str, float],
+               memo: dict | None = None) -> float:
+    """Mean |log error| plus half the |mean log error| of ``rows`` at ``values``. ``memo``
+    keeps each row's residual by the row and the values that apply to it
+    (:func:`clustertwin.perf.fitting.applies`): a trial of a key that does not touch a row (a
+    Blackwell constant for a Hopper row, another family's constant fitted earlier) reuses its
+    residual, and folds that start from the same priors share their first points."""
+    items = sorted(values.items())
+    e = []
+    for p in rows:
+        key = (p.row.id, p.row.source,
+               tuple((k, v) for k, v in items if applies(k, p.stack, p.generation)))
+        if memo is None or key not in memo:
+            got = time_log(predict(catalog, p, values))
+            if memo is None:
+                e.append(got)
+                continue
+            memo[key] = got
+        e.append(memo[key])
+    arr = np.asarray(e)
+    return float(np.mean(np.abs(arr)) + 0.5 * abs(np.mean(arr)))
 
 
-def fit_group(catalog: Any, g: FitGroup, rows: list[Priced], base: dict[str, float]) -> dict[str, float]:
+def _trials(best: float, lo: float, hi: float, span: float) -> list[float]:
+    """A key's grid around its current value: STEPS points over ``span``, clipped to its
+    bounds, without the current value (its objective is known) and without repeats."""
+    out: list[float] = []
+    for val in np.clip(np.linspace(best - span / 2, best + span / 2, STEPS), lo, hi):
+        v = float(val)
+        if abs(v - best) > 1e-12 and all(abs(v - o) > 1e-12 for o in out):
+            out.append(v)
+    return out
+
+
+def fit_group(catalog: Any, g: FitGroup, rows: list[Priced], base: dict[str, float],
+              memo: dict | None = None) -> dict[str, float]:
     """The group's keys fitted on ``rows`` (from their priors) with ``base`` held; priors
-    where no row is left."""
+    where no row is left. Coordinate search: per sweep and key, the grid of :func:`_trials`
+    around the current value; a point replaces the best only when it lowers the objective."""
     best = {k: prior for k, (_, _, prior) in g.keys.items()}
     if not rows:
         return best
-    best_obj = _objective(catalog, rows, {**base, **best})
+    best_obj = _objective(catalog, rows, {**base, **best}, memo)
     for sweep in range(SWEEPS):
         for k, (lo, hi, _) in g.keys.items():
-            span = (hi - lo) / (2**sweep)
-            for val in np.clip(np.linspace(best[k] - span / 2, best[k] + span / 2, STEPS), lo, hi):
-                trial = {**best, k: float(val)}
-                obj = _objective(catalog, rows, {**base, **trial})
+            for val in _trials(best[k], lo, hi, (hi - lo) / (2**sweep)):
+                trial = {**best, k: val}
+                obj = _objective(catalog, rows, {**base, **trial}, memo)
                 if obj < best_obj - 1e-9:
                     best, best_obj = trial, obj
     return best
@@ -151,13 +183,14 @@ def refit(catalog: Any, rows: list[Priced], cache: dict | None = None) -> dict[s
     ``cache`` reuses a group's fit where its rows and the earlier groups' values are the same
     (the fit is deterministic, so this is the same result, only sooner)."""
     values: dict[str, float] = {}
+    memo = None if cache is None else cache.setdefault("residuals", {})
     for g in GROUPS:
         use = group_rows(g, rows)
         key = (g.id, tuple(p.row.id for p in use), tuple(sorted(values.items())))
         if cache is not None and key in cache:
             got = cache[key]
         else:
-            got = fit_group(catalog, g, use, values)
+            got = fit_group(catalog, g, use, values, memo)
             if cache is not None:
                 cache[key] = got
         values = {**values, **got}

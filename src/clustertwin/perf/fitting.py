@@ -44,6 +44,15 @@ def _stack_target(target: str, sid: str, generation: str) -> bool:
     return sid in ids.split(",") and gen in ("", generation)
 
 
+def applies(key: str, sid: str, generation: str) -> bool:
+    """Whether ``key`` sets anything for a row run on stack ``sid`` on ``generation`` (the test
+    :func:`apply_values` makes)."""
+    kind, target, _ = _split(key)
+    if kind == "gen":
+        return target in ("", generation)
+    return _stack_target(target, sid, generation)
+
+
 def apply_values(catalog: Any, row: CalRow, sys: Any, values: dict[str, float]) -> tuple[Any, Any]:
     """The row's System and StackProfile with the trial values applied."""
     gen = dict(sys.gen)
@@ -51,10 +60,12 @@ def apply_values(catalog: Any, row: CalRow, sys: Any, values: dict[str, float]) 
     stack = profile_of(catalog, sid, sys.generation)
     over: dict[str, float] = {}
     for key, v in values.items():
-        kind, target, field = _split(key)
-        if kind == "gen" and target in ("", sys.generation):
+        if not applies(key, sid, sys.generation):
+            continue
+        kind, _, field = _split(key)
+        if kind == "gen":
             gen[field] = v
-        elif kind == "stack" and _stack_target(target, sid, sys.generation):
+        else:
             over[field] = v
     return replace(sys, gen=gen), replace(stack, **over) if over else stack
 

@@ -76,6 +76,63 @@ SCORE_PASSES: dict[str, tuple[float, float]] = {
     # dimension these GEMMs sit at the roofline's ridge, where neither roof is reached
     "score-gemms": (4.0, 8.0),
 }
+#: One eager element-wise kernel chain, op by op: name -> (width, forward bytes, backward bytes,
+#: forward kernels, backward kernels), bytes per element of the width: ``hidden`` (tokens x
+#: hidden), ``attn`` (tokens x query width / tp), ``qkv`` (tokens x (q + 2 kv) width / tp),
+#: ``ffn`` (tokens x MLP inner width / tp) or ``param`` (the layer's weights per GPU, once per
+#: micro-batch). Counted from the operands of the PyTorch ops an eager model under
+#: ``torch.autocast`` runs (fp32 weights and residual stream, 16-bit GEMMs; PyTorch 1.13 /
+#: transformers 4.24 as the 2022 Hugging Face GPT-2 ran them), not fitted:
+ELEMENTWISE_OPS: dict[str, tuple[str, float, float, int, int]] = {
+    # LayerNorm runs in fp32 under autocast (its fp32 op list): read x, write y (8). Backward:
+    # the input-gradient kernel reads x and dy and writes dx (12), the weight/bias-gradient
+    # kernel reads x and dy (8), and dx is added into the residual stream's gradient (12)
+    "layernorm-fp32": ("hidden", 8.0, 32.0, 1, 3),
+    # autocast's cast of an fp32 activation to 16 bit before a GEMM (read 4, write 2); backward
+    # casts the 16-bit gradient back (read 2, write 4)
+    "cast-hidden": ("hidden", 6.0, 6.0, 1, 1),
+    "cast-ffn": ("ffn", 6.0, 6.0, 1, 1),
+    # queries, keys and values made contiguous per head for the batched matmuls (read 2,
+    # write 2 each); backward: one cat of their gradients into the fused QKV gradient
+    "head-copies": ("qkv", 4.0, 4.0, 3, 1),
+    # the heads' outputs permuted back into tokens x width (and the gradient in backward)
+    "merge-heads": ("attn", 4.0, 4.0, 1, 1),
+    # bias gradients: one reduction over the tokens of each GEMM output's gradient (read 2)
+    "bias-grad-qkv": ("qkv", 0.0, 2.0, 0, 1),
+    "bias-grad-hidden": ("hidden", 0.0, 2.0, 0, 1),
+    "bias-grad-ffn": ("ffn", 0.0, 2.0, 0, 1),
+    # dropout on a 16-bit activation: read 2, write 2 and a 1-byte mask; backward reads the
+    # gradient and the mask and writes the gradient
+    "dropout": ("hidden", 5.0, 5.0, 1, 1),
+    # a 16-bit branch added to the fp32 residual stream (type promotion: read 2 + 4, write 4);
+    # backward casts the stream's fp32 gradient to 16 bit for the branch (read 4, write 2)
+    "residual-add-fp32": ("hidden", 10.0, 6.0, 1, 1),
+    # GPT-2's tanh GELU ("gelu_new") written out in Python: 0.5*x*(1+tanh(sqrt(2/pi)*(x +
+    # 0.044715*x^3))) on the 16-bit MLP activation, nine kernels: cast for pow (fp32 under
+    # autocast, 6), pow (8), scale (8), add with promotion (10), scale (8), tanh (8), add 1
+    # (8), 0.5*x (4), final product with promotion (10): 70 bytes, an fp32 output. Backward,
+    # op by op through autograd: the product's two gradients and a cast (28), 0.5*x (4),
+    # tanh (12), two scales (16), the add's cast (6), pow's x^2, x3 and product (28), the
+    # first cast (6), two accumulations of x's three gradients (12): 112 bytes, 14 kernels
+    "gelu-tanh-eager": ("ffn", 70.0, 112.0, 9, 14),
+    # autocast casts each fp32 weight and bias to 16 bit once per forward (read 4, write 2);
+    # backward casts each 16-bit weight gradient to fp32 (6) and accumulates it into .grad
+    # (read 4 + 4, write 4): 18. Kernels: a GPT-2 block's four weights and four biases
+    "weight-cast": ("param", 6.0, 18.0, 8, 16),
+}
+#: HF GPT2Block (transformers 4.24) under autocast: ln_1, cast, c_attn (bias gradient), heads
+#: made contiguous, attention, heads merged, c_proj (bias gradient), dropout, residual add,
+#: ln_2, cast, c_fc (bias gradient), gelu_new, cast, c_proj (bias gradient), dropout, residual
+#: add, and the weights' casts
+HF_GPT2_BLOCK = (
+    "layernorm-fp32", "cast-hidden", "bias-grad-qkv", "head-copies", "merge-heads",
+    "bias-grad-hidden", "dropout", "residual-add-fp32", "layernorm-fp32", "cast-hidden",
+    "bias-grad-ffn", "gelu-tanh-eager", "cast-ffn", "bias-grad-hidden", "dropout",
+    "residual-add-fp32", "weight-cast",
+)
+#: kernels of one layer besides its element-wise chain and score passes: four dense GEMMs and
+#: two batched attention GEMMs in forward, twice as many in backward
+GEMM_KERNELS = (6, 12)
 #: extra HBM bytes per parameter of an fp16 step's dynamic loss scaling: the fused
 #: check-for-inf-and-unscale pass reads and writes every fp32 gradient once (PyTorch
 #: GradScaler.unscale_, apex amp); bf16 needs no loss scale
@@ -207,10 +264,12 @@ def elementwise_bytes(c: Ctx, inner_width: Any) -> Any:
     (gated: read gate and up, write product; else read and write)."""
     m = c.m
     h = float(m.hidden)
-    rep = c.T * h * REPLICATED_ELEMS * ACT_BYTES / c.seq_div
-    act = c.T * inner_width * (3.0 if m.swiglu else 2.0) * ACT_BYTES
     # rotary embedding on queries and keys (read + write) in the swiglu (Llama-style) family
     rope = c.T * 2.0 * (m.q_dim + m.kv_dim) / c.tp * ACT_BYTES if m.swiglu else 0.0
+    if c.st.elementwise_ops:  # norms, residual adds and the activation priced op by op
+        return rope * c.st.elementwise_passes
+    rep = c.T * h * REPLICATED_ELEMS * ACT_BYTES / c.seq_div
+    act = c.T * inner_width * (3.0 if m.swiglu else 2.0) * ACT_BYTES
     return (rep + act + rope) * c.st.elementwise_passes
 
 
@@ -256,6 +315,48 @@ def head_and_loss(c: Ctx) -> Any:
     f, b = gemm(c, "head", c.T, float(m.hidden), m.vocab / c.tp)
     loss = c.T * m.vocab / c.tp * c.st.cross_entropy_bytes / c.hbm
     return f + b + loss
+
+
+def chain_widths(c: Ctx, inner_width: Any) -> dict[str, Any]:
+    """Elements per width kind of :data:`ELEMENTWISE_OPS` for one layer and micro-batch."""
+    m = c.m
+    h = float(m.hidden)
+    params = (h * (2 * m.q_dim + 2 * m.kv_dim) + m.mlp_mats * h * m.ffn) / c.tp
+    return {"hidden": c.T * h / c.seq_div, "attn": c.T * m.q_dim / c.tp,
+            "qkv": c.T * (m.q_dim + 2 * m.kv_dim) / c.tp, "ffn": c.T * inner_width,
+            "param": params}
+
+
+def elementwise_chain(c: Ctx, inner_width: Any) -> tuple[Any, Any, int, int]:
+    """(forward s, backward s, forward kernels, backward kernels) of the stack's explicit
+    element-wise chain (``elementwise_ops``): bytes per element x elements / HBM, plus one
+    launch gap per kernel. Zero where the stack has none (priced by ``elementwise_bytes``)."""
+    widths = chain_widths(c, inner_width)
+    f = b = 0.0
+    nf = nb = 0
+    for name in c.st.elementwise_ops:
+        width, fb, bb, kf, kb = ELEMENTWISE_OPS[name]
+        f, b = f + widths[width] * fb, b + widths[width] * bb
+        nf, nb = nf + kf, nb + kb
+    gap = c.st.kernel_gap_us * 1e-6
+    return f / c.hbm + nf * gap, b / c.hbm + nb * gap, nf, nb
+
+
+def host_bound(c: Ctx, gpu_f: Any, gpu_b: Any, nf: int, nb: int,
+               comm: Any = 0.0) -> tuple[Any, Any]:
+    """Forward and backward of a layer when eager PyTorch must issue every kernel from the
+    host: the GPU runs ahead of the Python loop only while its queued work lasts, so a layer's
+    kernels take the longer of their GPU time and ``host_launch_us`` per launched kernel (its
+    chain, score passes and GEMMs). ``comm``: the exposed communication inside ``gpu_f`` and
+    ``gpu_b``, which the floor does not cover. Stacks without the figure: unchanged."""
+    us = c.st.host_launch_us * 1e-6
+    if us <= 0:
+        return gpu_f, gpu_b
+    n_score = len(score_chain(c.st)) if not c.st.flash_attention else 1
+    host_f = (nf + n_score + GEMM_KERNELS[0]) * us
+    host_b = (nb + n_score + GEMM_KERNELS[1]) * us
+    return (np.maximum(gpu_f - comm, host_f) + comm,
+            np.maximum(gpu_b - comm, host_b) + comm)
 
 
 def kernel_gaps(c: Ctx) -> float:

@@ -66,6 +66,11 @@ class StackProfile:
     expert_tp_folding: bool = False
     #: passes over a materialised score matrix before dropout (perf.ops.SCORE_PASSES)
     score_passes: tuple[str, ...] = ("scale-mask-softmax",)
+    #: one layer's element-wise kernels op by op (perf.ops.ELEMENTWISE_OPS); empty: priced
+    #: by ``elementwise_passes`` over the fused traffic
+    elementwise_ops: tuple[str, ...] = ()
+    #: host seconds (us) to issue one kernel from eager Python; 0: launches never bound a layer
+    host_launch_us: float = 0.0
     #: training-days band as fractions of the predicted days (perf.crossval, catalog data)
     days_band_low: float = 0.0
     days_band_high: float = 0.0
@@ -76,7 +81,8 @@ class StackProfile:
 
 NEUTRAL = StackProfile()
 #: profile fields not copied as they are from the catalog entry's field of the same name
-_DERIVED = ("attention_efficiency", "fp8_gemms", "interleaved", "score_passes")
+_DERIVED = ("attention_efficiency", "fp8_gemms", "interleaved", "score_passes", "elementwise_ops",
+            "host_launch_us")
 
 
 def profile_of(catalog: Any, stack_id: str | None, generation: str) -> StackProfile:
@@ -114,6 +120,10 @@ def with_kernels(prof: StackProfile, k: Any, generation: str) -> StackProfile:
     over = {f: getattr(k, f) for f in KERNEL_FIELDS if getattr(k, f) is not None}
     if k.score_passes is not None:
         over["score_passes"] = tuple(k.score_passes)
+    if k.elementwise_ops is not None:
+        over["elementwise_ops"] = tuple(k.elementwise_ops)
+    if k.host_launch_us is not None:
+        over["host_launch_us"] = k.host_launch_us
     att = k.attention_efficiency
     return replace(prof, **over, id=f"{prof.id}+{k.id}",
                    attention_efficiency=att.get(generation, att.get("default")))
