@@ -4,8 +4,8 @@ and reservations, backfilling behind a blocked head (EASY) or preempting for it.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from itertools import compress, starmap
+from collections.abc import Iterable
+from itertools import starmap
 
 import numpy as np
 
@@ -232,17 +232,12 @@ class Dispatch(Preemption, Backfill):
         a hundred entries the NumPy calls cost more than the scan)."""
         self._fill_at(range(i, stop), failed, shadow_t, reserved, pool_extra)
 
-    def _fill_at(self, positions: Sequence[int], failed: dict[tuple[int, int, int], int],
+    def _fill_at(self, positions: Iterable[int], failed: dict[tuple[int, int, int], int],
                  shadow_t: float, reserved: np.ndarray | None, pool_extra: int) -> None:
         """Try the queue entries at ``positions`` (ascending) one by one, as the per-entry
         loop of :meth:`_pass` would behind the blocked head: skip one that does not fit the
         free capacity or is no smaller than the smallest that failed in its mode, start one
-        that can be placed. Started entries leave the queue at the end.
-
-        The entries the first test skips (no smaller than ``lim``: more than the free capacity,
-        or no smaller than both thresholds) are passed over at C speed by ``compress``; when
-        ``lim`` falls (a start, a failure) the selection starts again behind the last entry
-        tried, so every entry reaching the loop's body passes it with the current values."""
+        that can be placed. Started entries leave the queue at the end."""
         q = self.queue
         st = self.st
         milli, req, now = self.milli, self.req, self.now
@@ -252,45 +247,42 @@ class Dispatch(Preemption, Backfill):
         fm1 = failed.get((1, 0, 0), math.inf)
         mask_late = self._late_mask(reserved)
         free = st.free_milli  # changes only when a job starts (the caller checked it is > 0)
-        lim = min(free + 1, max(fm0, fm1))  # whole milli: below lim = fits free and a threshold
+        # an entry of lim or more is skipped in either mode: more than the free capacity (whole
+        # milli) or no smaller than both thresholds
+        lim = min(free + 1, max(fm0, fm1))
         started: list[int] = []
-        n = len(positions)
-        k = 0
-        while k < n:
-            sel = compress(range(k, n), map(lim.__gt__, map(milli.__getitem__,
-                                                            map(q.__getitem__, positions[k:]))))
-            k = n
-            for x in sel:
-                c = positions[x]
-                j = q[c]
-                mj = milli[j]
-                if now + req[j] > shadow_t:  # mode 1: runs past the shadow time
-                    if mj >= fm1:
-                        continue
-                    if pooled:
-                        alloc = place(st, mj) if mj <= pool_extra else None
-                        if alloc is not None:
-                            pool_extra -= mj
-                    else:
-                        alloc = place(st, mj, mask_late)
-                    if alloc is None:
-                        fm1 = mj
+        for c in positions:
+            j = q[c]
+            mj = milli[j]
+            if mj >= lim:
+                continue
+            if now + req[j] > shadow_t:  # mode 1: runs past the shadow time
+                if mj >= fm1:
+                    continue
+                if pooled:
+                    alloc = place(st, mj) if mj <= pool_extra else None
+                    if alloc is not None:
+                        pool_extra -= mj
                 else:
-                    if mj >= fm0:
-                        continue
-                    alloc = place(st, mj, None)
-                    if alloc is None:
-                        fm0 = mj
-                if alloc is not None:
-                    started.append(c)
-                    self._start(j, alloc)
-                    free = st.free_milli
-                    if free <= 0:
-                        break
-                new = min(free + 1, max(fm0, fm1))
-                if new < lim:  # select again behind this entry with the lower limit
-                    lim, k = new, x + 1
-                    break
+                    alloc = place(st, mj, mask_late)
+                if alloc is None:
+                    fm1 = mj
+                    lim = min(free + 1, max(fm0, fm1))
+                    continue
+            else:
+                if mj >= fm0:
+                    continue
+                alloc = place(st, mj, None)
+                if alloc is None:
+                    fm0 = mj
+                    lim = min(free + 1, max(fm0, fm1))
+                    continue
+            started.append(c)
+            self._start(j, alloc)
+            free = st.free_milli
+            if free <= 0:
+                break
+            lim = min(free + 1, max(fm0, fm1))
         qk = self.qkey
         for k in reversed(started):
             del q[k], qk[k]
