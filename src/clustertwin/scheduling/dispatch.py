@@ -237,7 +237,12 @@ class Dispatch(Preemption, Backfill):
         """Try the queue entries at ``positions`` (ascending) one by one, as the per-entry
         loop of :meth:`_pass` would behind the blocked head: skip one that does not fit the
         free capacity or is no smaller than the smallest that failed in its mode, start one
-        that can be placed. Started entries leave the queue at the end."""
+        that can be placed. Started entries leave the queue at the end.
+
+        Two bounds of the workload cut the scan short without changing what it tries: when even
+        its shortest time limit ends past the shadow time, every entry is in mode 1 (so the
+        mode-0 threshold never applies), and once no job of the workload is below the limit of
+        what may still be tried, nothing further is (typically a one-GPU job failed)."""
         q = self.queue
         st = self.st
         milli, req, now = self.milli, self.req, self.now
@@ -247,11 +252,13 @@ class Dispatch(Preemption, Backfill):
         fm1 = failed.get((1, 0, 0), math.inf)
         mask_late = self._late_mask(reserved)
         free = st.free_milli  # changes only when a job starts (the caller checked it is > 0)
-        # an entry of lim or more is skipped in either mode: more than the free capacity (whole
-        # milli) or no smaller than both thresholds
-        lim = min(free + 1, max(fm0, fm1))
+        late = now + self.min_req > shadow_t  # every entry runs past the shadow time
+        smallest = self.min_milli
+        # an entry of lim or more is skipped: more than the free capacity (whole milli) or no
+        # smaller than the thresholds of the modes it may be in
+        lim = min(free + 1, fm1 if late else max(fm0, fm1))
         started: list[int] = []
-        for c in positions:
+        for c in positions if lim > smallest else ():
             j = q[c]
             mj = milli[j]
             if mj >= lim:
@@ -267,22 +274,19 @@ class Dispatch(Preemption, Backfill):
                     alloc = place(st, mj, mask_late)
                 if alloc is None:
                     fm1 = mj
-                    lim = min(free + 1, max(fm0, fm1))
-                    continue
             else:
                 if mj >= fm0:
                     continue
                 alloc = place(st, mj, None)
                 if alloc is None:
                     fm0 = mj
-                    lim = min(free + 1, max(fm0, fm1))
-                    continue
-            started.append(c)
-            self._start(j, alloc)
-            free = st.free_milli
-            if free <= 0:
+            if alloc is not None:
+                started.append(c)
+                self._start(j, alloc)
+                free = st.free_milli
+            lim = min(free + 1, fm1 if late else max(fm0, fm1))
+            if free <= 0 or lim <= smallest:  # nothing left that may be tried
                 break
-            lim = min(free + 1, max(fm0, fm1))
         qk = self.qkey
         for k in reversed(started):
             del q[k], qk[k]
