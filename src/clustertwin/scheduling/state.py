@@ -60,9 +60,12 @@ class ClusterState:
         if f == g and self.up_l[node]:
             self.idle_node_gpus -= g
 
-    def _node_after(self, node: int) -> None:
+    def _node_after(self, node: int, whole: int | None = None) -> None:
+        """Update the node's counts after its GPUs changed; ``whole`` (its fully free GPUs)
+        when the caller knows it, else counted."""
         g = self.gpus_l[node]
-        whole = self.gfree[node, :g].tolist().count(WHOLE)  # a few GPUs: faster than NumPy
+        if whole is None:
+            whole = self.gfree[node, :g].tolist().count(WHOLE)  # a few GPUs: faster than NumPy
         self._relist(node, self.full_l[node], whole)
         self.full[node] = whole
         self.full_l[node] = whole
@@ -91,6 +94,9 @@ class ClusterState:
             by[old] ^= bit
             by[new] |= bit
 
+    # A whole-GPU entry (milli = WHOLE) takes GPUs that were fully free and gives back GPUs
+    # it held alone (nothing else fits on a GPU with no free capacity), so the node's count of
+    # fully free GPUs moves by exactly its GPU count; a fractional entry has them counted.
     def take(self, alloc: Alloc) -> None:
         self.changes += 1
         for node, idx, milli in alloc:
@@ -100,7 +106,7 @@ class ClusterState:
             self._node_before(node)
             self._shift(node, idx, -milli)
             self.free_milli -= milli * len(idx)
-            self._node_after(node)
+            self._node_after(node, self.full_l[node] - len(idx) if milli == WHOLE else None)
 
     def give(self, alloc: Alloc) -> None:
         self.changes += 1
@@ -113,7 +119,7 @@ class ClusterState:
             self._node_before(node)
             self._shift(node, idx, milli)
             self.free_milli += milli * len(idx)
-            self._node_after(node)
+            self._node_after(node, self.full_l[node] + len(idx) if milli == WHOLE else None)
 
     def fail(self, node: int) -> None:
         """Take a node out (its jobs must have been given back first)."""
