@@ -5,6 +5,8 @@ to queue and on the shipped traces."""
 
 from __future__ import annotations
 
+import bisect
+
 import numpy as np
 import pytest
 
@@ -194,3 +196,99 @@ def test_listed_node_is_the_array_scans_node(placement, tmp_path) -> None:
                     answered += 1
                     assert got == want, (step, k)
     assert answered == 700 * 8 * 3
+
+
+def test_queue_position_is_the_tuple_order() -> None:
+    """The queue keeps jobs and keys in two lists; an entry's place is where the tuple
+    (key, submit time, job) sorts, ties on the key broken by submit time, then job. Checked
+    against a sorted list of tuples with many equal keys and submit times, entries added and
+    removed in random order."""
+    from clustertwin.scheduling.runstate import RunState
+
+    class Queue:  # the run's queue fields and methods alone
+        _queue_pos = RunState._queue_pos
+        _queue_add = RunState._queue_add
+
+    rng = np.random.default_rng(8)
+    n = 600
+    submit = rng.integers(0, 40, n).astype(float).tolist()
+    keys = (rng.integers(0, 12, n) * 0.5).tolist()
+    keys[::7] = [-0.0] * len(keys[::7])  # -0.0 and 0.0 compare equal in both forms
+    rs = Queue()
+    rs.queue, rs.qkey, rs.submit = [], [], submit
+    tuples: list[tuple[float, float, int]] = []
+    for j in rng.permutation(n).tolist():
+        rs._queue_add(keys[j], j)
+        bisect.insort(tuples, (keys[j], submit[j], j))
+        if rng.uniform() < 0.2:
+            k = int(rng.integers(len(tuples)))
+            assert rs._queue_pos(tuples[k][0], tuples[k][2]) == k
+            del tuples[k], rs.queue[k], rs.qkey[k]
+    assert rs.queue == [t[2] for t in tuples]
+    assert rs.qkey == [t[0] for t in tuples]
+
+
+def test_ends_in_order_reads_the_heap_sorted_without_stale_entries() -> None:
+    """Running attempts' ends live in a heap with stale entries (attempts that ended, or jobs
+    requeued and started again); the shadow computation reads the live ones earliest first,
+    ties by job, as the sorted list it replaced did."""
+    import heapq
+    from types import SimpleNamespace
+
+    from clustertwin.scheduling.backfill import Backfill
+    from clustertwin.scheduling.simtypes import QUEUED, RUNNING
+
+    rng = np.random.default_rng(4)
+    n = 300
+    epoch = [0] * n
+    status = [QUEUED] * n
+    ends: list[tuple[float, int, int]] = []
+    for _ in range(2000):
+        j = int(rng.integers(n))
+        if status[j] == RUNNING and rng.uniform() < 0.5:
+            status[j] = QUEUED  # ended or requeued: its entry goes stale
+            epoch[j] += int(rng.integers(0, 2))
+        else:
+            epoch[j] += 1
+            status[j] = RUNNING
+            heapq.heappush(ends, (float(rng.integers(0, 50)), j, epoch[j]))
+    run = SimpleNamespace(run_ends=ends, epoch=epoch, status=status)
+    live = sorted((t, j) for t, j, ep in ends if epoch[j] == ep and status[j] == RUNNING)
+    assert list(Backfill._ends_in_order(run)) == live
+    assert len(live) > 50
+
+
+def test_whole_gpu_counts_follow_the_gpus() -> None:
+    """Take and give move a node's count of fully free GPUs by the GPU count of a whole-GPU
+    entry (and store 0 / WHOLE) instead of recounting: the counts and bit sets stay those of
+    the GPUs through random whole and shared-GPU jobs, failures and repairs."""
+    from clustertwin.scheduling.placement import get_placement
+    from clustertwin.scheduling.state import WHOLE, ClusterState
+
+    spec = uniform(12, 8, nvlink_domain_gpus=8)
+    st = ClusterState(spec)
+    placer = get_placement("best-fit")
+    rng = np.random.default_rng(6)
+    running: list = []
+    down: set[int] = set()
+    for _ in range(1500):
+        r = rng.uniform()
+        if r < 0.5:
+            m = int(rng.choice([250, 500, 1000, 2000, 4000, 8000, 16000]))
+            a = placer.place(st, m)
+            if a is not None:
+                st.take(a)
+                running.append(a)
+        elif r < 0.9 and running:
+            st.give(running.pop(int(rng.integers(len(running)))))
+        elif r < 0.95:
+            node = int(rng.integers(spec.nodes))
+            if not any(x[0] == node for a in running for x in a):
+                st.fail(node)
+                down.add(node)
+        elif down:
+            st.repair(down.pop())
+        counted = (st.gfree == WHOLE).sum(axis=1).tolist()
+        assert st.full_l == counted == st.full.tolist()
+        assert st.by_full == [sum(1 << x for x in range(spec.nodes) if counted[x] == f)
+                              for f in range(9)]

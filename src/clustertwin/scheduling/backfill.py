@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import heapq
 import math
+from collections.abc import Iterator
 
 import numpy as np
 
 from clustertwin.scheduling.reservations import Reservations
+from clustertwin.scheduling.simtypes import RUNNING
 from clustertwin.scheduling.state import WHOLE, copy_state
 
 
@@ -27,13 +30,12 @@ class Backfill(Reservations):
         st = self.st
         m = self.milli[h]
         hyp = copy_state(st)
-        ends = self.run_ends
         mask = self._mask(h)
         t = math.inf
         nodes_arr: np.ndarray | None = None
         extra = 0
         k = m // WHOLE
-        for tend, j in ends:
+        for tend, j in self._ends_in_order():
             alloc = self.alloc[j]
             assert alloc is not None
             hyp.give(alloc)
@@ -61,3 +63,26 @@ class Backfill(Reservations):
         self.shadow = (h, 0, t, nodes_arr, extra)
         self.head_checks.append((h, self.now, t))
         return t, nodes_arr, extra
+
+    def _ends_in_order(self) -> Iterator[tuple[float, int]]:
+        """The running attempts as (end, job), earliest first (ties: lower job first), read
+        from the heap ``run_ends`` without changing it: a second heap holds the frontier (the
+        entries whose parents were read), so reading the first n costs O(n log n), not a sort
+        of every running job. Stale entries (attempts that ended) are passed over."""
+        ends = self.run_ends
+        if not ends:
+            return
+        n = len(ends)
+        epoch, status = self.epoch, self.status
+        front = [(ends[0], 0)]
+        pop, push = heapq.heappop, heapq.heappush
+        while front:
+            e, i = pop(front)
+            c = 2 * i + 1
+            if c < n:
+                push(front, (ends[c], c))
+                if c + 1 < n:
+                    push(front, (ends[c + 1], c + 1))
+            tend, j, ep = e
+            if epoch[j] == ep and status[j] == RUNNING:
+                yield tend, j

@@ -3,18 +3,15 @@ and reservations, backfilling behind a blocked head (EASY) or preempting for it.
 
 from __future__ import annotations
 
-import bisect
 import math
 from collections.abc import Iterable
-from functools import partial
-from operator import itemgetter
+from itertools import starmap
 
 import numpy as np
 
 from clustertwin.scheduling.backfill import Backfill
 from clustertwin.scheduling.preemption import Preemption
 
-_JOB = itemgetter(2)  # a queue entry is (key, submit time, job)
 #: tails behind a blocked EASY head up to this long are scanned entry by entry in plain Python
 #: (:meth:`Dispatch._fill_short`); longer ones with one NumPy test per try. Same entries tried.
 SHORT_TAIL = 256
@@ -30,12 +27,11 @@ class Dispatch(Preemption, Backfill):
     def _rekey(self) -> None:
         if not self.queue:
             return
-        jobs = np.fromiter(map(_JOB, self.queue), dtype=np.int64, count=len(self.queue))
+        jobs = np.array(self.queue, dtype=np.int64)
         keys = self.order.keys(self.ctx, jobs, self.now)
-        sub = self.w.submit_s[jobs]
-        idx = np.lexsort((jobs, sub, keys))
-        self.queue = list(zip(keys[idx].tolist(), sub[idx].tolist(), jobs[idx].tolist(),
-                              strict=True))
+        idx = np.lexsort((jobs, self.w.submit_s[jobs], keys))
+        self.queue = jobs[idx].tolist()
+        self.qkey = keys[idx].tolist()
 
     def _schedule(self) -> None:
         if not self.queue:
@@ -46,8 +42,8 @@ class Dispatch(Preemption, Backfill):
             self._pass()
         finally:
             self.in_pass = False
-            for e in self.deferred:
-                bisect.insort(self.queue, e)
+            for key, j in self.deferred:
+                self._queue_add(key, j)
             self.deferred.clear()
             self.fresh.clear()
 
@@ -61,6 +57,7 @@ class Dispatch(Preemption, Backfill):
         pol = self.pol
         st = self.st
         q = self.queue
+        qk = self.qkey
         depth = self.cfg.scan_depth
         limits = self.team_limit
         resv = bool(self.cfg.reservations)
@@ -78,7 +75,7 @@ class Dispatch(Preemption, Backfill):
             if depth is not None and seen > depth:
                 break
             seen += 1
-            j = q[i][2]
+            j = q[i]
             m = self.milli[j]
             if limits:
                 lim = limits.get(self.team[j])
@@ -105,7 +102,7 @@ class Dispatch(Preemption, Backfill):
                 if alloc is None:
                     failed[ck] = m if fm is None else min(fm, m)
             if alloc is not None:
-                del q[i]
+                del q[i], qk[i]
                 self._start(j, alloc)
                 continue
             # j is blocked
@@ -113,7 +110,7 @@ class Dispatch(Preemption, Backfill):
                 if not tried_preempt:
                     tried_preempt = True
                     if self._try_preempt(j):
-                        del q[i]
+                        del q[i], qk[i]
                         continue
                 if pol.backfill:
                     head = j
@@ -157,14 +154,14 @@ class Dispatch(Preemption, Backfill):
         jobs on the same GPUs. The per-entry loop (``fast_fill = False``) checks it in tests."""
         q = self.queue
         st = self.st
-        if self.dead != (st.changes, q[0][2]):
+        if self.dead != (st.changes, q[0]):
             self.dead = None
             return False
-        h = q[0][2]
+        h = q[0]
         shadow_t, reserved, pool_extra = self._shadow(h)
         depth = self.cfg.scan_depth
         stop = len(q) if depth is None else min(len(q), depth + 1)
-        pos = sorted(p for p in map(partial(bisect.bisect_left, q), self.fresh) if 0 < p < stop)
+        pos = sorted(p for p in starmap(self._queue_pos, self.fresh) if 0 < p < stop)
         if not pos or st.free_milli <= 0:
             return True
         changes = st.changes
@@ -191,7 +188,7 @@ class Dispatch(Preemption, Backfill):
         if stop - i <= SHORT_TAIL:
             self._fill_short(i, stop, failed, shadow_t, reserved, pool_extra)
             return
-        jobs = np.fromiter(map(_JOB, q[i:stop]), dtype=np.int64, count=stop - i)
+        jobs = np.array(q[i:stop], dtype=np.int64)
         m = self.w.gpus_milli[jobs]
         late = (self.now + self.w.requested_s[jobs]) > shadow_t
         fm = [failed.get((0, 0, 0), math.inf), failed.get((1, 0, 0), math.inf)]
@@ -206,7 +203,7 @@ class Dispatch(Preemption, Backfill):
             if not cond.size or not cond[nxt]:
                 break
             c += nxt
-            j = q[i + c][2]
+            j = q[i + c]
             mj, mode = self.milli[j], int(late[c])
             c += 1
             alloc = None
@@ -224,8 +221,9 @@ class Dispatch(Preemption, Backfill):
                 continue
             started.append(i + c - 1)
             self._start(j, alloc)
+        qk = self.qkey
         for k in reversed(started):
-            del q[k]
+            del q[k], qk[k]
 
     def _fill_short(self, i: int, stop: int, failed: dict[tuple[int, int, int], int],
                     shadow_t: float, reserved: np.ndarray | None, pool_extra: int) -> None:
@@ -239,7 +237,12 @@ class Dispatch(Preemption, Backfill):
         """Try the queue entries at ``positions`` (ascending) one by one, as the per-entry
         loop of :meth:`_pass` would behind the blocked head: skip one that does not fit the
         free capacity or is no smaller than the smallest that failed in its mode, start one
-        that can be placed. Started entries leave the queue at the end."""
+        that can be placed. Started entries leave the queue at the end.
+
+        Two bounds of the workload cut the scan short without changing what it tries: when even
+        its shortest time limit ends past the shadow time, every entry is in mode 1 (so the
+        mode-0 threshold never applies), and once no job of the workload is below the limit of
+        what may still be tried, nothing further is (typically a one-GPU job failed)."""
         q = self.queue
         st = self.st
         milli, req, now = self.milli, self.req, self.now
@@ -249,12 +252,16 @@ class Dispatch(Preemption, Backfill):
         fm1 = failed.get((1, 0, 0), math.inf)
         mask_late = self._late_mask(reserved)
         free = st.free_milli  # changes only when a job starts (the caller checked it is > 0)
-        hi = max(fm0, fm1)  # an entry this large is skipped in either mode
+        late = now + self.min_req > shadow_t  # every entry runs past the shadow time
+        smallest = self.min_milli
+        # an entry of lim or more is skipped: more than the free capacity (whole milli) or no
+        # smaller than the thresholds of the modes it may be in
+        lim = min(free + 1, fm1 if late else max(fm0, fm1))
         started: list[int] = []
-        for c in positions:
-            j = q[c][2]
+        for c in positions if lim > smallest else ():
+            j = q[c]
             mj = milli[j]
-            if mj > free or mj >= hi:
+            if mj >= lim:
                 continue
             if now + req[j] > shadow_t:  # mode 1: runs past the shadow time
                 if mj >= fm1:
@@ -267,20 +274,19 @@ class Dispatch(Preemption, Backfill):
                     alloc = place(st, mj, mask_late)
                 if alloc is None:
                     fm1 = mj
-                    hi = max(fm0, fm1)
-                    continue
             else:
                 if mj >= fm0:
                     continue
                 alloc = place(st, mj, None)
                 if alloc is None:
                     fm0 = mj
-                    hi = max(fm0, fm1)
-                    continue
-            started.append(c)
-            self._start(j, alloc)
-            free = st.free_milli
-            if free <= 0:
+            if alloc is not None:
+                started.append(c)
+                self._start(j, alloc)
+                free = st.free_milli
+            lim = min(free + 1, fm1 if late else max(fm0, fm1))
+            if free <= 0 or lim <= smallest:  # nothing left that may be tried
                 break
+        qk = self.qkey
         for k in reversed(started):
-            del q[k]
+            del q[k], qk[k]

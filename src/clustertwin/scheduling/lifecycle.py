@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-import bisect
+import heapq
 import math
 
 import numpy as np
@@ -70,9 +70,8 @@ class Lifecycle(RunState):
             key = self.static_keys[j]
         else:
             key = self.order.key_one(self.ctx, j, self.now)
-        e = (key, self.submit[j], j)
-        bisect.insort(self.queue, e)
-        self.fresh.append(e)
+        self._queue_add(key, j)
+        self.fresh.append((key, j))
 
     def _cancel(self, j: int) -> None:
         self.status[j] = CANCELLED
@@ -111,7 +110,7 @@ class Lifecycle(RunState):
         self.epoch[j] += 1
         self.running.add(j)
         end_t = self.now + ln
-        bisect.insort(self.run_ends, (end_t, j))
+        heapq.heappush(self.run_ends, (end_t, j, self.epoch[j]))
         rk = self.rank[j]
         self.rank_count[rk] = self.rank_count.get(rk, 0) + 1
         if not st.pooled:
@@ -135,12 +134,15 @@ class Lifecycle(RunState):
         self.st.give(alloc)
         self.team_milli[self.team[j]] -= self.alloc_milli[j]
         self.running.discard(j)
-        e = (self.run_start[j] + self.run_len[j], j)
-        pos = bisect.bisect_left(self.run_ends, e)
-        if pos < len(self.run_ends) and self.run_ends[pos] == e:
-            del self.run_ends[pos]
-        else:  # float round-trip: fall back to a search
-            self.run_ends.remove(next(x for x in self.run_ends if x[1] == j))
+        # this attempt's entry in run_ends goes stale; stale entries leave from the top
+        ends = self.run_ends
+        epoch, status = self.epoch, self.status
+        while ends:
+            _, k, ep = ends[0]
+            if k == j or epoch[k] != ep or status[k] != RUNNING:
+                heapq.heappop(ends)
+            else:
+                break
         rk = self.rank[j]
         self.rank_count[rk] -= 1
         if not self.rank_count[rk]:
@@ -192,7 +194,7 @@ class Lifecycle(RunState):
         key = self.static_keys[j] if self.static_keys is not None else \
             float(self.order.keys(self.ctx, np.array([j]), self.now)[0])
         if self.in_pass:
-            self.deferred.append((key, self.submit[j], j))
+            self.deferred.append((key, j))
         else:
-            bisect.insort(self.queue, (key, self.submit[j], j))
+            self._queue_add(key, j)
         self.shadow = None

@@ -7,6 +7,7 @@ parts (:mod:`.lifecycle`, :mod:`.failures`, :mod:`.reservations`, :mod:`.backfil
 
 from __future__ import annotations
 
+import bisect
 import heapq
 import math
 from itertools import count
@@ -73,6 +74,9 @@ class RunState:
         self.req = w.requested_s.tolist()
         self.ck = w.checkpoint_s.tolist()
         self.submit = w.submit_s.tolist()
+        # the workload's shortest time limit and smallest demand (bounds the EASY fill uses)
+        self.min_req = min(self.req, default=math.inf)
+        self.min_milli = min(self.milli, default=0)
         self.team = w.team.tolist()
         self.rank = list(zip(w.qos.tolist(), w.priority.tolist(), strict=True))
         self.resv_of = w.reservation.tolist()
@@ -98,9 +102,14 @@ class RunState:
                 self.waiters.setdefault(d, []).append(j)
         self.static_keys = None if self.order.dynamic else \
             self.order.keys(self.ctx, np.arange(n), 0.0).tolist()
-        self.queue: list[tuple[float, float, int]] = []
+        # the queue in policy order: the jobs, and beside them their keys (an entry sorts by
+        # (key, submit time, job); see RunState._queue_pos)
+        self.queue: list[int] = []
+        self.qkey: list[float] = []
         self.running: set[int] = set()
-        self.run_ends: list[tuple[float, int]] = []  # (the attempt's end, job), sorted
+        # (the attempt's end, job, epoch) of the running attempts, a heap; an entry whose job
+        # no longer runs that attempt (epoch or status changed) is stale and skipped
+        self.run_ends: list[tuple[float, int, int]] = []
         self.rank_count: dict[tuple[int, float], int] = {}  # running jobs per (QoS, priority)
         self.on_node: dict[int, set[int]] | None = {} if cfg.failure_rate_per_node_day > 0 else None
         self.team_milli = [0.0] * len(w.teams)  # GPU-milli in use per team
@@ -117,11 +126,11 @@ class RunState:
         self.head_checks: list[tuple[int, float, float]] = []
         self.preempt_tried: tuple[int, int] | None = None
         self.in_pass = False
-        self.deferred: list[tuple[float, float, int]] = []
+        self.deferred: list[tuple[float, int]] = []  # (key, job) requeued during a pass
         # a fast-path EASY pass that started nothing: (cluster state's change count, head);
         # and the queue entries added since the last pass (see Dispatch._pass)
         self.dead: tuple[int, int] | None = None
-        self.fresh: list[tuple[float, float, int]] = []
+        self.fresh: list[tuple[float, int]] = []
         self.down_gpu_s = 0.0
         self.failures = 0
         self.outstanding = n
@@ -130,3 +139,20 @@ class RunState:
 
     def push(self, t: float, kind: int, payload: Any) -> None:
         heapq.heappush(self.heap, (t, next(self.seq), kind, payload))
+
+    def _queue_pos(self, key: float, j: int) -> int:
+        """Where the entry (key, submit time, job) of ``j`` sorts in the queue: its index if
+        it is there, else where it goes. Keys are compared first (a bisection over the float
+        list); among equal keys the earlier submit time, then the lower job index."""
+        qk = self.qkey
+        lo = bisect.bisect_left(qk, key)
+        hi = bisect.bisect_right(qk, key, lo)
+        if lo == hi:
+            return lo
+        sub = self.submit
+        return bisect.bisect_left(self.queue, (sub[j], j), lo, hi, key=lambda k: (sub[k], k))
+
+    def _queue_add(self, key: float, j: int) -> None:
+        pos = self._queue_pos(key, j)
+        self.queue.insert(pos, j)
+        self.qkey.insert(pos, key)

@@ -60,9 +60,12 @@ class ClusterState:
         if f == g and self.up_l[node]:
             self.idle_node_gpus -= g
 
-    def _node_after(self, node: int) -> None:
+    def _node_after(self, node: int, whole: int | None = None) -> None:
+        """Update the node's counts after its GPUs changed; ``whole`` (its fully free GPUs)
+        when the caller knows it, else counted."""
         g = self.gpus_l[node]
-        whole = self.gfree[node, :g].tolist().count(WHOLE)  # a few GPUs: faster than NumPy
+        if whole is None:
+            whole = self.gfree[node, :g].tolist().count(WHOLE)  # a few GPUs: faster than NumPy
         self._relist(node, self.full_l[node], whole)
         self.full[node] = whole
         self.full_l[node] = whole
@@ -83,6 +86,19 @@ class ClusterState:
         else:
             self.gfree[node, list(idx)] += delta
 
+    def _set(self, node: int, idx: tuple[int, ...], value: int) -> None:
+        """:meth:`_shift` for a whole-GPU entry, whose GPUs all go from ``WHOLE`` to 0 (take)
+        or back (give): the new value stored, which costs NumPy a third of an addition."""
+        n = len(idx)
+        if n == 1:
+            self.gfree[node, idx[0]] = value
+            return
+        first = idx[0]
+        if idx == tuple(range(first, first + n)):
+            self.gfree[node, first:first + n] = value
+        else:
+            self.gfree[node, list(idx)] = value
+
     def _relist(self, node: int, old: int, new: int) -> None:
         """Move ``node`` from the set of nodes with ``old`` free GPUs to that with ``new``."""
         if old != new:
@@ -91,6 +107,9 @@ class ClusterState:
             by[old] ^= bit
             by[new] |= bit
 
+    # A whole-GPU entry (milli = WHOLE) takes GPUs that were fully free and gives back GPUs
+    # it held alone (nothing else fits on a GPU with no free capacity), so the node's count of
+    # fully free GPUs moves by exactly its GPU count; a fractional entry has them counted.
     def take(self, alloc: Alloc) -> None:
         self.changes += 1
         for node, idx, milli in alloc:
@@ -98,9 +117,13 @@ class ClusterState:
                 self.free_milli -= milli
                 continue
             self._node_before(node)
-            self._shift(node, idx, -milli)
             self.free_milli -= milli * len(idx)
-            self._node_after(node)
+            if milli == WHOLE and idx:
+                self._set(node, idx, 0)
+                self._node_after(node, self.full_l[node] - len(idx))
+            else:
+                self._shift(node, idx, -milli)
+                self._node_after(node)
 
     def give(self, alloc: Alloc) -> None:
         self.changes += 1
@@ -111,9 +134,13 @@ class ClusterState:
             if not self.up_l[node]:
                 continue  # the node's books were cleared when it failed
             self._node_before(node)
-            self._shift(node, idx, milli)
             self.free_milli += milli * len(idx)
-            self._node_after(node)
+            if milli == WHOLE and idx:
+                self._set(node, idx, WHOLE)
+                self._node_after(node, self.full_l[node] + len(idx))
+            else:
+                self._shift(node, idx, milli)
+                self._node_after(node)
 
     def fail(self, node: int) -> None:
         """Take a node out (its jobs must have been given back first)."""

@@ -48,42 +48,47 @@ class Multifactor(Order):
         u = usage / tot if tot > 0 else np.zeros_like(usage)
         return np.power(2.0, -u / ctx.shares)
 
-    def team_factors(self, ctx: Any, shares: list[float]) -> list[float]:
-        """:meth:`fair_share_factor` as a list, bit for bit, from the engine's usage list
-        (``ctx.usage``) without NumPy for the sum and divisions where that gives the same
-        doubles: NumPy's pairwise sum adds fewer than 8 numbers one by one from 0.0, and so
-        does this; with 8 teams or more NumPy does it all."""
+    def team_factor(self, ctx: Any, shares: list[float], team: int) -> float:
+        """One team's :meth:`fair_share_factor`, bit for bit, from the engine's usage list
+        (``ctx.usage``): below 8 teams the sum and the divisions in Python, which give NumPy's
+        doubles (its pairwise sum adds fewer than 8 numbers one by one from 0.0), and the power
+        by NumPy's own ``power`` loop on the one number (the loop computes each element alone,
+        and its vector form differs from Python's ``**`` in the last bit on some machines);
+        with 8 teams or more NumPy does it all."""
         usage = ctx.usage
         if len(usage) >= 8:
-            return self.fair_share_factor(ctx).tolist()
+            return float(self.fair_share_factor(ctx)[team])
         tot = 0.0
         for x in usage:
             tot += x
-        if tot > 0:
-            xs = [-(x / tot) / s for x, s in zip(usage, shares, strict=True)]
-        else:
-            xs = [-0.0 / s for s in shares]
-        return np.power(2.0, np.array(xs, dtype=np.float64)).tolist()
+        x = -(usage[team] / tot) / shares[team] if tot > 0 else -0.0 / shares[team]
+        return float(np.power(2.0, x))
 
     def key_one(self, ctx: Any, job: int, now: float) -> float:
         """:meth:`keys` of one job in Python floats, bit for bit the same number: the same
-        operations in the same order on the same doubles. The fair-share factors are computed
-        once per usage state (``ctx.usage`` is replaced whenever usage changes) and the
-        per-job columns once per run."""
+        operations in the same order on the same doubles. A team's fair-share factor is
+        computed once per usage state (``ctx.usage`` is replaced whenever usage changes) and
+        the per-job columns once per run."""
         cache = ctx.__dict__.get("_multifactor")
         if cache is None or cache[0] is not self:
             w = ctx.w
             qmax = max(int(w.qos.max()), 1) if len(w) else 1
             cache = (self, w.submit_s.tolist(), w.team.tolist(), w.gpus_milli.tolist(),
-                     w.qos.tolist(), qmax, max(ctx.capacity_milli, 1), [None, None],
+                     w.qos.tolist(), qmax, max(ctx.capacity_milli, 1), [None, {}],
                      np.asarray(ctx.shares, dtype=np.float64).tolist())
             ctx._multifactor = cache
         _, sub, team, milli, qos, qmax, cap, fs_memo, shares = cache
         if fs_memo[0] is not ctx.usage:
-            fs_memo[0], fs_memo[1] = ctx.usage, self.team_factors(ctx, shares)
+            fs_memo[0] = ctx.usage
+            fs_memo[1] = {} if len(ctx.usage) < 8 else \
+                dict(enumerate(self.fair_share_factor(ctx).tolist()))
+        t = team[job]
+        fs = fs_memo[1].get(t)
+        if fs is None:
+            fs = fs_memo[1][t] = self.team_factor(ctx, shares, t)
         age = min(max((now - sub[job]) / self.max_age_s, 0.0), 1.0)
         size = min(milli[job] / cap, 1.0)
-        prio = (self.age * age + self.fairshare * fs_memo[1][team[job]] + self.size * size
+        prio = (self.age * age + self.fairshare * fs + self.size * size
                 + self.qos * (qos[job] / qmax))
         return -prio
 
