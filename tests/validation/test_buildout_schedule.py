@@ -26,7 +26,7 @@ def plan(gpus, profile, node="dgx-h100", what_if=None):
     return plan_buildout(scenario(gpus, profile, node), CAT, what_if=what_if, samples=SAMPLES)
 
 
-@pytest.mark.parametrize("node", ["dgx-h100", "hgx-h100-liquid"])
+@pytest.mark.parametrize("node", ["dgx-h100", "hgx-h100-liquid-4u"])
 def test_fast_track_100k_within_1_5x_of_colossus_122_days(node):
     """xAI Colossus, 100,000 H100 in 122 days (datacenter-anchors 3.3): P50 in 122/1.5..122*1.5."""
     p = plan(100_000, "fast-track", node)

@@ -170,7 +170,7 @@ def plan_buildout(
         go_live_days_p90=base.quantiles["p90"],
         go_live_quantiles=quant,
         waves=waves(start, base.quantiles["p50"], install_window_days(rows, base.det.length), q.gpus,
-                    wave_count(getattr(design, "scalable_units", None))),
+                    wave_count(design.scalable_units if design is not None else None)),
         critical_path=tuple(cp),
         steps=tuple(rows),
         what_ifs=tuple(shifts),
