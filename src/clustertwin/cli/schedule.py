@@ -147,15 +147,10 @@ def _failure_rate(rate: float | None, profile: str | None, catalog_dirs: list[Pa
     if not profile:
         return 0.0
     from clustertwin.catalog import load_catalog
-    from clustertwin.errors import Problem, UsageError
 
     entry = load_catalog(catalog_dirs).get("failure_profile", profile, source="command line",
                                            path="--failure-profile")
-    per_1000 = getattr(entry, "total_per_1000_node_days", None)
-    if per_1000 is None:
-        raise UsageError([Problem("command line", "--failure-profile",
-                                  f"{profile!r} has no total_per_1000_node_days")])
-    return float(per_1000) / 1000.0
+    return float(entry.total_per_1000_node_days) / 1000.0
 
 
 def _run(cluster, trace, policy, placement, out, force, strict, as_json, seed, catalog,  # noqa: ANN001, PLR0913

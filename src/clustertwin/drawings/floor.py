@@ -225,7 +225,7 @@ def _schedule(x: float, y: float, lay, design) -> list[str]:
     for b in lay.of("rack"):
         kinds[b.rack_kind] = kinds.get(b.rack_kind, 0) + 1
     c, p = design.cooling, design.power
-    halls = max(1, getattr(c, "halls", 1))
+    halls = max(1, c.halls)
     rows = [("white space", f"{lay.width_m:.1f} m x {lay.depth_m:.1f} m "
              f"({lay.width_m * lay.depth_m:,.0f} m2)"),
             ("with galleries", f"{lay.width_m + 2 * lay.gallery_m:.1f} m x {lay.depth_m:.1f} m"),

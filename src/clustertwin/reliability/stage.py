@@ -38,7 +38,7 @@ import numpy as np
 
 from clustertwin.reliability import interval as iv
 from clustertwin.reliability.check import check_keys
-from clustertwin.reliability.inputs import OPTIONAL_KEYS, StageInputs, option_value, resolve_inputs
+from clustertwin.reliability.inputs import StageInputs, resolve_inputs
 from clustertwin.reliability.montecarlo import Outcome, stretch
 from clustertwin.reliability.result import CATEGORIES, ReliabilityResult
 from clustertwin.reliability.runs import MAX_EVENTS, event_budget, run
@@ -181,7 +181,7 @@ def _result(scenario: Any, estimate: Any, inp: StageInputs, chosen: Intervals, o
     tier_fields = _tier_fields(inp, chosen, out, pfs_only) if pfs_only is not None else {}
     used_min = chosen.used_min
     return ReliabilityResult(
-        include_planned=bool(option_value(r, "include_planned")), **losses, **tier_fields,
+        include_planned=bool(r.include_planned), **losses, **tier_fields,
         gpus=inp.gpus, nodes=inp.nodes, spare_nodes=inp.spares, failure_profile=inp.profile.id,
         failures_per_1000_node_days=rates.per_1000_node_days, trials=r.trials, seed=r.seed,
         training_days=float(estimate.days), restart_min=r.restart_min, repair_h=rates.repair_h,
@@ -208,5 +208,5 @@ def _result(scenario: Any, estimate: Any, inp: StageInputs, chosen: Intervals, o
     )
 
 
-__all__ = ["analyze", "CATEGORIES", "MAX_EVENTS", "OPTIONAL_KEYS", "SEARCH_FAILURES",
+__all__ = ["analyze", "CATEGORIES", "MAX_EVENTS", "SEARCH_FAILURES",
            "SEARCH_POINTS", "SEARCH_TRIALS"]

@@ -170,9 +170,9 @@ def from_scenario(path: str | Path, catalog_dirs: list[Path] | None = None) -> C
     scenario, catalog = load_inputs(path, catalog_dirs)
     node = catalog.node(scenario.cluster.node)
     gpn = int(node.gpus)
-    dom = int(getattr(node, "nvlink_domain_gpus", gpn) or gpn)
+    dom = int(node.nvlink_domain_gpus or gpn)
     notes: list[str] = []
-    gpus = getattr(scenario.cluster, "gpus", None)
+    gpus = scenario.cluster.gpus
     nodes = per_su = None
     from clustertwin.plan import plan_through
 
@@ -185,7 +185,7 @@ def from_scenario(path: str | Path, catalog_dirs: list[Path] | None = None) -> C
         if not gpus:
             raise ScenarioError([Problem(str(path), "cluster.gpus",
                                          "the scheduler needs a GPU count (cluster.gpus)")])
-        nodes = math.ceil(int(gpus) / gpn) + int(getattr(scenario.cluster, "spare_nodes", 0) or 0)
+        nodes = math.ceil(int(gpus) / gpn) + int(scenario.cluster.spare_nodes or 0)
     if not per_su:
         try:
             fab = catalog.fabric(scenario.cluster.fabric.technology)
@@ -196,7 +196,7 @@ def from_scenario(path: str | Path, catalog_dirs: list[Path] | None = None) -> C
             per_su = DEFAULT_NODES_PER_SU
             notes.append(f"fabric switch unknown; {per_su} nodes per SU assumed")
     return uniform(int(nodes), gpn, nvlink_domain_gpus=dom, nodes_per_su=int(per_su),
-                   name=str(getattr(scenario, "name", Path(path).stem)), source=str(path),
+                   name=str(scenario.name), source=str(path),
                    notes=tuple(notes))
 
 

@@ -121,7 +121,7 @@ def _base_doc(base: Any, where: Path | None, allow: tuple[Path, ...] = (),
     if isinstance(base, dict):
         return base, "<study base>"
     if hasattr(base, "model_dump"):  # a Scenario object
-        return _scenario_doc(base), getattr(base, "source", "<scenario>")
+        return _scenario_doc(base), base.source
     path = Path(base)
     if where is not None:
         path = _inside(path, where, allow, source)
