@@ -50,6 +50,7 @@ def _cpu() -> float:
 
 
 def _run(executor: str, out: Path, address: str | None = None) -> tuple[float, float, object]:
+    from clustertwin.sweep.run import Runner
     from clustertwin.sweep.runlog import RunLog
     from clustertwin.sweep.stream import PARTS, join_parts, stream_sweep
     from clustertwin.sweep.study import build
@@ -57,7 +58,7 @@ def _run(executor: str, out: Path, address: str | None = None) -> tuple[float, f
     sw = build(BASE, _grid(POINTS), lazy=True, max_points=10**8)
     log = RunLog(executor)
     c0, t0 = _cpu(), time.perf_counter()
-    stream_sweep(sw, out, executor, 2 if executor == "local" else None, address, log=log)
+    stream_sweep(sw, out, Runner(executor, 2 if executor == "local" else None, address, log=log))
     join_parts(out / PARTS, out / "sweep.parquet")
     log.finish()
     return time.perf_counter() - t0, _cpu() - c0, log
