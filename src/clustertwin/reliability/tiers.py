@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from clustertwin.reliability.montecarlo import Outcome, RunSpec, TrialLoop
+from clustertwin.reliability.montecarlo import Booking, Outcome, RunSpec, TrialLoop
 from clustertwin.reliability.runspec import TierSpec
 from clustertwin.reliability.tierbulk import Resume, Schedule, need, newest_copies, run_bulk
 from clustertwin.reliability.tierflat import run_flat
@@ -88,7 +88,8 @@ def _masked_event(loop: TrialLoop, sch: Schedule, st: Resume) -> None:
     cause, planned, s = loop.next()
     node_lost = loop.arrivals.repair_of[cause]
     remaining, need_h = need(sch, st)
-    finish, stop, fail, unexp = loop.classify(need_h)
+    verdict = loop.classify(need_h)
+    finish, stop, fail, unexp = verdict
 
     k_done, comp, at_fail, k_loc, w_pfs, use_loc, w_new = newest_copies(sch, s, st, node_lost)
 
@@ -98,9 +99,8 @@ def _masked_event(loop: TrialLoop, sch: Schedule, st: Resume) -> None:
     st.p0 = np.where(fail, np.where(planned, at_fail, w_pfs), p0)
     st.j0 = np.where(fail & ~planned & use_loc, np.mod(j0 + k_loc, kk), np.where(fail, 0.0, j0))
     st.w0_local = np.where(fail, np.where(planned, on, use_loc), w0_local)
-    loop.settle(finish, stop, fail, unexp, need_h,
-                stall=np.where(finish, need_h - remaining,
-                               np.where(fail | stop, s - k_done * tau - comp, 0.0)),
-                lost=np.where(unexp, at_fail - w_new, 0.0),
-                at_fail=at_fail, kept=st.w0,
-                restart_h=np.where(np.where(planned, on, use_loc), sch.r_l, sch.r_s))
+    loop.settle(verdict, need_h, Booking(
+        stall=np.where(finish, need_h - remaining, np.where(fail | stop, s - k_done * tau - comp, 0.0)),
+        lost=np.where(unexp, at_fail - w_new, 0.0),
+        at_fail=at_fail, kept=st.w0,
+        restart_h=np.where(np.where(planned, on, use_loc), sch.r_l, sch.r_s)))
