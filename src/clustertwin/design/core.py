@@ -8,7 +8,7 @@ from dataclasses import replace
 
 from clustertwin.design import bom as B
 from clustertwin.design import plant
-from clustertwin.design.cooling import crah_fit_warnings, plan_cooling, with_halls
+from clustertwin.design.cooling import HeatLoad, crah_fit_warnings, plan_cooling, with_halls
 from clustertwin.design.fabric import FabricAsk
 from clustertwin.design.floor import Racks, plan_floor
 from clustertwin.design.layout import plan_layout, rack_capacity
@@ -193,10 +193,10 @@ def _cooling_and_power(scenario, parts: Parts, storage, rp: RackPlan, rules):
     it_guess = (nodes * node.max_power_kw + cf_kw + sf_kw + mgmt_kw + storage.power_kw)
     liquid = node.cooling == "liquid" or rack_kw > rules.num("containment_max_rack_kw")
     liquid_racks_kw = nodes * node.max_power_kw if liquid else 0.0
-    cooling = plan_cooling(rack_kw=rack_kw, node_cooling=node.cooling, it_kw=it_guess,
-                           liquid_racks_kw=liquid_racks_kw, rules=rules,
-                           liquid_racks=compute_racks if liquid else 0,
-                           compute_racks=compute_racks, compute_kw=nodes * node.max_power_kw)
+    cooling = plan_cooling(HeatLoad(rack_kw=rack_kw, it_kw=it_guess, liquid_racks_kw=liquid_racks_kw,
+                                    liquid_racks=compute_racks if liquid else 0,
+                                    compute_racks=compute_racks, compute_kw=nodes * node.max_power_kw),
+                           node.cooling, rules)
     pue = cooling.pue if scenario.economics.pue == "auto" else float(scenario.economics.pue)
     loads = ItLoads(nodes_kw=nodes * node.max_power_kw, nodes_typical_kw=nodes * typical,
                     compute_fabric_kw=cf_kw,
