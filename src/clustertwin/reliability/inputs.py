@@ -102,10 +102,11 @@ def _local_tier(r: Any, node: Any, ck: CheckpointTimes, gpus: int, nodes: int, r
 
 
 def _checkpoint_timing(scenario: Any, estimate: Any, design: Any, node: Any, gpus: int, nodes: int,
-                       multi: bool, replicas: int
                        ) -> tuple[CheckpointTimes, LocalTierTimes | None, float, float]:
-    """Checkpoint size and storage times; the file-system stall and background write (s)."""
+    """Checkpoint size and storage times (the local tier's when ``local_checkpoint_interval_min``
+    is not ``none``); the file-system stall and background write (s)."""
     r = scenario.reliability
+    multi, replicas = r.local_checkpoint_interval_min != "none", int(r.local_checkpoint_replicas)
     params = (estimate.params_total if estimate is not None else None) or param_count(scenario.model).total
     node_bw = node.storage_nics * node.storage_nic_gbps / 8.0 if node.storage_nics else None
     storage = design.storage if design is not None else None
@@ -164,10 +165,8 @@ def resolve_inputs(scenario: Any, catalog: Any, estimate: Any, design: Any,
     rates = scenario_rates(scenario, profile, gpus, node.gpus,
                            include_planned=r.include_planned)
     local_key = r.local_checkpoint_interval_min
-    multi = local_key != "none"
     replicas = int(r.local_checkpoint_replicas)
-    ck, lt, blocking_s, persist_s = _checkpoint_timing(scenario, estimate, design, node, gpus,
-                                                       nodes, multi, replicas)
+    ck, lt, blocking_s, persist_s = _checkpoint_timing(scenario, estimate, design, node, gpus, nodes)
     restart_h = r.restart_min / 60.0
     if ck.restore_s / 60.0 > r.restart_min:
         notes.append(f"reading the checkpoint back takes {ck.restore_s / 60:.1f} min, more than "

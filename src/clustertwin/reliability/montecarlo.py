@@ -66,6 +66,16 @@ class Booking:
     restart_h: np.ndarray | float
 
 
+@dataclass(frozen=True)
+class Keep:
+    """What a run keeps besides its totals: the interruptions by cause, the first trial's
+    timeline, and the most events it may take before it is declared hopeless."""
+
+    count_causes: bool = False
+    record: bool = False
+    max_events: int = 2_000_000
+
+
 class TrialLoop:
     """The event loop both simulators share (this module's single-tier one and
     :func:`.tiers.simulate_tiers`): arrivals, recovery accounting, ending trials, recording.
@@ -76,7 +86,8 @@ class TrialLoop:
     stalled, lost and kept. State arrays have shape (configurations, trials); times in hours."""
 
     def __init__(self, spec: RunSpec, g_n: int, trials: int, rng: np.random.Generator,
-                 count_causes: bool, record: bool, max_events: int, blocks: bool = False) -> None:
+                 keep: Keep, blocks: bool = False) -> None:
+        count_causes, record, max_events = keep.count_causes, keep.record, keep.max_events
         n = int(trials)
         # blocks: the same arrivals drawn a block of events at a time (.arrivals.BlockRows)
         self.arrivals = BlockRows(spec, n, rng) if blocks else Arrivals(spec, n, rng)
@@ -197,7 +208,7 @@ def simulate_events(spec: RunSpec, intervals_h: np.ndarray | float, trials: int,
     delta, persist, rst = spec.blocking_h, spec.persist_h, spec.restart_h
     work = spec.work_h
     period = tau + delta
-    loop = TrialLoop(spec, g_n, trials, rng, count_causes, record, max_events)
+    loop = TrialLoop(spec, g_n, trials, rng, Keep(count_causes, record, max_events))
     kept = np.zeros((g_n, loop.n))
 
     with np.errstate(invalid="ignore"):  # finished trials hold inf - inf; masked

@@ -41,7 +41,7 @@ from clustertwin.reliability.check import check_keys
 from clustertwin.reliability.inputs import StageInputs, resolve_inputs
 from clustertwin.reliability.montecarlo import Outcome, stretch
 from clustertwin.reliability.result import CATEGORIES, ReliabilityResult
-from clustertwin.reliability.runs import MAX_EVENTS, event_budget, run
+from clustertwin.reliability.runs import MAX_EVENTS, Draws, event_budget, run
 from clustertwin.reliability.search import (
     SEARCH_FAILURES,
     SEARCH_POINTS,
@@ -92,8 +92,9 @@ def _main_run(inp: StageInputs, chosen: Intervals, main_seq: Any, notes: list[st
     # single tier: every checkpoint to the file system; two tiers: local, every k-th also there
     local, every, on = ((chosen.used_min, 1, False) if inp.tiers is None
                         else (chosen.local_used, chosen.every, True))
-    return stretch(run(inp, main_h, local, every, on, inp.r.trials, main_seq,
-                       event_budget(inp, chosen.used_min), count_causes=True, record=True), factor)
+    return stretch(run(inp, main_h, local, every, on,
+                       Draws(inp.r.trials, main_seq, event_budget(inp, chosen.used_min)),
+                       count_causes=True, record=True), factor)
 
 
 def _pfs_only(inp: StageInputs, chosen: Intervals, search_seq: Any) -> tuple[float, float]:
@@ -102,7 +103,7 @@ def _pfs_only(inp: StageInputs, chosen: Intervals, search_seq: Any) -> tuple[flo
     schedule, so this one would double it)."""
     horizon = search_horizon(inp) if inp.finite else inp.work_h
     cmp = run(inp, horizon, [chosen.local_used, chosen.used_min], [chosen.every, 1], [True, False],
-              min(inp.r.trials, SEARCH_TRIALS), search_seq, event_budget(inp, chosen.used_min))
+              Draws(min(inp.r.trials, SEARCH_TRIALS), search_seq, event_budget(inp, chosen.used_min)))
     ettr = float(cmp.work_h[1].sum() / cmp.wall_h[1].sum())
     return ettr, float(cmp.work_h[0].sum() / cmp.wall_h[0].sum()) - ettr
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from clustertwin.reliability.montecarlo import Booking, Outcome, RunSpec, TrialLoop
+from clustertwin.reliability.montecarlo import Booking, Keep, Outcome, RunSpec, TrialLoop
 from clustertwin.reliability.runspec import TierSpec
 from clustertwin.reliability.tierbulk import Resume, Schedule, need, newest_copies, run_bulk
 from clustertwin.reliability.tierflat import run_flat
@@ -67,7 +67,7 @@ def simulate_tiers(spec: RunSpec, tiers: TierSpec, local_h: np.ndarray | float,
     unmasked (:mod:`.tierbulk`), the rest on the running pairs only (:mod:`.tierflat`), with
     :class:`.montecarlo.TrialLoop`'s masked events where a time is not finite."""
     sch = schedule(spec, tiers, local_h, every, local_on)
-    loop = TrialLoop(spec, sch.tau.shape[0], trials, rng, count_causes, record, max_events,
+    loop = TrialLoop(spec, sch.tau.shape[0], trials, rng, Keep(count_causes, record, max_events),
                      blocks=True)
     shape = (sch.tau.shape[0], loop.n)
     st = Resume(w0=np.zeros(shape), p0=np.zeros(shape), j0=np.zeros(shape),
