@@ -137,7 +137,7 @@ def plan_buildout(
     u = len(book.steps) if distribution == "triangular" else None  # rows of the shared draws
     base = _simulate(base_steps(book, profiles, profile, q, own), u, samples, seed, distribution)
     shifts = [
-        _what_if(with_base(w, own), book, profiles, profile, q, u, samples, seed, distribution, base)
+        _what_if(with_base(w, own), book, profiles, profile, q, Sampling(u, samples, seed, distribution), base)
         for w in what_ifs
     ]
 
@@ -219,18 +219,27 @@ def _step_rows(book: Any, base: Any) -> list[StepSchedule]:
     return rows
 
 
+@dataclass(frozen=True)
+class Sampling:
+    """How a schedule is sampled: ``samples`` draws of ``distribution`` from ``seed``; ``u``
+    the rows of the shared triangular draws (None for PERT)."""
+
+    u: int | None
+    samples: int
+    seed: int
+    distribution: Distribution
+
+
 def _what_if(
     w: WhatIf,
     book: Any,
     profiles: Any,
     profile: str,
     q: Quantities,
-    u: int | None,
-    samples: int,
-    seed: int,
-    distribution: Distribution,
+    sampling: Sampling,
     base: _Run,
 ) -> WhatIfShift:
+    u, samples, seed, distribution = sampling.u, sampling.samples, sampling.seed, sampling.distribution
     qq = _rescale(q, w.gpus) if w.gpus is not None else q
     steps = effective_steps(book, profiles, w.profile or profile, qq, crew_multiplier=w.crews)
     steps = apply_step_changes(steps, w.step_changes)

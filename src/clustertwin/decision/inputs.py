@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as _dt
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 #: one-sided normal quantiles: P90 of wall-clock days from the reliability stage's P95
 Z90, Z95 = 1.2816, 1.6449
@@ -49,6 +49,16 @@ class Inputs:
     rental_scale: float = 1.0              #: lease and on-demand GPU-hour prices
     colo_scale: float = 1.0                #: colocation rent
     resale_scale: float = 1.0              #: resale value of owned hardware
+
+
+class Upstream(NamedTuple):
+    """The results of the stages before the decision (None where one did not run)."""
+
+    training: Any
+    design: Any
+    reliability: Any
+    economics: Any
+    buildout: Any
 
 
 def wall_days(training: Any, reliability: Any, economics: Any) -> tuple[float, float]:

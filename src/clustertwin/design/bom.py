@@ -70,11 +70,23 @@ def part_number(entry) -> tuple[str, str]:
     return pn, reason
 
 
+@dataclass(frozen=True)
+class Terms:
+    """How a BOM line is bought when not simply at its catalog entry's price: a dated or sized
+    ``unit_usd`` (and the ``as_of`` date of it) instead of the entry's, who buys it (``scope``:
+    it | fit-out | plant) and what one unit is (``unit``)."""
+
+    unit_usd: float | None = None
+    as_of: str | None = None
+    scope: str = "it"
+    unit: str = "each"
+
+
 def line(category: str, item: str, quantity: float, entry=None, *, catalog_id: str | None = None,
-         note: str | None = None, unit_usd: float | None = None, as_of: str | None = None,
-         scope: str = "it", unit: str = "each") -> BomLine:
-    """A BOM line priced from a catalog entry when it has a price (``unit_usd`` and ``as_of``
-    override the entry's: a dated or sized price), with the entry's part number."""
+         terms: Terms = Terms()) -> BomLine:
+    """A BOM line priced from a catalog entry when it has a price (``terms`` may override it:
+    a dated or sized price), with the entry's part number."""
+    unit_usd, as_of, scope, unit = terms.unit_usd, terms.as_of, terms.scope, terms.unit
     if category not in CATEGORIES:
         raise ValueError(f"unknown BOM category {category!r}")
     if scope not in SCOPES:
@@ -86,14 +98,13 @@ def line(category: str, item: str, quantity: float, entry=None, *, catalog_id: s
     # node or storage entry names its maker in its name
     vendor = str(getattr(entry, "vendor", "") or "") or vendor_in(f"{entry.name} {item} {pn}")
     price = unit_usd if unit_usd is not None else entry.price_usd
-    if price is not None and note is None:
+    if price is not None:
         date = as_of if as_of is not None else str(entry.price_as_of or "")
         src = str(entry.price_source or "")
         return BomLine(category, item, cid, quantity, float(price), float(price) * quantity,
                        src, pn, date, reason, vendor, unit, scope)
-    if note is None:
-        note = (f"unpriced: no price in catalog entry {cid!r}" if cid
-                else "unpriced: no catalog entry")
+    note = (f"unpriced: no price in catalog entry {cid!r}" if cid
+            else "unpriced: no catalog entry")
     return BomLine(category, item, cid, quantity, None, None, note, pn,
                    str(entry.as_of or ""), reason or "no catalog entry names it",
                    vendor, unit, scope)
@@ -151,7 +162,7 @@ def node_line(catalog, node, nodes: int, purchase) -> BomLine:
         return line("compute", item, nodes, node)
     gen = catalog.gpu(node.gpu).generation if catalog.has("gpu", node.gpu) else None
     dated = price_at(catalog, gen, node.price_usd, node.price_as_of, purchase)
-    ln = line("compute", item, nodes, node, unit_usd=round(dated.usd, 2), as_of=dated.as_of)
+    ln = line("compute", item, nodes, node, terms=Terms(unit_usd=round(dated.usd, 2), as_of=dated.as_of))
     if dated.note:
         ln = replace(ln, source=f"{ln.source}; {dated.note}")
     return ln

@@ -27,6 +27,7 @@ from clustertwin.errors import InfeasibleError, Problem
 from clustertwin.perf.checkpoint import (
     CheckpointTimes,
     LocalTierTimes,
+    StorageRates,
     checkpoint_times,
     local_tier_times,
 )
@@ -112,8 +113,8 @@ def _checkpoint_timing(scenario: Any, estimate: Any, design: Any, node: Any, gpu
     storage = design.storage if design is not None else None
     nvme = (storage.nvme_write_gbps_per_node if storage is not None else None) or node.local_nvme_write_gb_per_s or None
     ck = checkpoint_times(params, scenario.training.precision, gpus, nodes,
-                          storage.write_gbps if storage is not None else None,
-                          storage.read_gbps if storage is not None else None, node_bw, nvme)
+                          StorageRates(storage.write_gbps if storage is not None else None,
+                                       storage.read_gbps if storage is not None else None, node_bw, nvme))
     lt = _local_tier(r, node, ck, gpus, nodes, replicas, nvme) if multi else None
     if r.checkpoint_blocking_s == "auto" and lt is not None:
         blocking_s, persist_s = lt.blocking_s, ck.write_s     # two-stage: drained in background

@@ -71,8 +71,8 @@ def _two_tier(inp: StageInputs, grid: np.ndarray, simulate: Any, notes: list[str
         simulate, grid,
         tiersearch.Bounds(inp.local_floor_min, inp.floor_min, inp.fixed_local, inp.fixed_pfs),
         lambda k: iv.two_tier_young(dl_min, delta_min, k, mtbf_min, q_loss),
-        lambda t, k: iv.ettr_two_tier(t, k, dl_min, delta_min, mtbf_min, q_loss, rl_min,
-                                      r.restart_min))
+        lambda t, k: iv.ettr_two_tier(t, k, (dl_min, delta_min), mtbf_min, q_loss,
+                                      (rl_min, r.restart_min)))
     if choice.optimal_every >= max(tiersearch.K_SET):
         notes.append(f"the best schedule writes the file system as rarely as the search "
                      f"allows (every {choice.optimal_every} local checkpoints): no "

@@ -161,9 +161,10 @@ def _tier_fields(inp: StageInputs, chosen: Intervals, out: Outcome,
         two_tier_young_interval_min=(iv.two_tier_young(dl_min, inp.delta_min, every_optimal or every,
                                                         inp.mtbf_min, q_loss)
                                      if inp.finite else math.inf),
-        ettr_two_tier_first_order=(iv.ettr_two_tier(local_used, every, dl_min, inp.delta_min,
-                                                    inp.mtbf_min, q_loss, tiers.local_restart_h * 60,
-                                                    r.restart_min) if inp.finite else 1.0),
+        ettr_two_tier_first_order=(iv.ettr_two_tier(local_used, every, (dl_min, inp.delta_min),
+                                                    inp.mtbf_min, q_loss,
+                                                    (tiers.local_restart_h * 60, r.restart_min))
+                                   if inp.finite else 1.0),
         tier_curve=chosen.tier_curve, tier_curve_every=chosen.tier_curve_every)
 
 

@@ -52,6 +52,8 @@ def schedule(spec: RunSpec, tiers: TierSpec, local_h: np.ndarray | float,
         p_sup=kk * tau + (kk - 1.0) * d_f + d_s)    # from one PFS stall end to the next
 
 
+# the simulator's entry point (tests and benchmarks call it): the schedule arrays, the trials and
+# the keyword switches simulate() also takes
 def simulate_tiers(spec: RunSpec, tiers: TierSpec, local_h: np.ndarray | float,
                    every: np.ndarray | int, trials: int, rng: np.random.Generator,
                    local_on: np.ndarray | bool = True, count_causes: bool = False,

@@ -138,6 +138,7 @@ def _scenario_doc(s: Any) -> dict[str, Any]:
     return data
 
 
+# the study builder the library and the CLI share: the grid and cases, then keyword options
 def build(base: Any, grid: dict[str, list[Any]] | None = None,
           cases: list[tuple[str, dict[str, Any]]] | None = None, title: str | None = None,
           where: Path | None = None, seeds: str = "per-scenario", *, allow: tuple[Path, ...] = (),
