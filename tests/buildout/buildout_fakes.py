@@ -55,9 +55,6 @@ class PinnedCatalog:
         raise ScenarioError([Problem("catalog", kind, f"unknown {kind} {entry_id!r}")])
 
 
-FakeCatalog = PinnedCatalog
-
-
 def scenario(gpus=16384, profile="new-build", node="dgx-h100", seed=0, start=dt.date(2027, 1, 5)):
     """The default scenario on ``gpus`` GPUs of ``node`` (no spares, a non-blocking NDR
     fabric), built out by ``profile`` from ``start``."""

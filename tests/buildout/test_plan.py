@@ -16,9 +16,9 @@ PROFILES = ["new-build", "existing-facility", "fast-track"]
 
 @pytest.fixture(scope="module")
 def plans():
-    from buildout_fakes import FakeCatalog, scenario
+    from buildout_fakes import PinnedCatalog, scenario
 
-    cat = FakeCatalog()
+    cat = PinnedCatalog()
     return {p: plan_buildout(scenario(16384, p), cat) for p in PROFILES}
 
 

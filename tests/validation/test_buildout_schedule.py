@@ -12,11 +12,11 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "buildout"))
 
-from buildout_fakes import FakeCatalog, scenario  # noqa: E402
+from buildout_fakes import PinnedCatalog, scenario  # noqa: E402
 
 from clustertwin.buildout import plan_buildout  # noqa: E402
 
-CAT = FakeCatalog()
+CAT = PinnedCatalog()
 SAMPLES = 4000
 POWER_STEPS = set(range(74, 94))  # utility, substation, switchgear ... energization
 GPU_STEPS = {1, 3}
