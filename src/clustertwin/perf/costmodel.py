@@ -162,8 +162,8 @@ def _layers(job: Job, sys: System, p: _Plan) -> dict[str, Any]:
     # ring attention runs one block kernel per ring step; short blocks fill the GPU poorly
     chunk = job.seq / (2.0 * p.cp)
     cp_eff = np.where(p.cp > 1, chunk / (chunk + g.get("cp_chunk_half_tokens", 0.0)), 1.0)
-    qkv_f, qkv_b = ops.gemm(c, "qkv", T, h, (m.q_dim + 2 * m.kv_dim) / p.tp)
-    prj_f, prj_b = ops.gemm(c, "proj", T, m.q_dim / p.tp, h)
+    qkv_f, qkv_b = ops.gemm(c, "qkv", (T, h, (m.q_dim + 2 * m.kv_dim) / p.tp))
+    prj_f, prj_b = ops.gemm(c, "proj", (T, m.q_dim / p.tp, h))
     attn_f, attn_b, soft_bytes = ops.attention(c, cp_eff)
     soft_t = soft_bytes / c.hbm
     tp_ov = st.tp_overlap if st.tp_overlap is not None else g["tp_overlap"]
