@@ -32,7 +32,7 @@ def _scenario(nodes: int = NODES):
 
 def measure(size: int = NODES, quiet: bool = False) -> dict[str, float]:
     """Generate (untimed) and check (timed) the results of a ``size``-node cluster."""
-    from clustertwin.acceptance.grade import health
+    from clustertwin.acceptance.grade import Imported, health
     from clustertwin.acceptance.importers import burnin, dcgm, ibnet, nccl
     from clustertwin.acceptance.model import model_for
     from clustertwin.acceptance.plan import build_plan
@@ -68,7 +68,7 @@ def measure(size: int = NODES, quiet: bool = False) -> dict[str, float]:
     t2 = time.perf_counter()
     wiring = compare(designed, seen)
     imports = [rb.to_dict(), ri.to_dict()] + [r.to_dict() for _, r in runs] + [r.to_dict() for _, r in logs]
-    rep = health(plan, model, b, [d for d, _ in runs], [x for x, _ in logs], wiring, imports, nodes)
+    rep = health(plan, model, Imported(b, [d for d, _ in runs], [x for x, _ in logs], wiring, imports), nodes)
     doc = check_doc(rep, plan)
     t_grade = time.perf_counter() - t2
     total = t_parse + t_grade

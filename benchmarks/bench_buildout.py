@@ -49,7 +49,7 @@ def default_stage() -> float:
 
 def main() -> dict[str, float]:
     sys.path.insert(0, str(Path(__file__).parents[1] / "tests" / "buildout"))
-    from buildout_fakes import FakeCatalog, scenario
+    from buildout_fakes import PinnedCatalog, scenario
 
     from clustertwin.buildout import load_profiles, load_steps, plan_buildout
     from clustertwin.buildout.cpm import compile_network
@@ -57,7 +57,7 @@ def main() -> dict[str, float]:
     from clustertwin.buildout.montecarlo import criticality, forward, triangular, uniforms
     from clustertwin.buildout.quantities import derive_quantities
 
-    cat = FakeCatalog()
+    cat = PinnedCatalog()
     sc = scenario(16384, "new-build")
     book, profiles = load_steps(), load_profiles()
     steps = effective_steps(book, profiles, "new-build", derive_quantities(sc, cat))

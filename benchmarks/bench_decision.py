@@ -25,6 +25,7 @@ decision: {target_date: 2028-06-30}
 def _decision_s(path: Path, repeat: int = 20) -> float:
     from clustertwin.catalog import load_catalog
     from clustertwin.decision import decide
+    from clustertwin.decision.inputs import Upstream
     from clustertwin.plan import make_plan
     from clustertwin.scenario import load_scenario
 
@@ -33,7 +34,7 @@ def _decision_s(path: Path, repeat: int = 20) -> float:
     p = make_plan(s, cat)
     t = time.perf_counter()
     for _ in range(repeat):
-        decide(s, cat, p.training, p.design, p.reliability, p.economics, p.buildout)
+        decide(s, cat, Upstream(p.training, p.design, p.reliability, p.economics, p.buildout))
     print(f"decision: {p.decision.headline()}")
     return (time.perf_counter() - t) / repeat
 
@@ -42,6 +43,7 @@ def _monte_carlo_s(repeat: int = 5) -> float:
     """Seconds the route Monte Carlo adds to the decision stage on the default scenario."""
     from clustertwin.catalog import load_catalog
     from clustertwin.decision import decide
+    from clustertwin.decision.inputs import Upstream
     from clustertwin.plan import make_plan
     from clustertwin.scenario import DEFAULT_SCENARIO, load_scenario, with_updates
 
@@ -49,7 +51,7 @@ def _monte_carlo_s(repeat: int = 5) -> float:
     s = load_scenario(DEFAULT_SCENARIO, cat)
     off = with_updates(s, decision={"uncertainty": {"samples": 0}})
     p = make_plan(s, cat)
-    args = (cat, p.training, p.design, p.reliability, p.economics, p.buildout)
+    args = (cat, Upstream(p.training, p.design, p.reliability, p.economics, p.buildout))
     times = []
     for scenario in (s, off):
         t = time.perf_counter()

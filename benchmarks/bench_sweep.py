@@ -48,7 +48,7 @@ def _timed_sweep(workers: int, cache: bool = True, seeds: str = "per-scenario"):
     """Wall and CPU seconds of the grid on ``workers``; every run starts with an empty cache
     (this process's, which forked workers would inherit)."""
     from clustertwin.sweep.api import prepare, run_sweep_table
-    from clustertwin.sweep.run import memo
+    from clustertwin.sweep.run import Runner, memo
     from clustertwin.sweep.study import build
 
     sw = build(BASE, GRID, seeds=seeds)
@@ -56,7 +56,7 @@ def _timed_sweep(workers: int, cache: bool = True, seeds: str = "per-scenario"):
     memo().clear()
     c0 = _cpu()
     t0 = time.perf_counter()
-    table = run_sweep_table(sw, "local", workers, skip=skip, cache=cache)
+    table = run_sweep_table(sw, Runner("local", workers, cache=cache), skip=skip)
     return time.perf_counter() - t0, _cpu() - c0, table, sw
 
 

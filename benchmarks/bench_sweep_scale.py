@@ -58,6 +58,7 @@ def _cpu() -> float:
 
 
 def _run(executor: str, out: Path, points: int, address: str | None = None) -> tuple[float, float, object]:
+    from clustertwin.sweep.run import Runner
     from clustertwin.sweep.runlog import RunLog
     from clustertwin.sweep.stream import PARTS, join_parts, stream_sweep
     from clustertwin.sweep.study import build
@@ -65,7 +66,7 @@ def _run(executor: str, out: Path, points: int, address: str | None = None) -> t
     sw = build(BASE, _grid(points), lazy=True, max_points=10**8)
     log = RunLog(executor)
     c0, t0 = _cpu(), time.perf_counter()
-    stream_sweep(sw, out, executor, 2 if executor == "local" else None, address, log=log)
+    stream_sweep(sw, out, Runner(executor, 2 if executor == "local" else None, address, log=log))
     join_parts(out / PARTS, out / "sweep.parquet")
     log.finish()
     (out / "run.json").write_text(log.to_json())

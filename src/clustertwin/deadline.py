@@ -83,7 +83,7 @@ def analytic_ettr(scenario: Any, catalog: Any, gpus: int, step_s: float) -> floa
     model at Daly's interval; the checkpoint blocks for its write to default storage)."""
     from clustertwin.catalog.params import param_count
     from clustertwin.design.failure_rates import job_rates
-    from clustertwin.perf.checkpoint import checkpoint_times
+    from clustertwin.perf.checkpoint import StorageRates, checkpoint_times
     from clustertwin.reliability import interval as iv
 
     r = scenario.reliability
@@ -96,7 +96,7 @@ def analytic_ettr(scenario: Any, catalog: Any, gpus: int, step_s: float) -> floa
         return 1.0
     node_bw = node.storage_nics * node.storage_nic_gbps / 8.0 if node.storage_nics else None
     ck = checkpoint_times(param_count(scenario.model).total, scenario.training.precision, gpus, nodes,
-                          node_storage_gbps=node_bw)
+                          StorageRates(node_storage_gbps=node_bw))
     delta = (ck.write_s if r.checkpoint_blocking_s == "auto" else float(r.checkpoint_blocking_s)) / 60.0
     tau = iv.daly(delta, mtbf_min) if r.checkpoint_interval_min == "auto" else float(r.checkpoint_interval_min)
     tau = max(tau, step_s / 60.0, 1e-3)

@@ -178,6 +178,7 @@ def _scan(text: str, source: str) -> dict[tuple[int, int], str]:
 
 
 def _yaml_problem(exc: yaml.YAMLError, source: str, paths: dict[tuple[int, int], str]) -> ScenarioError:
+    # a MarkedYAMLError (scanner, parser) says where and what; a bare YAMLError neither
     mark = getattr(exc, "problem_mark", None)
     where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
     what = getattr(exc, "problem", None) or str(exc).splitlines()[0]

@@ -56,6 +56,9 @@ from clustertwin.errors import Problem, UsageError
 
 MANIFEST = ".clustertwin-outputs"
 _MANIFEST_MAX_BYTES = 1 << 20
+#: open flags POSIX has and Windows lacks (0 there: no link refusal, a plain open of the folder)
+_O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_O_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 _TEMP = re.compile(r"\.(?P<name>.+)\.(?P<pid>[0-9]{1,10})\.[0-9a-f]{8}\.tmp")
 STAGE_PREFIX = ".clustertwin-stage."
 _STAGE = re.compile(r"\.clustertwin-stage\.(?P<pid>[0-9]{1,10})\.[0-9a-f]{8}")
@@ -220,7 +223,7 @@ class OutputDir:
         :meth:`commit`."""
         raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
         with self.staged(name) as tmp:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0),
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_NOFOLLOW,
                          0o644)
             with os.fdopen(fd, "wb") as fh:
                 fh.write(raw)
@@ -311,7 +314,7 @@ def _write_atomic(folder: Path, name: str, text: str) -> None:
     """``folder/name`` replaced by ``text`` through a synced temporary file (OSError raised)."""
     tmp = folder / f".{name}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0),
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_NOFOLLOW,
                      0o644)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
@@ -333,7 +336,7 @@ def _move_in(folder: Path, stage: Path, names: list[str]) -> None:
 
 def _fsync_dir(folder: Path) -> None:
     with contextlib.suppress(OSError):
-        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+        fd = os.open(folder, os.O_RDONLY | _O_DIRECTORY)
         try:
             os.fsync(fd)
         finally:
@@ -397,7 +400,7 @@ def _roll_forward(folder: Path, force: bool) -> list[str]:
 
 
 def _fsync_file(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    fd = os.open(path, os.O_RDONLY | _O_NOFOLLOW)
     try:
         os.fsync(fd)
     finally:
@@ -419,7 +422,7 @@ def _folder_lock(path: Path) -> Iterator[None]:
         yield
         return
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+        fd = os.open(path, os.O_RDONLY | _O_DIRECTORY)
     except OSError:
         yield
         return

@@ -170,5 +170,7 @@ class StageRunner:
         """When the model is trained, by which route (build, colocate, lease, rent, the owned
         cluster), for how much; ``replan(gpus)`` plans the run at a route's own GPU count."""
         from clustertwin.decision import decide
+        from clustertwin.decision.inputs import Upstream
 
-        return self.call("decision", decide, training, design, reliability, economics, buildout, replan=replan)
+        upstream = Upstream(training, design, reliability, economics, buildout)
+        return self.call("decision", decide, upstream, replan=replan)

@@ -71,6 +71,11 @@ class Plan:
         out: dict[str, Any] = {"scenario": self.scenario.model_dump(mode="json")}
         for name, res in self.blocks():
             out[name] = res.to_contract()
+        if self.design is not None and "training" in out:
+            # one value for "installed" across the JSON: every GPU the design installs, spares
+            # included (design.gpus); the estimate's own count is the job's share where hot
+            # spares take installed slots (spares_inside)
+            out["training"]["installed_gpus"] = self.design.gpus
         if self.sized and "decision" in out:
             out["decision"]["sized"] = [dict(r) for r in self.sized]
         out["warnings"] = list(self.warnings)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from clustertwin.acceptance.grade import health
+from clustertwin.acceptance.grade import Imported, health
 from clustertwin.acceptance.importers import burnin, dcgm, ibnet, nccl
 from clustertwin.acceptance.importers.ibnet import link_key
 from clustertwin.acceptance.synthetic import Plants, synthesize
@@ -19,7 +19,7 @@ def _diagnose(plan, model, nodes, designed, plants, seed):
     logs = [nccl.parse_text(t, f"nccl-{n}.txt")[0] for n, t in meas.nccl.items()]
     seen, _ = ibnet.parse(meas.ibnet, "ib.out")
     wiring = compare(designed, seen)
-    return health(plan, model, b, runs, logs, wiring, [], nodes), wiring
+    return health(plan, model, Imported(b, runs, logs, wiring, []), nodes), wiring
 
 
 def _key(link):

@@ -5,12 +5,12 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from buildout_fakes import FakeCatalog, scenario  # noqa: E402
+from buildout_fakes import PinnedCatalog, scenario  # noqa: E402
 
 
 @pytest.fixture
 def catalog():
-    return FakeCatalog()
+    return PinnedCatalog()
 
 
 @pytest.fixture

@@ -13,16 +13,14 @@ from clustertwin.cli.buildout import register
 
 @pytest.fixture
 def app(monkeypatch, catalog, make_scenario):
-    import types
-
     import clustertwin.cli.common as cc
     import clustertwin.plan
 
     monkeypatch.setattr(cc, "load_inputs", lambda path, dirs=None: (make_scenario(2048), catalog))
-    # a partial scenario: no design stage, the build-out's own quantity rules (the design the
+    # a plan without a design stage: the build-out's own quantity rules (the design the
     # command passes on is tested in tests/core/test_consistency.py)
     monkeypatch.setattr(clustertwin.plan, "plan_through",
-                        lambda scenario, catalog, last="design": types.SimpleNamespace(design=None))
+                        lambda scenario, catalog, last="design": clustertwin.plan.Plan(scenario))
     a = typer.Typer()
     register(a)
 

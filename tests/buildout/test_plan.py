@@ -3,7 +3,6 @@
 import csv
 import io
 import json
-from types import SimpleNamespace
 
 import pydantic
 import pytest
@@ -17,9 +16,9 @@ PROFILES = ["new-build", "existing-facility", "fast-track"]
 
 @pytest.fixture(scope="module")
 def plans():
-    from buildout_fakes import FakeCatalog, scenario
+    from buildout_fakes import PinnedCatalog, scenario
 
-    cat = FakeCatalog()
+    cat = PinnedCatalog()
     return {p: plan_buildout(scenario(16384, p), cat) for p in PROFILES}
 
 
@@ -116,35 +115,34 @@ def test_quantities_rules_and_design(catalog, make_scenario):
     assert (q.servers, q.racks, q.nics) == (128, 32, 1024)  # 4 DGX H100 per 41 kW rack
     assert q.leaf == 32 and q.spine == 16 and q.core == 0 and q.uplinks == 1024
     assert q.it_mw == pytest.approx((128 * 10.2 + 48 * 1.7) / 1000)
-    design = SimpleNamespace(
-        nodes=130,
-        racks=40,
-        fabric=SimpleNamespace(leaf=40, spine=20, core=0, cables=2000),
-        power=SimpleNamespace(it_kw=1500.0),
-        cooling=SimpleNamespace(mode="air"),
-    )
-    d = derive_quantities(make_scenario(1024), catalog, design)
-    assert (d.servers, d.racks, d.leaf, d.spine, d.cables, d.source) == (
-        130,
-        40,
-        40,
-        20,
-        2000,
-        "design",
-    )
-    assert d.it_mw == pytest.approx(1.5)
-    partial = derive_quantities(make_scenario(1024), catalog, SimpleNamespace(nodes=200))
-    assert partial.servers == 200 and partial.racks == q.racks
+    # the design's counts win over the rules: a real design of the same scenario
+    from buildout_fakes import real_catalog
+
+    from clustertwin.design import design as make_design
+
+    s = make_scenario(1024)
+    d = make_design(s, real_catalog())
+    got = derive_quantities(s, catalog, d)
+    assert (got.servers, got.racks, got.leaf, got.spine, got.core, got.source) == (
+        d.nodes, d.racks, d.fabric.leaf, d.fabric.spine, d.fabric.core, "design")
+    assert got.node_links + got.uplinks == d.fabric.cables
+    assert got.storage_racks == d.rack_counts.storage and got.cooling == "air"
+    assert got.it_mw == pytest.approx(d.power.it_kw / 1000.0)
+    assert got.racks == q.racks + d.rack_counts.network + d.rack_counts.management + d.rack_counts.storage
 
 
 def test_gpus_from_the_design_when_only_a_deadline(catalog, make_scenario):
     """A deadline's GPU count is solved at the plan level: the build-out reads it from the
     design result it is given and never re-derives it (issue 25)."""
+    from buildout_fakes import real_catalog
+
+    from clustertwin.design import design as make_design
     from clustertwin.errors import ScenarioError
 
     s = make_scenario(1024)
-    s.cluster.gpus = None
-    assert derive_quantities(s, catalog, SimpleNamespace(gpus=4096)).gpus == 4096
+    d = make_design(make_scenario(4096), real_catalog())
+    s = s.model_copy(update={"cluster": s.cluster.model_copy(update={"gpus": None})})
+    assert derive_quantities(s, catalog, d).gpus == d.gpus == 4096
     with pytest.raises(ScenarioError) as e:
         derive_quantities(s, catalog)
     assert e.value.problems[0].path == "cluster.gpus"

@@ -88,9 +88,9 @@ def test_control_characters_and_lone_surrogates_do_not_reach_a_page() -> None:
 def test_svg_floor_plan_stays_well_formed_xml_with_a_hostile_name() -> None:
     import xml.etree.ElementTree as ET
 
-    from clustertwin.export.svg import design_floor_plan
+    from clustertwin.drawings import floor_plan_svg
     from tests.export.helpers import design_of, scenario
 
-    svg = design_floor_plan(design_of(scenario(64)), "x\x00\x0b" + EVIL + "\ud800]]>")
+    svg = floor_plan_svg(design_of(scenario(64)), name="x\x00\x0b" + EVIL + "\ud800]]>")
     root = ET.fromstring(svg.encode("utf-8"))
     assert root.tag.endswith("svg") and "&lt;script&gt;" in svg

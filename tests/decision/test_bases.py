@@ -8,24 +8,15 @@ routes"): an owned H100 in colocation at full use costs $1.6-2.3 per GPU-hour fu
 
 from __future__ import annotations
 
-import copy
 import datetime as dt
 
 import pytest
 
 from clustertwin.plan import make_plan
 from clustertwin.scenario import scenario_from_dict, with_updates
+from tests.decision.helpers import decision_doc as _doc
 
-START, TARGET = dt.date(2027, 1, 5), dt.date(2028, 6, 30)
 HOURS = 24.0
-
-
-def _doc(default_doc, **decision):
-    d = copy.deepcopy(default_doc)
-    d["training"]["tokens"] = 15.6e12
-    d["buildout"] = {**d.get("buildout", {}), "start_date": START.isoformat()}
-    d["decision"] = {"target_date": TARGET.isoformat(), **decision}
-    return d
 
 
 def _plan(default_doc, catalog, name="s.yaml", **decision):
@@ -33,8 +24,8 @@ def _plan(default_doc, catalog, name="s.yaml", **decision):
 
 
 @pytest.fixture(scope="module")
-def plan(default_doc, catalog):
-    return _plan(default_doc, catalog)
+def plan(plan405):
+    return plan405
 
 
 def test_lease_usage_is_gpus_rate_hours(plan, catalog):

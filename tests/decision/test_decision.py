@@ -19,21 +19,8 @@ from clustertwin.decision.basis import crf, market_fraction
 from clustertwin.decision.options import phased_days
 from clustertwin.plan import make_plan
 from clustertwin.scenario import scenario_from_dict
-
-START, TARGET = dt.date(2027, 1, 5), dt.date(2028, 6, 30)
-
-
-def _doc(default_doc, **decision):
-    d = copy.deepcopy(default_doc)
-    d["training"]["tokens"] = 15.6e12
-    d["buildout"] = {**d.get("buildout", {}), "start_date": START.isoformat()}
-    d["decision"] = {"target_date": TARGET.isoformat(), **decision}
-    return d
-
-
-@pytest.fixture(scope="module")
-def plan405(default_doc, catalog):
-    return make_plan(scenario_from_dict(_doc(default_doc), "405b.yaml", catalog), catalog)
+from tests.decision.helpers import START, TARGET
+from tests.decision.helpers import decision_doc as _doc
 
 
 def test_all_four_routes_dated(plan405):

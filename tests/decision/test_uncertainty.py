@@ -5,30 +5,19 @@ its arithmetic and its contract, not a figure copied from the code."""
 
 from __future__ import annotations
 
-import copy
-import datetime as dt
-
 import numpy as np
 import pytest
 
 from clustertwin.decision import uncertainty as mc
 from clustertwin.plan import make_plan
 from clustertwin.scenario import scenario_from_dict
-
-START, TARGET = dt.date(2027, 1, 5), dt.date(2028, 6, 30)
-
-
-def _doc(default_doc, **decision):
-    d = copy.deepcopy(default_doc)
-    d["training"]["tokens"] = 15.6e12
-    d["buildout"] = {**d.get("buildout", {}), "start_date": START.isoformat()}
-    d["decision"] = {"target_date": TARGET.isoformat(), **decision}
-    return d
+from tests.decision.helpers import TARGET
+from tests.decision.helpers import decision_doc as _doc
 
 
 @pytest.fixture(scope="module")
-def plan(default_doc, catalog):
-    return make_plan(scenario_from_dict(_doc(default_doc), "mc.yaml", catalog), catalog)
+def plan(plan405):
+    return plan405
 
 
 def test_every_option_has_its_chances(plan):

@@ -45,6 +45,11 @@ def test_the_plan_runs_the_job_on_the_nodes_left(catalog):
     assert d.spare_nodes == 2 and d.nodes == 128 and d.job_gpus_limit is None
     assert t.installed_gpus == 126 * 8 and t.gpus <= 126 * 8
     assert any("the job is estimated on the other 1,008" in w for w in plan.warnings)
+    # the JSON says "installed" once: every GPU installed (spares included) in both blocks,
+    # the job's GPUs under training.gpus, and no idle GPUs counted for the spares
+    doc = plan.to_dict()
+    assert doc["training"]["installed_gpus"] == doc["design"]["gpus"] == 128 * 8
+    assert doc["training"]["gpus"] == t.gpus and doc["training"]["idle_gpus"] == t.idle_gpus
 
 
 def test_outside_spares_open_units_and_say_what_they_add(catalog):

@@ -70,22 +70,11 @@ def test_executed_flops_match_megatron_eq3():
 
 def test_model_flops_close_to_6n_for_short_sequences():
     from clustertwin.catalog.params import param_count
+    from clustertwin.scenario.model import ResolvedModel
 
     n = param_count(
-        type(
-            "M",
-            (),
-            dict(
-                layers=96,
-                hidden=12288,
-                ffn_hidden=49152,
-                heads=96,
-                kv_heads=96,
-                vocab=51200,
-                mlp="gelu",
-                moe=None,
-            ),
-        )()
+        ResolvedModel(name="gpt3-175b", layers=96, hidden=12288, ffn_hidden=49152, heads=96,
+                      kv_heads=96, vocab=51200, mlp="gelu")
     ).total
     assert model_flops_per_token(GPT, 128) == pytest.approx(6 * n, rel=0.01)
 
@@ -117,16 +106,16 @@ def test_korthikanti_activation_formulas():
     sequence parallelism and selective recompute, 2sbh with full recompute."""
     s, b, h, a = 2048, 1, 12288, 96
     one = np.array([1.0])
-    none = mem.layer_activation_bytes(GPT, s * b * one, s * one, one, 0 * one, 0 * one, flash=False)
+    none = mem.layer_activation_bytes(GPT, s * b * one, s * one, one, 0 * one, 0 * one, mem.ActKernels(flash=False))
     assert none[0] == pytest.approx(s * b * h * (34 + 5 * a * s / h))
     t = 8 * one
-    sel = mem.layer_activation_bytes(GPT, s * b * one, s * one, t, one, one, flash=False)
+    sel = mem.layer_activation_bytes(GPT, s * b * one, s * one, t, one, one, mem.ActKernels(flash=False))
     assert sel[0] == pytest.approx(34 * s * b * h / 8)
     tp_only = mem.layer_activation_bytes(
-        GPT, s * b * one, s * one, t, 0 * one, 0 * one, flash=False
+        GPT, s * b * one, s * one, t, 0 * one, 0 * one, mem.ActKernels(flash=False)
     )
     assert tp_only[0] == pytest.approx(s * b * h * (10 + 24 / 8 + 5 * a * s / (h * 8)))
-    full = mem.layer_activation_bytes(GPT, s * b * one, s * one, t, 0 * one, 2 * one, flash=False)
+    full = mem.layer_activation_bytes(GPT, s * b * one, s * one, t, 0 * one, 2 * one, mem.ActKernels(flash=False))
     assert full[0] == pytest.approx(2 * s * b * h)
 
 
@@ -189,8 +178,8 @@ def test_modern_stack_activation_terms():
     llama = Shape(layers=1, hidden=16384, ffn=53248, heads=128, kv_heads=8, vocab=1, swiglu=True)
     one, t = np.array([1.0]), np.array([8.0])
     args = (llama, 8192 * one, 8192 * one, t, one, 0 * one)
-    plain = mem.layer_activation_bytes(*args, flash=True)
-    fused = mem.layer_activation_bytes(*args, flash=True, fused_glu=True)
+    plain = mem.layer_activation_bytes(*args, mem.ActKernels(flash=True))
+    fused = mem.layer_activation_bytes(*args, mem.ActKernels(flash=True, fused_glu=True))
     h, f, kv, a = 16384, 53248, 1024, 128
     assert fused[0] == pytest.approx(8192 * ((12 * h + 4 * kv + 4 * f) / 8 + 4 * a / 8))
     assert plain[0] - fused[0] == pytest.approx(8192 * 2 * f / 8)

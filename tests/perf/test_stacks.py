@@ -77,7 +77,7 @@ def test_gemm_efficiency_falls_with_small_dimensions(catalog):
                 np.array([8192.0]), np.array([1.0]))
 
     def tflops(m: float, k: float, n: float) -> float:
-        f, _ = ops.gemm(c, "mlp", m, k, n)
+        f, _ = ops.gemm(c, "mlp", (m, k, n))
         return 2 * m * k * n / float(np.asarray(f).ravel()[0]) / 1e12
 
     big, thin = tflops(8192, 4096, 14336), tflops(64, 4096, 14336)

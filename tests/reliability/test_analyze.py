@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from types import SimpleNamespace
 
 import pytest
 import reliability_support as rs
@@ -60,17 +59,23 @@ def test_summary_rows_and_figures(small):
 
 
 def test_design_storage_and_spares_are_used(rcat):
-    sc = rs.scenario(rcat, gpus=4096, reliability={"trials": 50})
-    design = SimpleNamespace(storage=SimpleNamespace(write_gbps=50.0, read_gbps=100.0,
-                                                     nvme_write_gbps_per_node=10.0),
-                             nodes=600, spare_nodes=40)
-    res = analyze(sc, rcat, rs.estimate(gpus=4096, days=5), design)
+    from dataclasses import replace
+
+    from clustertwin.design import design as make_design
+
+    sc = rs.scenario(rcat, gpus=4096, spare_nodes=40, reliability={"trials": 50})
+    est = rs.estimate(gpus=4096, days=5)
+    d = make_design(sc, rcat, est)
+    pfs = tuple(replace(t, write_gbps=50.0, read_gbps=100.0) if t.tier == "pfs" else t
+                for t in d.storage.tiers)
+    d = replace(d, storage=replace(d.storage, tiers=pfs, nvme_write_gbps_per_node=10.0))
+    res = analyze(sc, rcat, est, d)
     assert res.storage_write_gbps == 50.0 and res.storage_read_gbps == 100.0
     assert res.checkpoint_write_s == pytest.approx(res.checkpoint_size_gb / 50.0)
-    assert res.spare_nodes == 40
+    assert res.spare_nodes == d.spare_nodes == 40
     assert res.checkpoint_nvme_write_s == pytest.approx(res.checkpoint_size_gb / (512 * 10.0))
-    partial = SimpleNamespace(nodes=532)  # design without storage or spare_nodes
-    res2 = analyze(sc, rcat, rs.estimate(gpus=4096, days=5), partial)
+    # without a design stage: cluster.spare_nodes and the default storage
+    res2 = analyze(rs.scenario(rcat, gpus=4096, spare_nodes=20, reliability={"trials": 50}), rcat, est)
     assert res2.spare_nodes == 20 and "default" in res2.storage_source
 
 

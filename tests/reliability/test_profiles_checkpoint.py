@@ -8,7 +8,7 @@ import pytest
 
 from clustertwin.catalog.models import FailureCause, FailureProfile
 from clustertwin.design.failure_rates import job_rates
-from clustertwin.perf.checkpoint import checkpoint_size_gb, checkpoint_times
+from clustertwin.perf.checkpoint import StorageRates, checkpoint_size_gb, checkpoint_times
 from clustertwin.reliability import interval as iv
 
 
@@ -52,8 +52,8 @@ def test_checkpoint_size_and_times():
     assert math.isclose(ck.write_gbps, 2000.0)        # default: 2 TB/s per 16,384 GPUs
     assert math.isclose(ck.write_s, 2.835)
     assert ck.per_gpu_gb < 4.0
-    slow = checkpoint_times(405e9, "bf16", 16384, 2048, pfs_write_gbps=1e6,
-                            node_storage_gbps=0.1)     # the node NICs cap the write
+    slow = checkpoint_times(405e9, "bf16", 16384, 2048,
+                            StorageRates(pfs_write_gbps=1e6, node_storage_gbps=0.1))  # the node NICs cap the write
     assert math.isclose(slow.write_gbps, 204.8)
 
 

@@ -9,6 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from clustertwin.sweep.api import run_sweep_table
+from clustertwin.sweep.run import Runner
 from clustertwin.sweep.study import build
 from clustertwin.sweep.table import csv_text, parquet_bytes
 from tests.sweep.conftest import GRID, SMALL
@@ -17,7 +18,7 @@ from tests.sweep.conftest import GRID, SMALL
 @pytest.fixture(scope="module")
 def reference():
     """The 2 x 2 sweep in this process (one worker)."""
-    return run_sweep_table(build(SMALL, GRID), executor="local", workers=1)
+    return run_sweep_table(build(SMALL, GRID), Runner(executor="local", workers=1))
 
 
 def test_reference_rows_planned(reference):
@@ -32,7 +33,7 @@ def test_reference_rows_planned(reference):
 
 
 def test_two_workers_same_bytes(reference):
-    table = run_sweep_table(build(SMALL, GRID), executor="local", workers=2)
+    table = run_sweep_table(build(SMALL, GRID), Runner(executor="local", workers=2))
     assert _differences(table, reference) == []
     assert table.equals(reference, check_metadata=True)
     assert csv_text(table) == csv_text(reference)
@@ -42,7 +43,7 @@ def test_two_workers_same_bytes(reference):
 @pytest.mark.ray
 @pytest.mark.skipif(importlib.util.find_spec("ray") is None, reason="ray is not installed (pip install 'clustertwin[ray]')")
 def test_ray_local_same_bytes(reference):
-    table = run_sweep_table(build(SMALL, GRID), executor="ray", workers=2)
+    table = run_sweep_table(build(SMALL, GRID), Runner(executor="ray", workers=2))
     assert table.column("error").to_pylist() == [None] * 4
     assert _differences(table, reference) == []
     assert table.equals(reference, check_metadata=True)
@@ -71,5 +72,5 @@ def test_order_and_workers_do_not_change_any_row(reference, gpus, prices, keys_f
     grid = {"cluster.gpus": gpus, "economics.cloud_usd_per_gpu_hour": prices}
     if keys_flipped:
         grid = dict(reversed(list(grid.items())))
-    table = run_sweep_table(build(SMALL, grid), executor="local", workers=workers)
+    table = run_sweep_table(build(SMALL, grid), Runner(executor="local", workers=workers))
     assert _by_point(table) == _by_point(reference)

@@ -10,6 +10,7 @@ import pytest
 
 from clustertwin.sweep.api import run_sweep_table
 from clustertwin.sweep.choose import choose, parse_requirement
+from clustertwin.sweep.run import Runner
 from clustertwin.sweep.study import build
 from tests.conftest import EXAMPLES
 from tests.report import chromium
@@ -41,7 +42,7 @@ def test_sweep_html_renders(tmp_path):
     from clustertwin.sweep.html import render_sweep
 
     sw = build(SMALL, GRID)
-    table = run_sweep_table(sw, executor="local", workers=1)
+    table = run_sweep_table(sw, Runner(executor="local", workers=1))
     ch = choose(table, "run_cost_owned_usd", [parse_requirement("reliability.effective_days<=1000")])
     page = render_sweep(sw, table, ch)
     dom = _rendered_dom(page, tmp_path)

@@ -23,7 +23,7 @@ from clustertwin.scenario import scenario_from_dict
 from clustertwin.sweep.api import run_sweep_table
 from clustertwin.sweep.grid import apply, make_points
 from clustertwin.sweep.memo import READS, StageMemo, reads
-from clustertwin.sweep.run import cached_catalog
+from clustertwin.sweep.run import Runner, cached_catalog
 from clustertwin.sweep.study import build
 from tests.sweep.conftest import SMALL
 
@@ -228,8 +228,8 @@ def test_sweep_tables_identical_with_and_without_cache():
     sw = build(SMALL, {"economics.cloud_usd_per_gpu_hour": [2.0, 3.5], "reliability.restart_min": [5, 30]},
                [("64 GPUs", {"cluster.gpus": 64}), ("fat-tree, 2 spares",
                  {"cluster.fabric.topology": "fat-tree", "cluster.spare_nodes": 2})])
-    off = run_sweep_table(sw, "local", 1, cache=False)
-    on = run_sweep_table(sw, "local", 1, cache=True)
+    off = run_sweep_table(sw, Runner("local", 1, cache=False))
+    on = run_sweep_table(sw, Runner("local", 1, cache=True))
     assert off.column("error").to_pylist() == [None] * 8
     assert on.equals(off, check_metadata=True)
 

@@ -8,6 +8,7 @@ import pytest
 
 from clustertwin.sweep.api import run_sweep_table
 from clustertwin.sweep.grid import LazyPoints, make_points
+from clustertwin.sweep.run import Runner
 from clustertwin.sweep.runlog import RunLog
 from clustertwin.sweep.stream import PARTS, join_parts, stream_sweep
 from clustertwin.sweep.study import build
@@ -28,7 +29,7 @@ def test_lazy_points_are_the_points() -> None:
 
 @pytest.fixture(scope="module")
 def reference():
-    return run_sweep_table(build(SMALL, GRID), executor="local", workers=1)
+    return run_sweep_table(build(SMALL, GRID), Runner(executor="local", workers=1))
 
 
 def _same_rows(joined, reference) -> None:
@@ -52,13 +53,13 @@ def test_interrupted_stream_resumes_and_equals_the_table(reference, tmp_path) ->
             raise Stop  # as a kill would: rows not yet in a part are lost, parts stay
 
     with pytest.raises(Stop):
-        stream_sweep(sw, tmp_path, workers=1, window=4, group_rows=2, on_progress=stop_after_five)
+        stream_sweep(sw, tmp_path, Runner(workers=1, on_progress=stop_after_five), window=4, group_rows=2)
     parts = sorted((tmp_path / PARTS).glob("part-*.parquet"))
     assert parts and all(pq.ParquetFile(p).metadata.num_row_groups == 1 for p in parts)
     written = sum(pq.ParquetFile(p).metadata.num_rows for p in parts)
     assert 0 < written < 9 and not list((tmp_path / PARTS).glob(".*tmp"))
     log = RunLog("local")
-    ran = stream_sweep(sw, tmp_path, workers=1, window=4, group_rows=2, log=log)
+    ran = stream_sweep(sw, tmp_path, Runner(workers=1, log=log), window=4, group_rows=2)
     assert log.resumed == written and ran == 9 - written
     rows = join_parts(tmp_path / PARTS, tmp_path / "sweep.parquet")
     assert rows == 9
@@ -69,6 +70,6 @@ def test_interrupted_stream_resumes_and_equals_the_table(reference, tmp_path) ->
 
 def test_stream_on_two_workers(reference, tmp_path) -> None:
     sw = build(SMALL, GRID, lazy=True)
-    stream_sweep(sw, tmp_path, workers=2, window=5, group_rows=3)
+    stream_sweep(sw, tmp_path, Runner(workers=2), window=5, group_rows=3)
     join_parts(tmp_path / PARTS, tmp_path / "sweep.parquet")
     _same_rows(pq.read_table(tmp_path / "sweep.parquet"), reference)

@@ -12,11 +12,11 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "buildout"))
 
-from buildout_fakes import FakeCatalog, scenario  # noqa: E402
+from buildout_fakes import PinnedCatalog, scenario  # noqa: E402
 
 from clustertwin.buildout import plan_buildout  # noqa: E402
 
-CAT = FakeCatalog()
+CAT = PinnedCatalog()
 SAMPLES = 4000
 POWER_STEPS = set(range(74, 94))  # utility, substation, switchgear ... energization
 GPU_STEPS = {1, 3}
@@ -26,7 +26,7 @@ def plan(gpus, profile, node="dgx-h100", what_if=None, site="greenfield"):
     return plan_buildout(scenario(gpus, profile, node, site=site), CAT, what_if=what_if, samples=SAMPLES)
 
 
-@pytest.mark.parametrize("node", ["dgx-h100", "hgx-h100-liquid"])
+@pytest.mark.parametrize("node", ["dgx-h100", "hgx-h100-liquid-4u"])
 def test_fast_track_100k_within_1_5x_of_colossus_122_days(node):
     """xAI Colossus, 100,000 H100 in 122 days (datacenter-anchors 3.3): P50 in 122/1.5..122*1.5."""
     p = plan(100_000, "fast-track", node)

@@ -191,10 +191,22 @@ def _node_reasons(gg: GpuGrades | None, dcgm: list[DcgmRun], nccl: list[dict[str
     return reasons
 
 
-def health(plan: AcceptancePlan, model: AcceptanceModel, burnin: BurnIn | None,
-           dcgm: list[DcgmRun], nccl: list[NcclRun], wiring: WiringResult | None,
-           imports: list[dict[str, Any]], nodes: list[str] | None = None) -> HealthReport:
+@dataclass(frozen=True)
+class Imported:
+    """What the operator imported: the burn-in table, the DCGM and nccl-tests runs, the
+    fabric's wiring check against the design, and one report per file read."""
+
+    burnin: BurnIn | None
+    dcgm: list[DcgmRun]
+    nccl: list[NcclRun]
+    wiring: WiringResult | None
+    imports: list[dict[str, Any]]
+
+
+def health(plan: AcceptancePlan, model: AcceptanceModel, got: Imported,
+           nodes: list[str] | None = None) -> HealthReport:
     """Grade everything imported. ``nodes``: the designed node names (untested ones listed)."""
+    burnin, dcgm, nccl, wiring, imports = got.burnin, got.dcgm, got.nccl, got.wiring, got.imports
     dcgm_by_gpu = {(r.node, g): s for r in dcgm for g, s in r.gpu_status.items()}
     gg = grade_gpus(burnin, plan, dcgm_by_gpu) if burnin is not None and len(burnin) else None
     memo: dict = {}

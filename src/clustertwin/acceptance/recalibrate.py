@@ -33,7 +33,7 @@ class Recalibration:
     def rows(self) -> list[tuple[str, str, str]]:
         """(quantity, catalog plan, measured plan) for the terminal and HTML."""
         def get(plan: Any, block: str, key: str) -> Any:
-            res = getattr(plan, block, None)
+            res = dict(plan.blocks()).get(block)
             return None if res is None else res.to_contract().get(key)
 
         out = [("GPUs in the run", get(self.base, "training", "gpus"), get(self.measured, "training", "gpus"))]
@@ -113,7 +113,7 @@ def _without_drained(scenario: Any, base: Any, drained: int, gpn: int) -> tuple[
     if drained == 0 or cl.gpus is None:
         return scenario, ""
     spares = cl.spare_nodes if isinstance(cl.spare_nodes, int) else (
-        getattr(base.design, "spare_nodes", 0) if base.design is not None else 0)
+        base.design.spare_nodes if base.design is not None else 0)
     short = max(0, drained - int(spares))
     if short == 0:
         return scenario, f"{drained} drained node(s) replaced by hot spares"
@@ -122,8 +122,8 @@ def _without_drained(scenario: Any, base: Any, drained: int, gpn: int) -> tuple[
         raise UsageError([Problem("--measured", "measured.drained_nodes",
                                   f"{drained} drained nodes leave no GPUs of the {cl.gpus} installed")])
     update: dict[str, Any] = {"cluster": cl.model_copy(update={"gpus": gpus})}
-    t = getattr(scenario, "training", None)
-    if t is not None and isinstance(getattr(t, "gpus", "auto"), int) and t.gpus > gpus:
+    t = scenario.training
+    if t is not None and isinstance(t.gpus, int) and t.gpus > gpus:
         update["training"] = t.model_copy(update={"gpus": gpus})
     return scenario.model_copy(update=update), f"{short} drained node(s) beyond the spares: {gpus} GPUs installed"
 

@@ -30,7 +30,7 @@ def scenario_inputs(scenario: Any, catalog: Any, design: Any, profiles: Any) -> 
     q = derive_quantities(scenario, catalog, design)
     if profile == "auto":
         profile = auto_profile(profiles, design, q.gpus)
-    own = scenario_what_if(getattr(scenario, "buildout", None))  # buildout.lead_times.*, crews
+    own = scenario_what_if(scenario.buildout)  # buildout.lead_times.*, crews
     own = _catalog_gpu_lead(scenario, catalog, profiles, profile, own)
     return profile, start, seed, q, own
 
@@ -49,8 +49,8 @@ def _catalog_gpu_lead(scenario: Any, catalog: Any, profiles: Any, profile: str, 
     from clustertwin.buildout.whatif import Change
     from clustertwin.catalog.lookup import gpu_lead_days
 
-    cluster = getattr(scenario, "cluster", None)
-    if cluster is None or not hasattr(catalog, "kinds") or "route" not in catalog.kinds():
+    cluster = scenario.cluster
+    if "route" not in catalog.kinds():
         return own
     if any(1 in p.steps and p.steps[1].days is not None for p in profile_chain(profiles, profile)):
         return own
@@ -62,19 +62,15 @@ def _catalog_gpu_lead(scenario: Any, catalog: Any, profiles: Any, profile: str, 
 
 
 def _scenario_basics(scenario: Any) -> tuple[str, _dt.date, int]:
-    b = getattr(scenario, "buildout", None)
-    profile = getattr(b, "profile", None) or "new-build"
-    start = getattr(b, "start_date", None) or _dt.date(2027, 1, 5)
-    rel = getattr(scenario, "reliability", None)
-    seed = int(getattr(rel, "seed", 0) or 0)
-    return profile, start, seed
+    b = scenario.buildout
+    return b.profile, b.start_date, int(scenario.reliability.seed)
 
 
 def auto_profile(profiles: Any, design: Any, gpus: int) -> str:
     """``buildout.profile: auto``: the design says whether the cluster fits an existing
     facility; there, a cluster within a profile's ``auto_max_gpus`` (a few servers from stock)
     takes the smallest such profile."""
-    facility = str(getattr(design, "facility", None) or "new-build")
+    facility = design.facility if design is not None else "new-build"
     if facility != "existing-facility":
         return facility
     fits = [(p.auto_max_gpus, name) for name, p in profiles.items()

@@ -140,7 +140,7 @@ def plan_buildout(
     u = len(book.steps) if distribution == "triangular" else None  # rows of the shared draws
     base = _simulate(base_steps(book, profiles, profile, q, own, site), u, samples, seed, distribution)
     shifts = [
-        _what_if(with_base(w, own), book, profiles, profile, q, u, samples, seed, distribution, base,
+        _what_if(with_base(w, own), book, profiles, profile, q, Sampling(u, samples, seed, distribution), base,
                  wanted)
         for w in what_ifs
     ]
@@ -176,7 +176,7 @@ def plan_buildout(
         go_live_days_p90=base.quantiles["p90"],
         go_live_quantiles=quant,
         waves=waves(start, base.quantiles["p50"], install_window_days(rows, base.det.length), q.gpus,
-                    wave_count(getattr(design, "scalable_units", None))),
+                    wave_count(design.scalable_units if design is not None else None)),
         critical_path=tuple(cp),
         steps=tuple(rows),
         what_ifs=tuple(shifts),
@@ -236,19 +236,28 @@ def _step_rows(book: Any, base: Any) -> list[StepSchedule]:
     return rows
 
 
+@dataclass(frozen=True)
+class Sampling:
+    """How a schedule is sampled: ``samples`` draws of ``distribution`` from ``seed``; ``u``
+    the rows of the shared triangular draws (None for PERT)."""
+
+    u: int | None
+    samples: int
+    seed: int
+    distribution: Distribution
+
+
 def _what_if(
     w: WhatIf,
     book: Any,
     profiles: Any,
     profile: str,
     q: Quantities,
-    u: int | None,
-    samples: int,
-    seed: int,
-    distribution: Distribution,
+    sampling: Sampling,
     base: _Run,
     wanted: str = "greenfield",
 ) -> WhatIfShift:
+    u, samples, seed, distribution = sampling.u, sampling.samples, sampling.seed, sampling.distribution
     qq = _rescale(q, w.gpus) if w.gpus is not None else q
     prof = w.profile or profile
     steps = effective_steps(book, profiles, prof, qq, crew_multiplier=w.crews,

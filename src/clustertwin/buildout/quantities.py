@@ -78,24 +78,16 @@ class Quantities:
         return d
 
 
-def _get(obj: Any, dotted: str) -> Any:
-    for part in dotted.split("."):
-        if obj is None:
-            return None
-        obj = obj.get(part) if isinstance(obj, dict) else getattr(obj, part, None)
-    return obj
-
-
 def _job_gpus(scenario: Any, design: Any = None) -> int:
     """GPUs to build: the design's (spares excluded) or ``cluster.gpus``. A deadline scenario's
     count is solved at the plan level, so the build-out needs the design result then."""
-    if _get(design, "gpus") is not None:
-        return int(_get(design, "gpus"))
-    gpus = _get(scenario, "cluster.gpus")
+    if design is not None:
+        return int(design.gpus)
+    gpus = scenario.cluster.gpus
     if gpus is None:
         from clustertwin.errors import Problem, ScenarioError
 
-        raise ScenarioError([Problem(str(_get(scenario, "source") or "scenario"), "cluster.gpus",
+        raise ScenarioError([Problem(str(scenario.source or "scenario"), "cluster.gpus",
                                      "the build-out needs the design (or cluster.gpus) to count "
                                      "what to build; a deadline's GPU count comes from plan")])
     return int(gpus)
@@ -103,9 +95,9 @@ def _job_gpus(scenario: Any, design: Any = None) -> int:
 
 def _switch(catalog: Any, scenario: Any) -> tuple[int, float]:
     try:
-        fabric = catalog.fabric(_get(scenario, "cluster.fabric.technology"))
+        fabric = catalog.fabric(scenario.cluster.fabric.technology)
         sw = catalog.get("switch", fabric.switch)
-        return int(sw.ports), float(getattr(sw, "power_kw_max", DEFAULT_SWITCH_KW))
+        return int(sw.ports), float(sw.power_kw_max)
     except Exception:  # noqa: BLE001 - a missing fabric/switch entry just means defaults
         return DEFAULT_RADIX, DEFAULT_SWITCH_KW
 
@@ -124,7 +116,7 @@ def fabric_counts(nics: int, radix: int, oversub: float = 1.0) -> tuple[int, int
 
 
 def _spares(scenario: Any, catalog: Any, gpus: int) -> int:
-    given = _get(scenario, "cluster.spare_nodes")
+    given = scenario.cluster.spare_nodes
     if given == "auto":
         from clustertwin.design.spares import resolve_spare_nodes
 
@@ -136,46 +128,40 @@ def derive_quantities(scenario: Any, catalog: Any, design: Any = None) -> Quanti
     """Quantities for the crew-driven steps (see the module doc for the rules). ``design``:
     the design stage's result (``plan`` passes it; :func:`clustertwin.plan.plan_through`
     looks it up for the ``buildout`` command); None: the rules alone."""
-    node = catalog.node(_get(scenario, "cluster.node"))
+    node = catalog.node(scenario.cluster.node)
     gpus = _job_gpus(scenario, design)
-    per_node = int(getattr(node, "gpus", 8) or 8)
+    per_node = int(node.gpus)
     spare = _spares(scenario, catalog, gpus)
     servers = math.ceil(gpus / per_node) + spare
-    node_kw = float(getattr(node, "max_power_kw", 10.2) or 10.2)
-    rack_scale = bool(getattr(node, "rack_scale", False))
-    cooling = str(_get(design, "cooling.mode") or getattr(node, "cooling", "air") or "air")
+    node_kw = float(node.max_power_kw)
+    rack_scale = bool(node.rack_scale)
+    cooling = str((design.cooling.mode if design is not None else None) or node.cooling or "air")
     cooling = "liquid" if cooling == "liquid" else "air"
     if rack_scale:
         racks = servers
     else:
         budget = RACK_KW_LIQUID if cooling == "liquid" else RACK_KW_AIR
-        ru = getattr(node, "rack_units", None) or 8
+        ru = node.rack_units or 8  # None on a rack-scale system
         per_rack = max(1, min(int(budget // node_kw), RACK_U // int(ru)))
         racks = math.ceil(servers / per_rack)
-    nics = servers * int(getattr(node, "compute_nics", 8) or 8)
+    nics = servers * int(node.compute_nics)
     radix, sw_kw = _switch(catalog, scenario)
-    oversub = float(_get(scenario, "cluster.fabric.oversubscription") or 1.0)
+    oversub = float(scenario.cluster.fabric.oversubscription or 1.0)
     leaf, spine, core, uplinks = fabric_counts(nics, radix, oversub)
     it_kw = servers * node_kw + (leaf + spine + core) * sw_kw
     source = "rules"
     storage_racks = max(1, math.ceil(gpus / GPUS_PER_STORAGE_RACK))
     if design is not None:
         # the design's storage racks (0 when a single server keeps its data on its NVMe)
-        by_design = _get(design, "rack_counts.storage")
-        storage_racks = int(by_design) if by_design is not None else storage_racks
+        storage_racks = int(design.rack_counts.storage)
         source = "design"
-        servers = int(_get(design, "nodes") or servers)
-        racks = int(_get(design, "racks") or racks)
-        leaf = int(_get(design, "fabric.leaf") if _get(design, "fabric.leaf") is not None else leaf)
-        spine = int(
-            _get(design, "fabric.spine") if _get(design, "fabric.spine") is not None else spine
-        )
-        core = int(_get(design, "fabric.core") if _get(design, "fabric.core") is not None else core)
-        cables = _get(design, "fabric.cables")
-        if cables is not None:
-            nics = min(nics, int(cables))
-            uplinks = max(0, int(cables) - nics)
-        it_kw = float(_get(design, "power.it_kw") or it_kw)
+        servers = int(design.nodes or servers)
+        racks = int(design.racks or racks)
+        fab = design.fabric
+        leaf, spine, core = int(fab.leaf), int(fab.spine), int(fab.core)
+        nics = min(nics, int(fab.cables))
+        uplinks = max(0, int(fab.cables) - nics)
+        it_kw = float(design.power.it_kw or it_kw)
     return Quantities(
         gpus=gpus,
         servers=servers,
@@ -190,5 +176,5 @@ def derive_quantities(scenario: Any, catalog: Any, design: Any = None) -> Quanti
         storage_racks=storage_racks,
         cooling=cooling,
         source=source,
-        assembled=bool(getattr(node, "ships_assembled", False)),
+        assembled=bool(node.ships_assembled),
     )

@@ -204,9 +204,8 @@ def parse_what_if(text: str, known_steps: set[int]) -> tuple[WhatIf | None, list
 def scenario_what_if(buildout: Any) -> WhatIf | None:
     """The scenario's own build-out changes (``buildout.lead_times.*``, ``buildout.crews``) as
     one what-if applied to the baseline; None when it sets none."""
-    lead_times = getattr(buildout, "lead_times", None)
-    named = lead_times.changes() if lead_times is not None else {}
-    crews = float(getattr(buildout, "crews", 1.0) or 1.0)
+    named = buildout.lead_times.changes()
+    crews = float(buildout.crews)
     if not named and crews == 1.0:
         return None
     changes = tuple(Change(k, v) for k, v in named.items())

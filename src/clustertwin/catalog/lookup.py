@@ -99,10 +99,10 @@ def era_profile_id(catalog: Any, gpu_id: str, year: int | None) -> str:
     """Failure profile of a run on ``gpu_id`` in ``year``: the profile whose ``era_for`` names
     the GPU's generation and whose ``era_years`` hold the year (lowest id first), else the
     generation's :func:`default_profile_id`."""
-    generation = getattr(catalog.gpu(gpu_id), "generation", None)
+    generation = catalog.gpu(gpu_id).generation
     if year is not None:
         for p in sorted(catalog.all("failure_profile"), key=lambda p: p.id):
-            span = getattr(p, "era_years", None) or []
-            if generation in getattr(p, "era_for", ()) and span and span[0] <= year <= span[-1]:
+            span = p.era_years
+            if generation in p.era_for and span and span[0] <= year <= span[-1]:
                 return p.id
     return default_profile_id(catalog, gpu_id)

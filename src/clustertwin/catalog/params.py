@@ -32,8 +32,8 @@ def param_count(m: Any) -> ParamCount:
     attn = 2 * h * h + 2 * h * m.kv_heads * head_dim
     norms = 4 * h
     dense_layer = attn + _mlp_weights(h, m.ffn_hidden, m.mlp) + norms
-    emb = m.vocab * h * (1 if getattr(m, "tied_embeddings", False) else 2)
-    moe = getattr(m, "moe", None)
+    emb = m.vocab * h * (1 if m.tied_embeddings else 2)
+    moe = m.moe
     if moe is None:
         total = m.layers * dense_layer + emb
         return ParamCount(total, total, emb, dense_layer, 0.0, 0.0)

@@ -111,7 +111,7 @@ def run_check(scen: Any, cat: Any, nccl: list[Path], dcgm: list[Path], burnin: l
     """(HealthReport, AcceptancePlan) of the files against the scenario."""
     from clustertwin.acceptance.coverage import coverage
     from clustertwin.acceptance.curves import busbw_curves
-    from clustertwin.acceptance.grade import HealthReport, health
+    from clustertwin.acceptance.grade import HealthReport, Imported, health
     from clustertwin.acceptance.model import model_for
     from clustertwin.acceptance.plan import build_plan
     from clustertwin.design.site.inventory import build_inventory
@@ -131,8 +131,8 @@ def run_check(scen: Any, cat: Any, nccl: list[Path], dcgm: list[Path], burnin: l
         wiring = compare(designed, got["ibnet"][0])
         nodes = sorted({a for a, ap, *_ in designed if not str(ap).isdigit()})
     model = model_for(scen, cat)
-    rep = health(plan, model, _merge_burnin(got["burnin"]), got["dcgm"], got["nccl"],
-                 wiring, reports, nodes)
+    rep = health(plan, model, Imported(_merge_burnin(got["burnin"]), got["dcgm"], got["nccl"],
+                                       wiring, reports), nodes)
     cov = coverage(rep, plan, build_inventory(scen, cat, design), designed)
     curves = busbw_curves(got["nccl"], rep.nccl, model)
     return HealthReport(**{**rep.__dict__, "coverage": cov, "curves": tuple(curves)}), plan

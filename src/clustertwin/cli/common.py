@@ -70,3 +70,24 @@ def handle_user_errors(func):  # noqa: ANN001, ANN201
             raise typer.Exit(2) from None
 
     return wrapper
+
+
+def show_stage(scenario_path: str | Path | None, catalog_dirs: list[Path] | None, stage: str,
+               json_out: bool, compute: Any) -> Any:
+    """What the one-stage commands (``design``, ``reliability``) share: load the inputs, make
+    the plan up to ``stage`` (:func:`clustertwin.plan.plan_through`: the installed GPUs and
+    deadline rounds ``plan`` uses; a stage failure is raised), take its result
+    (``compute(scenario, catalog, plan)`` where the plan has none) and print it: as JSON
+    (returns None) or as its summary rows (returns the result, for the command's extras)."""
+    from clustertwin.plan import plan_through
+
+    scen, cat = load_inputs(scenario_path, catalog_dirs)
+    plan = plan_through(scen, cat, stage)
+    result = getattr(plan, stage) or compute(scen, cat, plan)
+    if json_out:
+        emit_json(result.to_contract())
+        return None
+    from clustertwin.report import views
+
+    print_rows(f"{stage}: {scen.name}", views.rows(result))
+    return result

@@ -17,20 +17,13 @@ def register(app: typer.Typer) -> None:
     def design_cmd(scenario: ScenarioArg = None, json_out: JsonOpt = False,
                    catalog: CatalogOpt = None) -> None:
         """Racks, scalable units, compute fabric, storage, power chain, cooling and BOM."""
-        from clustertwin.cli.common import emit_json, load_inputs, print_rows
+        from clustertwin.cli.common import show_stage
         from clustertwin.design import design
-        from clustertwin.plan import plan_through
 
-        scen, cat = load_inputs(scenario, catalog)
-        # the design `plan` makes (installed GPUs, deadline rounds); a stage failure is raised
-        plan = plan_through(scen, cat, "design")
-        result = plan.design or design(scen, cat, plan.training)
-        if json_out:
-            emit_json(result.to_contract())
+        result = show_stage(scenario, catalog, "design", json_out,
+                            lambda scen, cat, plan: design(scen, cat, plan.training))
+        if result is None:
             return
-        from clustertwin.report import views
-
-        print_rows(f"design: {scen.name}", views.rows(result))
         from rich.console import Console
         from rich.table import Table
 

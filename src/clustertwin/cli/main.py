@@ -142,7 +142,8 @@ def main() -> None:
         for line in exc.lines():
             typer.echo(f"error: {line}", err=True)
         sys.exit(2)
-    except getattr(cx, "NoArgsIsHelpError", ()) as exc:  # bare `clustertwin CMD`: its help
+    # bare `clustertwin CMD`: its help (click 8.2 raises NoArgsIsHelpError; older click has none)
+    except getattr(cx, "NoArgsIsHelpError", ()) as exc:
         exc.show()
         sys.exit(exc.exit_code)
     except cx.ClickException as exc:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import typer
@@ -60,9 +61,9 @@ def register(app: typer.Typer) -> None:
             _check_numbers(load=load, failure_rate=failure_rate, repair_hours=repair_hours,
                            checkpoint_min=checkpoint_min, time_limit_factor=time_limit_factor,
                            seed=seed)
-            _run(cluster, trace, policy, placement, out, force, strict, as_json, seed, catalog,
-                 jobs, load, failure_rate, failure_profile, repair_hours, checkpoint_min,
-                 time_limit_factor, reserve, team_limit, share, scale)
+            _run(ScheduleOptions(cluster, trace, policy, placement, out, force, strict, as_json, seed,
+                                 catalog, jobs, load, failure_rate, failure_profile, repair_hours,
+                                 checkpoint_min, time_limit_factor, reserve, team_limit, share, scale))
         except UserError as exc:
             for line in exc.lines():
                 typer.echo(f"error: {line}", err=True)
@@ -75,6 +76,33 @@ def register(app: typer.Typer) -> None:
 _BOUNDS = {"load": (0.0, 10.0, True), "failure_rate": (0.0, 100_000.0, False),
            "repair_hours": (0.0, 8760.0, True), "checkpoint_min": (0.0, 525_600.0, False),
            "time_limit_factor": (1.0, 100.0, False), "seed": (0.0, 2.0**63, False)}
+
+
+@dataclass(frozen=True)
+class ScheduleOptions:
+    """The ``schedule`` command's options, as given on the command line (see its help)."""
+
+    cluster: str
+    trace: str
+    policy: list[str]
+    placement: str
+    out: Path | None
+    force: bool
+    strict: bool
+    as_json: bool
+    seed: int
+    catalog: list[Path]
+    jobs: int | None
+    load: float | None
+    failure_rate: float | None
+    failure_profile: str | None
+    repair_hours: float
+    checkpoint_min: float | None
+    time_limit_factor: float
+    reserve: list[str]
+    team_limit: list[str]
+    share: list[str]
+    scale: float | None = None
 
 
 def _check_numbers(**values: float | None) -> None:
@@ -147,20 +175,14 @@ def _failure_rate(rate: float | None, profile: str | None, catalog_dirs: list[Pa
     if not profile:
         return 0.0
     from clustertwin.catalog import load_catalog
-    from clustertwin.errors import Problem, UsageError
 
     entry = load_catalog(catalog_dirs).get("failure_profile", profile, source="command line",
                                            path="--failure-profile")
-    per_1000 = getattr(entry, "total_per_1000_node_days", None)
-    if per_1000 is None:
-        raise UsageError([Problem("command line", "--failure-profile",
-                                  f"{profile!r} has no total_per_1000_node_days")])
-    return float(per_1000) / 1000.0
+    return float(entry.total_per_1000_node_days) / 1000.0
 
 
-def _run(cluster, trace, policy, placement, out, force, strict, as_json, seed, catalog,  # noqa: ANN001, PLR0913
-         jobs, load, failure_rate, failure_profile, repair_hours, checkpoint_min,
-         time_limit_factor, reserve, team_limit, share, scale=None) -> None:
+def _run(o: ScheduleOptions) -> None:
+    failure_profile = o.failure_profile
     from dataclasses import replace
 
     import numpy as np
@@ -175,42 +197,42 @@ def _run(cluster, trace, policy, placement, out, force, strict, as_json, seed, c
     from clustertwin.scheduling.policies import parse_policy
     from clustertwin.scheduling.traces import load_trace
 
-    PLACEMENTS.get(placement, path="--placement")
-    folder = None if out is None else OutputDir(
-        out, ["schedule.html", "jobs.parquet", "jobs.csv", "summary.json"], force)
-    specs = [parse_policy(p) for p in policy]
+    PLACEMENTS.get(o.placement, path="--placement")
+    folder = None if o.out is None else OutputDir(
+        o.out, ["schedule.html", "jobs.parquet", "jobs.csv", "summary.json"], o.force)
+    specs = [parse_policy(p) for p in o.policy]
     if len({s.label for s in specs}) != len(specs):
         raise UsageError([Problem("command line", "--policy", "a policy is given twice")])
-    seq = np.random.SeedSequence(seed)
+    seq = np.random.SeedSequence(o.seed)
     rng_trace, rng_limits = (np.random.default_rng(s) for s in seq.spawn(2))
-    spec = load_cluster(cluster, list(catalog))
-    w = load_trace(trace, strict=strict, cluster_gpus=spec.gpus, max_node_gpus=spec.max_node_gpus,
-                   rng=rng_trace, load=0.9 if load is None else load)
-    _require_jobs(w, trace)
-    if jobs is not None:
-        if jobs <= 0:
+    spec = load_cluster(o.cluster, list(o.catalog))
+    w = load_trace(o.trace, strict=o.strict, cluster_gpus=spec.gpus, max_node_gpus=spec.max_node_gpus,
+                   rng=rng_trace, load=0.9 if o.load is None else o.load)
+    _require_jobs(w, o.trace)
+    if o.jobs is not None:
+        if o.jobs <= 0:
             raise UsageError([Problem("command line", "--jobs", "must be positive")])
-        w = w.subset(np.arange(min(jobs, len(w))))
-    w, fit_notes = _fit_trace(w, spec, trace, load, scale, strict)
-    rsv = _reservations(reserve)
+        w = w.subset(np.arange(min(o.jobs, len(w))))
+    w, fit_notes = _fit_trace(w, spec, o.trace, o.load, o.scale, o.strict)
+    rsv = _reservations(o.reserve)
     w = _with_reserved_runs(w, rsv)
-    w = with_time_limits(w, rng_limits, max_factor=time_limit_factor)
-    ck = None if not checkpoint_min else checkpoint_min * 60.0
+    w = with_time_limits(w, rng_limits, max_factor=o.time_limit_factor)
+    ck = None if not o.checkpoint_min else o.checkpoint_min * 60.0
     w = with_checkpoints(w, ck)
     profile_note = None
-    if failure_rate is None and not failure_profile and str(cluster).lower().endswith(
+    if o.failure_rate is None and not failure_profile and str(o.cluster).lower().endswith(
             (".yaml", ".yml", ".toml")):
         # a designed cluster fails as its scenario says; --failure-rate 0 turns failures off
         from clustertwin.cli.common import load_inputs
 
-        failure_profile = load_inputs(cluster, list(catalog))[0].reliability.failure_profile
+        failure_profile = load_inputs(o.cluster, list(o.catalog))[0].reliability.failure_profile
         profile_note = (f"node failures follow the scenario's failure profile {failure_profile!r}"
                         " (--failure-rate 0 turns them off)")
-    cfg = SimConfig(placement=placement,
-                    failure_rate_per_node_day=_failure_rate(failure_rate, failure_profile,
-                                                            list(catalog)),
-                    repair_s=repair_hours * 3600.0, shares=_pairs(share, "--share", w.teams),
-                    team_limits_gpus=_pairs(team_limit, "--team-limit", w.teams), reservations=rsv)
+    cfg = SimConfig(placement=o.placement,
+                    failure_rate_per_node_day=_failure_rate(o.failure_rate, failure_profile,
+                                                            list(o.catalog)),
+                    repair_s=o.repair_hours * 3600.0, shares=_pairs(o.share, "--share", w.teams),
+                    team_limits_gpus=_pairs(o.team_limit, "--team-limit", w.teams), reservations=rsv)
     warnings = ([profile_note] if profile_note else []) + fit_notes
     rep = w.report
     if rep and rep.rows_rejected:
@@ -219,12 +241,12 @@ def _run(cluster, trace, policy, placement, out, force, strict, as_json, seed, c
             warnings.append(f"{n} trace rows rejected: {reason} (e.g. {ex})")
     if any(s.order == "sjf-oracle" for s in specs):
         warnings.append("sjf-oracle orders by actual duration, which no real scheduler knows")
-    settings = {"placement": placement, "seed": seed, "failure_rate_per_node_day":
-                cfg.failure_rate_per_node_day, "repair_hours": repair_hours,
-                "checkpoint_min": checkpoint_min, "time_limit_factor": time_limit_factor,
+    settings = {"placement": o.placement, "seed": o.seed, "failure_rate_per_node_day":
+                cfg.failure_rate_per_node_day, "repair_hours": o.repair_hours,
+                "checkpoint_min": o.checkpoint_min, "time_limit_factor": o.time_limit_factor,
                 "reservations": [r.__dict__ for r in rsv], "team_limits": cfg.team_limits_gpus,
                 "shares": cfg.shares}
-    res = schedule(w, spec, specs, cfg, seed=seed, settings=settings, warnings=tuple(warnings))
+    res = schedule(w, spec, specs, cfg, seed=o.seed, settings=settings, warnings=tuple(warnings))
     res = replace(res, warnings=res.warnings + tuple(_preempt_notes(res, specs)))
     if folder is not None:
         jobs_name, warn = res.write_jobs(folder)
@@ -234,7 +256,7 @@ def _run(cluster, trace, policy, placement, out, force, strict, as_json, seed, c
         folder.write("schedule.html", res.html())
         folder.write("summary.json", to_json(res.to_contract()) + "\n")
         folder.commit()
-    if as_json:
+    if o.as_json:
         emit_json(res.to_contract())
         return
     _print_table(res)

@@ -98,11 +98,13 @@ def sweep_command(
     if executor not in ("local", "ray"):
         raise UsageError([Problem("--executor", executor, "expected local or ray")])
     if stream:
-        from clustertwin.sweep.stream import stream_command
+        from clustertwin.sweep.run import Runner
+        from clustertwin.sweep.stream import STREAM_MAX, stream_command
 
-        typer.echo(stream_command(base, _grid_options(sets or [], ranges or []), out, executor, workers,
-                                  ray_address, seeds, force, cache, max_scenarios, tuple(allow_path or ()),
-                                  catalog or [], _progress), err=True)
+        sw = load_study(base, _grid_options(sets or [], ranges or []), seeds, tuple(allow_path or ()),
+                        max_scenarios or STREAM_MAX, lazy=True)
+        typer.echo(stream_command(sw, out, Runner(executor, workers, ray_address, tuple(catalog or ()), cache),
+                                  force, _progress), err=True)
         return
     from clustertwin.sweep.grid import MAX_SCENARIOS
 
@@ -122,7 +124,10 @@ def sweep_command(
 
     log = RunLog(executor)
     with prog:
-        table = run_sweep_table(sw, executor, workers, ray_address, catalog or [], skip, advance, cache, log)
+        from clustertwin.sweep.run import Runner
+
+        runner = Runner(executor, workers, ray_address, tuple(catalog or ()), cache, advance, log)
+        table = run_sweep_table(sw, runner, skip)
     elapsed = time.perf_counter() - t0
     choice = ch.choose(table, obj, reqs)
     log.finish()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as _dt
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 #: one-sided normal quantiles: P90 of wall-clock days from the reliability stage's P95
 Z90, Z95 = 1.2816, 1.6449
@@ -52,19 +52,29 @@ class Inputs:
     region: str = "northern-virginia"      #: decision.region: the utility and colocation market
 
 
+class Upstream(NamedTuple):
+    """The results of the stages before the decision (None where one did not run)."""
+
+    training: Any
+    design: Any
+    reliability: Any
+    economics: Any
+    buildout: Any
+
+
 def wall_days(training: Any, reliability: Any, economics: Any) -> tuple[float, float]:
     """(P50, P90) wall-clock days with every goodput part (data stalls, restarts, failures):
     the training estimate's ``wall_clock_days`` (the reliability stage's ETTR charged in it),
     its P90 spread from the reliability stage's P95 on a normal spread; without reliability, the
     economics stage's failure-adjusted days, else the training estimate's."""
-    wall = float(getattr(training, "wall_clock_days", 0.0) or 0.0)
+    wall = float(training.wall_clock_days or 0.0)
     if reliability is not None:
         mean = float(reliability.effective_days)
         p95 = float(reliability.effective_days_p95 or mean)
         p90 = mean + max(0.0, p95 - mean) * Z90 / Z95
         ratio = wall / mean if wall > mean else 1.0  # the goodput parts besides failures
         return mean * ratio, p90 * ratio
-    days = getattr(economics, "run_days_wall_clock", None) or wall or float(training.days)
+    days = (economics.run_days_wall_clock if economics is not None else None) or wall or float(training.days)
     return float(days), float(days)
 
 
@@ -78,8 +88,8 @@ def gather(scenario: Any, catalog: Any, training: Any, design: Any, reliability:
     cap, opex = economics.capex_by_category_usd, economics.opex_by_category_usd_per_month
     # a build buys the plant and the fit-out (economics' BOM lines, whatever economics.facility
     # prices the owned cluster in); without plant lines, the cost book's $/MW
-    plant = float(getattr(economics, "plant_if_built_usd", 0.0) or 0.0)
-    fitout = float(getattr(economics, "capex_fitout_usd", 0.0) or 0.0)
+    plant = float(economics.plant_if_built_usd or 0.0)
+    fitout = float(economics.capex_fitout_usd or 0.0)
     facility = (plant + fitout) or facility_capex_usd(economics.it_kw, book.value("facility_build_usd_per_mw"))
     life = book.value("facility_life_years") if "facility_life_years" in book.items else 20.0
     w50, w90 = wall_days(training, reliability, economics)
@@ -102,11 +112,11 @@ def gather(scenario: Any, catalog: Any, training: Any, design: Any, reliability:
         rate=float(scenario.decision.discount_rate), haircut=_haircut(scenario, catalog),
         holding_curve=(None if scenario.decision.residual_frac_per_year is None
                        else (1.0, *scenario.decision.residual_frac_per_year)),
-        mfu=float(getattr(training, "mfu", 0.0) or 0.0), mfu_band=_band(training),
+        mfu=float(training.mfu or 0.0), mfu_band=_band(training),
         deadline_days=_deadline(scenario, reliability, w50),
         gpu_lead=gpu_lead(catalog, catalog.gpu(scenario.cluster.gpu).generation, buildout),
         colo_usd_per_kw_month=book.value("colo_usd_per_kw_month"),
-        cloud_price=float(getattr(economics, "cloud_usd_per_gpu_hour", 0.0) or 0.0) or None,
+        cloud_price=float(economics.cloud_usd_per_gpu_hour or 0.0) or None,
         region=scenario.decision.region,
     )
 
@@ -117,7 +127,7 @@ def gpu_lead(catalog: Any, generation: str, buildout: Any) -> tuple[float, float
     allocation), else the catalog's."""
     from clustertwin.catalog.lookup import gpu_lead_days
 
-    step = next((s for s in getattr(buildout, "steps", ()) or () if s.number == 1), None)
+    step = next((s for s in (buildout.steps if buildout is not None else ()) if s.number == 1), None)
     if step is not None and step.applicable:
         return float(step.likely_days), float(step.pessimistic_days)
     p50, p90, _ = gpu_lead_days(catalog, generation)
@@ -128,18 +138,17 @@ def _deadline(scenario: Any, reliability: Any, wall: float) -> float | None:
     """``cluster.deadline_days`` as the routes' wall-clock days: the deadline solver meets the
     reliability stage's days (failures, checkpoints, restarts); the routes' days also carry the
     run's other goodput losses, so the deadline grows by the same ratio."""
-    days = getattr(scenario.cluster, "deadline_days", None)
+    days = scenario.cluster.deadline_days
     if days is None:
         return None
-    eff = float(getattr(reliability, "effective_days", 0.0) or 0.0)
-    basis = getattr(scenario.cluster, "deadline_basis", "wall-clock")
+    eff = float(reliability.effective_days or 0.0) if reliability is not None else 0.0
+    basis = scenario.cluster.deadline_basis
     return float(days) * (wall / eff if eff > 0 and basis == "wall-clock" else 1.0)
 
 
 def _band(training: Any) -> tuple[float, float]:
     """The training stack's calibration band as multipliers of its days (1, 1 when not computed)."""
-    days = float(getattr(training, "days", 0.0) or 0.0)
-    lo, hi = (float(getattr(training, k, 0.0) or 0.0) for k in ("days_low", "days_high"))
+    days, lo, hi = (float(x or 0.0) for x in (training.days, training.days_low, training.days_high))
     if days <= 0 or lo <= 0 or hi <= 0:
         return 1.0, 1.0
     return min(1.0, lo / days), max(1.0, hi / days)

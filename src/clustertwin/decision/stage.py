@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from clustertwin.decision import cash
-from clustertwin.decision.inputs import Inputs, gather
+from clustertwin.decision.inputs import Inputs, Upstream, gather
 from clustertwin.decision.options import BUILDERS, Option, cloud_gpus, gpus_to_meet
 from clustertwin.decision.result import DecisionOption, DecisionResult, day_date
 
@@ -98,11 +98,12 @@ def _route_inputs(mode: str, inp: Inputs, catalog: Any, settings: Any, replan: A
     return dataclasses.replace(inp, gpus=gpus, wall_p50=w50, wall_p90=max(w50, w90), mfu=mfu)
 
 
-def decide(scenario: Any, catalog: Any, training: Any, design: Any, reliability: Any,
-           economics: Any, buildout: Any, replan: Any = None) -> DecisionResult | None:
-    """Every route of ``decision.options`` dated and priced; None for a design-only plan or when
-    economics did not run (nothing to price). ``replan(gpus)`` plans the run at another GPU count
-    (the plan supplies it; without it a route at another count holds the run's GPU-days)."""
+def decide(scenario: Any, catalog: Any, upstream: Upstream, replan: Any = None) -> DecisionResult | None:
+    """Every route of ``decision.options`` dated and priced from the earlier stages' results;
+    None for a design-only plan or when economics did not run (nothing to price).
+    ``replan(gpus)`` plans the run at another GPU count (the plan supplies it; without it a
+    route at another count holds the run's GPU-days)."""
+    training, design, reliability, economics, buildout = upstream
     if training is None or economics is None:
         return None
     settings = scenario.decision

@@ -62,38 +62,51 @@ class BomLine:
 def part_number(entry) -> tuple[str, str]:
     """(part number, reason there is none) of a catalog entry: its ``part_number``, else a model
     number in its name, else its ``part_number_reason``."""
-    pn = str(getattr(entry, "part_number", "") or "")
+    pn = str(entry.part_number or "")
     if not pn:
-        m = _PART_RE.search(str(getattr(entry, "name", "")))
+        m = _PART_RE.search(str(entry.name))
         pn = m.group(0) if m else ""
-    reason = "" if pn else str(getattr(entry, "part_number_reason", "") or "")
+    reason = "" if pn else str(entry.part_number_reason or "")
     return pn, reason
 
 
+@dataclass(frozen=True)
+class Terms:
+    """How a BOM line is bought when not simply at its catalog entry's price: a dated or sized
+    ``unit_usd`` (and the ``as_of`` date of it) instead of the entry's, who buys it (``scope``:
+    it | fit-out | plant) and what one unit is (``unit``)."""
+
+    unit_usd: float | None = None
+    as_of: str | None = None
+    scope: str = "it"
+    unit: str = "each"
+
+
 def line(category: str, item: str, quantity: float, entry=None, *, catalog_id: str | None = None,
-         note: str | None = None, unit_usd: float | None = None, as_of: str | None = None,
-         scope: str = "it", unit: str = "each") -> BomLine:
-    """A BOM line priced from a catalog entry when it has a price (``unit_usd`` and ``as_of``
-    override the entry's: a dated or sized price), with the entry's part number."""
+         terms: Terms = Terms()) -> BomLine:
+    """A BOM line priced from a catalog entry when it has a price (``terms`` may override it:
+    a dated or sized price), with the entry's part number."""
+    unit_usd, as_of, scope, unit = terms.unit_usd, terms.as_of, terms.scope, terms.unit
     if category not in CATEGORIES:
         raise ValueError(f"unknown BOM category {category!r}")
     if scope not in SCOPES:
         raise ValueError(f"unknown BOM scope {scope!r}")
-    cid = catalog_id if catalog_id is not None else getattr(entry, "id", None)
     pn, reason = part_number(entry) if entry is not None else ("", "")
-    vendor = str(getattr(entry, "vendor", "") or "") or vendor_in(
-        f"{getattr(entry, 'name', '')} {item} {pn}")
-    price = unit_usd if unit_usd is not None else getattr(entry, "price_usd", None)
-    if price is not None and note is None:
-        date = as_of if as_of is not None else str(getattr(entry, "price_as_of", "") or "")
-        src = str(getattr(entry, "price_source", "") or "")
+    entry = entry if entry is not None else NO_ENTRY
+    cid = catalog_id if catalog_id is not None else entry.id
+    # only some catalog kinds carry a vendor (GPU, equipment, a rule's price); a switch, cable,
+    # node or storage entry names its maker in its name
+    vendor = str(getattr(entry, "vendor", "") or "") or vendor_in(f"{entry.name} {item} {pn}")
+    price = unit_usd if unit_usd is not None else entry.price_usd
+    if price is not None:
+        date = as_of if as_of is not None else str(entry.price_as_of or "")
+        src = str(entry.price_source or "")
         return BomLine(category, item, cid, quantity, float(price), float(price) * quantity,
                        src, pn, date, reason, vendor, unit, scope)
-    if note is None:
-        note = (f"unpriced: no price in catalog entry {cid!r}" if cid
-                else "unpriced: no catalog entry")
+    note = (f"unpriced: no price in catalog entry {cid!r}" if cid
+            else "unpriced: no catalog entry")
     return BomLine(category, item, cid, quantity, None, None, note, pn,
-                   str(getattr(entry, "as_of", "") or ""), reason or "no catalog entry names it",
+                   str(entry.as_of or ""), reason or "no catalog entry names it",
                    vendor, unit, scope)
 
 
@@ -103,15 +116,32 @@ def vendor_in(text: str) -> str:
     return next((v for v in VENDORS if v.lower() in low), "")
 
 
-def rule_price(rules, key: str, *, part_number: str = "", reason: str = ""):
-    """A price from design rule ``key`` as a catalog-like entry (``price_usd``, source, date)."""
-    from types import SimpleNamespace
+@dataclass(frozen=True)
+class RulePrice:
+    """A price that is not a catalog entry's (a design rule's estimate), with the fields of a
+    priced catalog entry that :func:`line` reads."""
 
+    id: str | None = None
+    name: str = ""
+    price_usd: float | None = None
+    price_source: str = ""
+    price_as_of: str = ""
+    as_of: str = ""
+    part_number: str = ""
+    part_number_reason: str = ""
+    vendor: str = ""
+
+
+#: what :func:`line` reads when a line has no catalog entry
+NO_ENTRY = RulePrice()
+
+
+def rule_price(rules, key: str, *, part_number: str = "", reason: str = "") -> RulePrice:
+    """A price from design rule ``key`` as a catalog-like entry (``price_usd``, source, date)."""
     item = rules.items[key]
-    return SimpleNamespace(id=None, name="", price_usd=rules.num(key), price_source=item.source,
-                           price_as_of=str(getattr(item, "as_of", "") or ""),
-                           as_of=str(getattr(item, "as_of", "") or ""),
-                           part_number=part_number, part_number_reason=reason, vendor="")
+    date = str(item.as_of or "")
+    return RulePrice(price_usd=rules.num(key), price_source=item.source, price_as_of=date,
+                     as_of=date, part_number=part_number, part_number_reason=reason)
 
 
 def totals(lines: tuple[BomLine, ...]) -> dict[str, float]:
@@ -132,7 +162,7 @@ def node_line(catalog, node, nodes: int, purchase) -> BomLine:
         return line("compute", item, nodes, node)
     gen = catalog.gpu(node.gpu).generation if catalog.has("gpu", node.gpu) else None
     dated = price_at(catalog, gen, node.price_usd, node.price_as_of, purchase)
-    ln = line("compute", item, nodes, node, unit_usd=round(dated.usd, 2), as_of=dated.as_of)
+    ln = line("compute", item, nodes, node, terms=Terms(unit_usd=round(dated.usd, 2), as_of=dated.as_of))
     if dated.note:
         ln = replace(ln, source=f"{ln.source}; {dated.note}")
     return ln

@@ -71,11 +71,24 @@ def crahs(air_kw: float, halls: int, rules) -> int:
     return halls * (math.ceil(air_kw / halls / rules.num("crah_kw") - 1e-9) + 1)
 
 
-def plan_cooling(*, rack_kw: float, node_cooling: str, it_kw: float, liquid_racks_kw: float,
-                 rules, liquid_racks: int = 0, compute_racks: int = 0,
-                 compute_kw: float = 0.0) -> CoolingDesign:
-    """``liquid_racks_kw``: draw of the liquid-cooled racks; ``compute_racks`` and
-    ``compute_kw``: the compute racks and their draw (rear doors in air-containment mode)."""
+@dataclass(frozen=True)
+class HeatLoad:
+    """The heat a cooling plant takes away (kW): the densest rack's ``rack_kw``, the whole
+    ``it_kw``, the draw of the liquid-cooled racks and their count, and the compute racks and
+    their draw (rear doors in air-containment mode)."""
+
+    rack_kw: float
+    it_kw: float
+    liquid_racks_kw: float
+    liquid_racks: int = 0
+    compute_racks: int = 0
+    compute_kw: float = 0.0
+
+
+def plan_cooling(load: HeatLoad, node_cooling: str, rules) -> CoolingDesign:
+    """The cooling mode, PUE and plant for ``load`` of nodes cooled by ``node_cooling``."""
+    rack_kw, it_kw, liquid_racks_kw = load.rack_kw, load.it_kw, load.liquid_racks_kw
+    liquid_racks, compute_racks, compute_kw = load.liquid_racks, load.compute_racks, load.compute_kw
     mode = cooling_mode(rack_kw, node_cooling, rules)
     pue = rules.num({"air": "pue_air", "air-containment": "pue_air_containment",
                      "liquid": "pue_liquid"}[mode])

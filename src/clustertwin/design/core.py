@@ -8,8 +8,8 @@ from dataclasses import replace
 
 from clustertwin.design import bom as B
 from clustertwin.design import plant
-from clustertwin.design.cooling import crah_fit_warnings, plan_cooling, with_halls
-from clustertwin.design.fabric import plan_compute_fabric
+from clustertwin.design.cooling import HeatLoad, crah_fit_warnings, plan_cooling, with_halls
+from clustertwin.design.fabric import FabricAsk
 from clustertwin.design.floor import Racks, plan_floor
 from clustertwin.design.layout import plan_layout, rack_capacity
 from clustertwin.design.networks import plan_management
@@ -79,8 +79,9 @@ def design(scenario, catalog, estimate=None, *, rules: DesignRules | None = None
         warnings.append("every leaf slot holds a node, so the fabric managers (UFM) attach "
                         "outside the counted compute-fabric ports")
 
-    storage, storage_links = _storage(scenario, catalog, estimate, node, gpus, nodes, rules,
-                                      notes, warnings)
+    storage, storage_links, said, warned = _storage(scenario, catalog, estimate, node, gpus, nodes, rules)
+    notes += said
+    warnings += warned
 
     inband_sw = _switch(catalog, str(rules["inband_switch"]), switch, warnings, "in-band")
     oob_sw = _switch(catalog, str(rules["oob_switch"]), switch, warnings, "out-of-band")
@@ -139,9 +140,11 @@ def _with_cabling(catalog, d: ClusterDesign) -> ClusterDesign:
                    warnings=(*d.warnings, *far))
 
 
-def _storage(scenario, catalog, estimate, node, gpus, nodes, rules, notes, warnings):
-    """The storage tiers for the job's checkpoints and data, and the storage-fabric links they
-    need (``notes`` and ``warnings`` gain what the user should know)."""
+def _storage(scenario, catalog, estimate, node, gpus, nodes, rules):
+    """The storage tiers for the job's checkpoints and data, the storage-fabric links they
+    need, and the notes and warnings the user should read about them."""
+    notes: list[str] = []
+    warnings: list[str] = []
     storage = plan_storage(checkpoint_tb=job_checkpoint_gb(scenario, estimate) / 1000.0,
                            tokens=_tokens(scenario), gpus=gpus, node=node, nodes=nodes,
                            systems=catalog.all("storage"), rules=rules)
@@ -153,7 +156,7 @@ def _storage(scenario, catalog, estimate, node, gpus, nodes, rules, notes, warni
         warnings.append("no parallel-file-system entry in the catalog: storage bandwidth is 0")
     storage_links = math.ceil(max(storage.write_gbps, storage.read_gbps) * 8
                               / rules.num("storage_port_gbps"))
-    return storage, storage_links
+    return storage, storage_links, notes, warnings
 
 
 def _racks_and_pdus(parts: Parts, storage, storage_links: int, rules) -> RackPlan:
@@ -199,10 +202,10 @@ def _cooling_and_power(scenario, parts: Parts, storage, rp: RackPlan, rules):
     it_guess = (nodes * node.max_power_kw + cf_kw + sf_kw + mgmt_kw + storage.power_kw)
     liquid = node.cooling == "liquid" or rack_kw > rules.num("containment_max_rack_kw")
     liquid_racks_kw = nodes * node.max_power_kw if liquid else 0.0
-    cooling = plan_cooling(rack_kw=rack_kw, node_cooling=node.cooling, it_kw=it_guess,
-                           liquid_racks_kw=liquid_racks_kw, rules=rules,
-                           liquid_racks=compute_racks if liquid else 0,
-                           compute_racks=compute_racks, compute_kw=nodes * node.max_power_kw)
+    cooling = plan_cooling(HeatLoad(rack_kw=rack_kw, it_kw=it_guess, liquid_racks_kw=liquid_racks_kw,
+                                    liquid_racks=compute_racks if liquid else 0,
+                                    compute_racks=compute_racks, compute_kw=nodes * node.max_power_kw),
+                           node.cooling, rules)
     pue = cooling.pue if scenario.economics.pue == "auto" else float(scenario.economics.pue)
     loads = ItLoads(nodes_kw=nodes * node.max_power_kw, nodes_typical_kw=nodes * typical,
                     compute_fabric_kw=cf_kw,
@@ -221,17 +224,13 @@ def _fabric_and_spares(scenario, catalog, gpus: int, node, choice: FabricChoice,
     cl, src = scenario.cluster, scenario.source
     fab, leaf_sw, spine_sw, pod_nodes = choice.fab, choice.leaf, choice.spine, choice.pod_nodes
 
-    def fabric_for(n: int):
-        return plan_compute_fabric(node=node, fabric=fab, switch=leaf_sw, nodes=n,
-                                   oversubscription=cl.fabric.oversubscription,
-                                   topology=cl.fabric.topology, nodes_per_rack=cap, rules=rules,
-                                   source=src, pod_nodes=pod_nodes,
-                                   pod_oversubscription=cl.fabric.pod_oversubscription,
-                                   spine_switch=spine_sw, dual_tor=cl.fabric.dual_tor)
-
-    return place_spares(fabric_for, math.ceil(gpus / node.gpus),
+    ask = FabricAsk(node=node, fabric=fab, switch=leaf_sw,
+                    oversubscription=cl.fabric.oversubscription, topology=cl.fabric.topology,
+                    nodes_per_rack=cap, rules=rules, source=src, pod_nodes=pod_nodes,
+                    pod_oversubscription=cl.fabric.pod_oversubscription, spine_switch=spine_sw,
+                    dual_tor=cl.fabric.dual_tor)
+    return place_spares(ask, math.ceil(gpus / node.gpus),
                         resolve_spare_nodes(scenario, catalog, gpus), cl.spare_placement,
-                        int(fab.reserved_ports_per_su), leaf_sw, upper=spine_sw,
                         displace=cl.gpus is not None)
 
 

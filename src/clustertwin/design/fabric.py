@@ -52,11 +52,28 @@ __all__ = ["FURTHER_TIERS", "MAX_TIERS", "ComputeFabric", "FabricSize", "PodLaye
            "max_endpoints", "plan_compute_fabric", "size_fabric"]
 
 
-def plan_compute_fabric(*, node, fabric, switch, nodes: int, oversubscription: float,
-                        topology: str, nodes_per_rack: int, rules, source: str,
-                        pod_nodes: int | None = None, pod_oversubscription: float = 1.0,
-                        spine_switch=None, dual_tor: bool = False) -> ComputeFabric:
-    """Rail-optimized (or plain) fat tree for ``nodes`` nodes of catalog type ``node``.
+@dataclass(frozen=True)
+class FabricAsk:
+    """What the design asks of its compute fabric whatever the node count: the catalog node,
+    fabric family and leaf ``switch``, the scenario's fabric keys, the racks' node slots, the
+    design rules and the scenario file (for errors)."""
+
+    node: object
+    fabric: object
+    switch: object
+    oversubscription: float
+    topology: str
+    nodes_per_rack: int
+    rules: object
+    source: str
+    pod_nodes: int | None = None
+    pod_oversubscription: float = 1.0
+    spine_switch: object = None
+    dual_tor: bool = False
+
+
+def plan_compute_fabric(ask: FabricAsk, nodes: int) -> ComputeFabric:
+    """Rail-optimized (or plain) fat tree for ``nodes`` nodes of catalog type ``ask.node``.
 
     ``fabric`` is the catalog Fabric family, ``switch`` the leaf Switch entry. Ports are sized in
     whole scalable units (SU = one leaf's worth of node slots per rail group), as the NVIDIA RAs
@@ -66,6 +83,9 @@ def plan_compute_fabric(*, node, fabric, switch, nodes: int, oversubscription: f
     fabric is a pod build (:mod:`clustertwin.design.pods`); ``dual_tor`` splits every NIC into
     two ports on two ToRs, one per plane. Without them the result is the plain fat tree.
     """
+    node, fabric, switch, spine_switch = ask.node, ask.fabric, ask.switch, ask.spine_switch
+    oversubscription, topology, nodes_per_rack = ask.oversubscription, ask.topology, ask.nodes_per_rack
+    rules, source, pod_nodes, dual_tor = ask.rules, ask.source, ask.pod_nodes, ask.dual_tor
     nic, link = float(node.compute_nic_gbps), float(fabric.link_gbps)
     endpoint = min(nic, link)
     planes = _planes(node, fabric, nic, link, dual_tor, rules, source)
@@ -82,10 +102,9 @@ def plan_compute_fabric(*, node, fabric, switch, nodes: int, oversubscription: f
     groups, max_tiers, notes = 1, MAX_TIERS, ()
     pod_build = pod_nodes is not None or (spine_switch is not None and spine_switch.id != switch.id)
     if not pod_build and d:
-        groups, max_tiers, notes = _scale_out(nodes, rails, g_rail, k, d, topology,
-                                              nodes_per_rack, planes, oversubscription)
+        groups, max_tiers, notes = _scale_out(ask, nodes, rails, g_rail, k, d, planes)
         planes, rails = planes * groups, rails // groups
-    g, su_nodes, pair = _su_shape(node, topology, rails, planes, d, g_rail, nodes, nodes_per_rack)
+    g, su_nodes, pair = _su_shape(ask, rails, planes, d, g_rail, nodes)
     if su_nodes < 1:
         raise InfeasibleError([Problem(source, "cluster.fabric.technology",
             f"a {k}-port leaf at {oversubscription:g}:1 has {d} downlinks, fewer than the "
@@ -95,7 +114,7 @@ def plan_compute_fabric(*, node, fabric, switch, nodes: int, oversubscription: f
         node=node, fabric=fabric, leaf_switch=switch, spine_switch=spine_switch or switch,
         nodes=nodes, planes=planes, endpoint=endpoint, rails=rails, g=g, g_rail=g_rail,
         oversubscription=oversubscription, topology=topology, nodes_per_rack=nodes_per_rack,
-        pod_nodes=pod_nodes, pod_oversubscription=pod_oversubscription, dual_tor=dual_tor,
+        pod_nodes=pod_nodes, pod_oversubscription=ask.pod_oversubscription, dual_tor=dual_tor,
         rules=rules, source=source)
     if pod_build:
         return _pod_build(req, d)
@@ -123,9 +142,10 @@ def _planes(node, fabric, nic: float, link: float, dual_tor: bool, rules, source
     return 1
 
 
-def _su_shape(node, topology: str, rails: int, planes: int, d: int, g_rail: int, nodes: int,
-              nodes_per_rack: int) -> tuple[int, int, bool]:
+def _su_shape(ask: FabricAsk, rails: int, planes: int, d: int, g_rail: int,
+              nodes: int) -> tuple[int, int, bool]:
     """(ports per node per leaf, nodes per SU, leaf pair?) of the topology."""
+    node, topology, nodes_per_rack = ask.node, ask.topology, ask.nodes_per_rack
     if topology == "rail-optimized-fat-tree":
         half = rails // 2
         # leaf pair: the whole cluster fits one SU whose two leaves take half the rails each
@@ -259,8 +279,8 @@ def _plane_leaves(nodes: int, rails: int, g_rail: int, d: int, topology: str,
     return math.ceil(nodes / max(1, su)) * math.ceil(rails / g)
 
 
-def _scale_out(nodes: int, rails: int, g_rail: int, k: int, d: int, topology: str,
-               nodes_per_rack: int, planes: int, r: float) -> tuple[int, int, tuple[str, ...]]:
+def _scale_out(ask: FabricAsk, nodes: int, rails: int, g_rail: int, k: int, d: int,
+               planes: int) -> tuple[int, int, tuple[str, ...]]:
     """(rail groups, tiers allowed, notes) for a cluster past one 3-tier tree's reach.
 
     Real clusters past one fabric's reach separate the rails: each rail (or group of rails)
@@ -268,6 +288,7 @@ def _scale_out(nodes: int, rails: int, g_rail: int, k: int, d: int, topology: st
     first (rail-only / multi-plane designs: Alibaba HPN, NVIDIA's multi-plane CX8 builds,
     datacenter-anchors 3.5). The fewest groups that bring every plane within 3 tiers are used;
     when even one rail per plane does not fit, each plane takes a fourth tier."""
+    topology, nodes_per_rack, r = ask.topology, ask.nodes_per_rack, ask.oversubscription
     reach = k * (k // 2)                  # leaves of a 3-tier tree (k pods of k/2 leaves)
     if _plane_leaves(nodes, rails, g_rail, d, topology, nodes_per_rack) <= reach:
         return 1, MAX_TIERS, ()

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -174,7 +175,7 @@ def size_fabric(endpoints: int, switch_ports: int, oversubscription: float = 1.0
                           ((n_core, math.ceil(pods * half / c)),), (n_core,))
     if max_tiers < 4 or pods > k * half:
         raise _infeasible(endpoints, k, r, min(max_tiers, FURTHER_TIERS), source, path)
-    return _four_tiers(endpoints, k, actual, n_leaf, d, u, pods, n_spine, groups)
+    return _four_tiers(LeafLayer(endpoints, k, actual, n_leaf, d, u), pods, n_spine, groups)
 
 
 def _spread(links: int, k: int, positions: int) -> int:
@@ -183,8 +184,21 @@ def _spread(links: int, k: int, positions: int) -> int:
     return min(positions, max(1, math.ceil(links / k - 1e-9)))
 
 
-def _four_tiers(endpoints, k, actual, n_leaf, d, u, pods, n_spine, groups) -> FabricSize:
+class LeafLayer(NamedTuple):
+    """A tree's endpoints and its leaf layer: ``endpoints`` asked, switch radix ``k``,
+    ``actual`` endpoints built, ``n_leaf`` leaves of ``d`` downlinks and ``u`` uplinks."""
+
+    endpoints: int
+    k: int
+    actual: int
+    n_leaf: int
+    d: int
+    u: int
+
+
+def _four_tiers(leaf: LeafLayer, pods: int, n_spine: int, groups) -> FabricSize:
     """A fourth tier over super-pods of k/2 pods (see the module docstring)."""
+    endpoints, k, actual, n_leaf, d, u = leaf
     half = k // 2
     sp_full, sp_last = divmod(pods, half)
     # third tier: per spine position, one switch per pod of the super-pod (k/2 down, k/2 up)

@@ -42,6 +42,7 @@ class Medium:
 @lru_cache(maxsize=1)
 def load_media() -> tuple[Medium, ...]:
     text = resources.files(__package__).joinpath("data/cable_media.yaml").read_text()
+    # CSafeLoader exists only where PyYAML was built with libyaml; the pure-Python one reads the same
     rows = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))["media"]  # noqa: S506
     out = [Medium(**{k: (str(v) if k in ("as_of", "part_number") else v)
                      for k, v in r.items()}) for r in rows]

@@ -42,7 +42,7 @@ def _equipment(catalog, eid: str):
 
 def _sized(category: str, item: str, qty: float, entry, unit_usd: float, scope: str,
            unit: str = "each") -> B.BomLine:
-    return B.line(category, item, qty, entry, unit_usd=round(unit_usd, 2), scope=scope, unit=unit)
+    return B.line(category, item, qty, entry, terms=B.Terms(unit_usd=round(unit_usd, 2), scope=scope, unit=unit))
 
 
 def _per_mw(catalog, eid: str, it_kw: float) -> B.BomLine:

@@ -17,19 +17,23 @@ switch.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from clustertwin.design.fabric import FabricAsk, plan_compute_fabric
 
 
-def place_spares(fabric_for: Callable[[int], object], job_nodes: int, wanted: int,
-                 placement: str, reserved: int, leaf_sw, upper=None, *, displace: bool = True):
+def place_spares(ask: FabricAsk, job_nodes: int, wanted: int, placement: str, *,
+                 displace: bool = True):
     """(compute fabric, spares, job nodes left, notes) for ``wanted`` spares beside
     ``job_nodes`` installed nodes.
 
-    ``fabric_for(nodes)`` plans the compute fabric for that many nodes; ``reserved`` is the
-    fabric's reserved (fabric-manager) slots per unit; ``leaf_sw`` / ``upper`` the switch
-    entries of the leaves and the tiers above (for the price of switches spares add).
+    The compute fabric is planned as ``ask`` says (:func:`.fabric.plan_compute_fabric`); its
+    fabric's reserved (fabric-manager) slots per unit and its leaf / upper switches (the price
+    of switches spares add) come from it too.
     ``displace=False`` (a cluster sized by a deadline, which the solver may grow freely) puts
     spares that find no free slot outside the units instead of on installed nodes' slots."""
+    def fabric_for(nodes: int):
+        return plan_compute_fabric(ask, nodes)
+
+    reserved, leaf_sw, upper = int(ask.fabric.reserved_ports_per_su), ask.switch, ask.spine_switch
     base = fabric_for(job_nodes)
     if wanted <= 0:
         return base, 0, job_nodes, []

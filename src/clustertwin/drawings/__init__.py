@@ -51,7 +51,7 @@ def drawing_files(ctx, links=None) -> dict[str, str]:
     name = ctx.inventory.name
     date = sheet_date(ctx.scenario)
     trunks = (inter_hall_counts(ctx.inventory, links()) if links is not None
-              and getattr(ctx.design.floor, "halls", 1) > 1 else None)
+              and ctx.design.floor.halls > 1 else None)
     sheets = floor_plan_sheets(ctx.design, ctx.inventory, name, trunks=trunks, date=date)
     return {f"{stem}.svg": svg for stem, svg in sheets} | {
         "rack-elevations.svg": rack_elevations_svg(ctx.design, ctx.inventory, name, date=date),
@@ -60,5 +60,5 @@ def drawing_files(ctx, links=None) -> dict[str, str]:
 
 def sheet_date(scenario) -> str:
     """A sheet's date: the scenario's ``buildout.start_date`` (ISO), else empty."""
-    start = getattr(getattr(scenario, "buildout", None), "start_date", None)
+    start = scenario.buildout.start_date
     return start.isoformat() if start is not None else ""

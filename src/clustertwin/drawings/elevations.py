@@ -99,9 +99,8 @@ def elevations_svg(design, inv, catalog, rules, *, project: str = "", date: str 
         x = ax + 12 + (i % cols) * (sh.mm(width_m) + _GAP_MM)
         y = ay + 16 + (i // cols) * (sh.mm(height_m) + 26)
         out += _rack(t, x, y, sh, rack_u, rules.num("rack_unit_m"), width_m)
-    out += S.title_block(sh, project=project, scenario=project,
-                         drawing=f"rack elevations, every rack type ({len(types)})", date=date,
-                         revision=revision, number=1, of=1)
+    out += S.title_block(sh, S.SheetSet(project, date, revision),
+                         f"rack elevations, every rack type ({len(types)})", 1)
     out.append("</svg>")
     return "\n".join(out) + "\n"
 

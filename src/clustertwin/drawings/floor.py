@@ -67,14 +67,13 @@ def floor_plan_sheets(design, inventory=None, name: str = "", *, trunks=None, da
     project = name or inv.name
     multi = len(lays) > 1
     total = len(lays) + (1 if multi else 0)
+    sheets = S.SheetSet(project, date, revision, total)
     out = []
     if multi:
-        out.append(("floor-plan", _site_sheet(inv, lays, geo, trunks or {}, project, date,
-                                              revision, total)))
+        out.append(("floor-plan", _site_sheet(inv, lays, geo, trunks or {}, sheets)))
     for i, lay in enumerate(lays):
         stem = f"floor-plan-hall-{lay.hall:02d}" if multi else "floor-plan"
-        out.append((stem, _hall_sheet(design, lay, geo, project, date, revision,
-                                      i + 1 + (1 if multi else 0), total)))
+        out.append((stem, _hall_sheet(design, lay, geo, sheets, i + 1 + (1 if multi else 0))))
     return out
 
 
@@ -90,7 +89,8 @@ def floor_plan_svg(design, inventory=None, name: str = "", trunks=None,
     return sheets[0][1]
 
 
-def _hall_sheet(design, lay, geo, project: str, date: str, rev: str, n: int, of: int) -> str:
+def _hall_sheet(design, lay, geo, sheets: S.SheetSet, n: int) -> str:
+    project = sheets.project
     ex, ey, ew, eh = lay.envelope
     sh = S.choose_sheet(ew + 2 * _PAD_M, eh + 2 * _PAD_M)
     ax, ay, aw, ah = sh.area
@@ -123,13 +123,12 @@ def _hall_sheet(design, lay, geo, project: str, date: str, rev: str, n: int, of:
         out += _schedule(right, ay + 10, lay, design)
     elif ay + ah - below >= 75:
         out += _schedule(ax + 10, below, lay, design)
-    out += S.title_block(sh, project=project, scenario=project,
-                         drawing=f"hall {lay.hall} floor plan ({design.cooling.mode} cooling)",
-                         date=date, revision=rev, number=n, of=of)
+    out += S.title_block(sh, sheets, f"hall {lay.hall} floor plan ({design.cooling.mode} cooling)", n)
     out.append("</svg>")
     return "\n".join(out) + "\n"
 
 
+# an SVG element: its box and one argument per attribute it may carry
 def _rect(x: float, y: float, w: float, h: float, fill: str, cls: str, title: str = "",
           stroke: str = "", sw: float = 0.15) -> str:
     from clustertwin.quoting import html_text
@@ -225,7 +224,7 @@ def _schedule(x: float, y: float, lay, design) -> list[str]:
     for b in lay.of("rack"):
         kinds[b.rack_kind] = kinds.get(b.rack_kind, 0) + 1
     c, p = design.cooling, design.power
-    halls = max(1, getattr(c, "halls", 1))
+    halls = max(1, c.halls)
     rows = [("white space", f"{lay.width_m:.1f} m x {lay.depth_m:.1f} m "
              f"({lay.width_m * lay.depth_m:,.0f} m2)"),
             ("with galleries", f"{lay.width_m + 2 * lay.gallery_m:.1f} m x {lay.depth_m:.1f} m"),
@@ -248,9 +247,9 @@ def _schedule(x: float, y: float, lay, design) -> list[str]:
     return out
 
 
-def _site_sheet(inv, lays, geo, trunks: dict, project: str, date: str, rev: str,
-                of: int) -> str:
+def _site_sheet(inv, lays, geo, trunks: dict, sheets: S.SheetSet) -> str:
     """Key plan: every hall's outline with galleries, rows and rack counts, and the trunks."""
+    project = sheets.project
     hw = lays[0].width_m + 2 * lays[0].gallery_m
     gap = geo.hall_gap_m - 2 * lays[0].gallery_m
     depth = max(lay.depth_m for lay in lays)
@@ -287,7 +286,6 @@ def _site_sheet(inv, lays, geo, trunks: dict, project: str, date: str, rev: str,
             out.append(S.text((centre[a] + centre[b]) / 2, y - 1,
                               f"hall {a} - hall {b}: {n:,} links", anchor="middle") + "</g>")
     out += S.scale_bar(sh, S.MARGIN_MM + 2, sh.height_mm - S.MARGIN_MM - 8)
-    out += S.title_block(sh, project=project, scenario=project, drawing="site key plan, all halls",
-                         date=date, revision=rev, number=1, of=of)
+    out += S.title_block(sh, sheets, "site key plan, all halls", 1)
     out.append("</svg>")
     return "\n".join(out) + "\n"

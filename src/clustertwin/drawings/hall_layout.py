@@ -83,7 +83,7 @@ def hall_layouts(design, inv, catalog, geo, per_row: int) -> list[HallLayout]:
     crah_w, crah_d = _footprint(catalog, "crah-fanwall-400kw", (2.4, 1.2))
     _, door_d = _footprint(catalog, "rdhx-75kw", (0.6, 0.25))
     crahs = per_hall(design.cooling.crah_units, len(halls))
-    doors = bool(getattr(design.cooling, "rdhx_units", 0))
+    doors = bool(design.cooling.rdhx_units)
     cdus: dict[int, list[str]] = {}
     for d in inv.role("cdu"):
         cdus.setdefault(d.row, []).append(d.name)

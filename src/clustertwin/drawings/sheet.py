@@ -56,6 +56,7 @@ def choose_sheet(extent_w_m: float, extent_h_m: float, scales=SCALES) -> Sheet:
     return Sheet("A0", w, h, scales[-1], _area(w, h))
 
 
+# an SVG element: its position, its text and one keyword per attribute it may carry
 def text(x: float, y: float, s: str, size: float = TEXT_MM, *, anchor: str = "", cls: str = "",
          fill: str = "", rotate: bool = False, weight: str = "") -> str:
     """A text ``size`` mm tall on paper (never below :data:`MIN_TEXT_MM`)."""
@@ -86,10 +87,22 @@ def open_sheet(sheet: Sheet, title: str) -> list[str]:
             'class="border"/>']
 
 
-def title_block(sheet: Sheet, *, project: str, scenario: str, drawing: str, date: str,
-                revision: str, number: int, of: int) -> list[str]:
+@dataclass(frozen=True)
+class SheetSet:
+    """What the title block of every sheet of one drawing set repeats: the project (also the
+    scenario named), the issue date, the revision and the number of sheets in the set."""
+
+    project: str
+    date: str = ""
+    revision: str = "A"
+    of: int = 1
+
+
+def title_block(sheet: Sheet, sheets: SheetSet, drawing: str, number: int) -> list[str]:
     """The title block at the sheet's bottom right: project, scenario, drawing, date, scale,
     revision, sheet n of N, paper size."""
+    project = scenario = sheets.project
+    date, revision, of = sheets.date, sheets.revision, sheets.of
     bw, bh = TITLE_BLOCK_MM
     x0 = sheet.width_mm - MARGIN_MM - bw
     y0 = sheet.height_mm - MARGIN_MM - bh

@@ -55,7 +55,7 @@ def vendor_text(text: str) -> str:
 def _design_lines(design, facility: str) -> list[VendorLine]:
     out = []
     for ln in design.bom:
-        if not ln.quantity or (getattr(ln, "scope", "it") == "plant" and facility != "build"):
+        if not ln.quantity or (ln.scope == "plant" and facility != "build"):
             continue
         src = ln.source
         if not ln.priced:

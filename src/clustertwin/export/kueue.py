@@ -41,7 +41,7 @@ def gpu_product(ctx: ExportContext) -> str:
     a non-NVIDIA part) gets its name made a valid label value: the ResourceFlavor then
     selects nothing until the operator labels the nodes, which the comment in kueue.yaml
     says."""
-    label = getattr(ctx.gpu, "gfd_product", None)
+    label = ctx.gpu.gfd_product
     if label:
         return label
     words = re.sub(r"[^A-Za-z0-9_.]+", "-", ctx.gpu.name.split("(")[0].strip())

@@ -71,6 +71,8 @@ def _device_types(ctx: ExportContext) -> dict[str, tuple[str, int]]:
                     entry = ctx.catalog.get(kind, d.model)
                 except Exception:  # noqa: BLE001 - not of this kind
                     continue
+                # only some catalog kinds name a vendor (GPU, equipment): a node, switch or storage
+                # entry falls back to the maker its name starts with
                 maker = getattr(entry, "vendor", "") or (
                     entry.name.split()[0] if entry.name.split()[0] in KNOWN_MAKERS else "Generic")
                 break

@@ -332,7 +332,7 @@ def expected_hfu(ctx: ExportContext) -> tuple[float | None, str]:
     from clustertwin.catalog import load_catalog
     from clustertwin.errors import UserError
 
-    if getattr(ctx.scenario, "model", None) is None:
+    if ctx.scenario.model is None:
         return None, "the scenario has no model: no throughput expectation"
     try:
         from clustertwin.deadline import train

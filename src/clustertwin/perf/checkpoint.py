@@ -59,12 +59,23 @@ def job_checkpoint_gb(scenario, estimate=None) -> float:
     return checkpoint_size_gb(float(params), precision)
 
 
+@dataclass(frozen=True)
+class StorageRates:
+    """What a checkpoint goes through, GB/s (gigaBYTES; None = not known): the file system's
+    write and read, one node's storage network, one node's local NVMe write."""
+
+    pfs_write_gbps: float | None = None
+    pfs_read_gbps: float | None = None
+    node_storage_gbps: float | None = None
+    nvme_write_gbps_per_node: float | None = None
+
+
 def checkpoint_times(params: float, precision: str, gpus: int, nodes: int,
-                     pfs_write_gbps: float | None = None, pfs_read_gbps: float | None = None,
-                     node_storage_gbps: float | None = None,
-                     nvme_write_gbps_per_node: float | None = None) -> CheckpointTimes:
-    """Size and write/read times. Bandwidths in GB/s (gigaBYTES); ``node_storage_gbps`` is one
-    node's storage-network bandwidth. Missing file-system figures use the per-GPU default."""
+                     rates: StorageRates = StorageRates()) -> CheckpointTimes:
+    """Size and write/read times through ``rates``. Missing file-system figures use the
+    per-GPU default."""
+    pfs_write_gbps, pfs_read_gbps = rates.pfs_write_gbps, rates.pfs_read_gbps
+    node_storage_gbps, nvme_write_gbps_per_node = rates.node_storage_gbps, rates.nvme_write_gbps_per_node
     size = checkpoint_size_gb(params, precision)
     source = "design.storage"
     if not pfs_write_gbps:

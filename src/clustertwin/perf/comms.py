@@ -25,7 +25,7 @@ compute, plus the slowdown the hidden part inflicts on the compute it overlaps.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -85,19 +85,27 @@ def weight_gather(sys: System, wbytes: Any, n: Any, stride: Any) -> Any:
     return coll.all_gather(sys, wbytes / nw, n, stride) * nw * ((n > 1) & (wbytes > 0))
 
 
+class Ranks(NamedTuple):
+    """A communicating group: ``n`` ranks, ``stride`` apart in the rank order."""
+
+    n: Any
+    stride: Any
+
+
 def grad_reduce(
     sys: System,
     zero: Any,
     nbytes: Any,
     wbytes: Any,
-    n: Any,
-    stride: Any,
+    ranks: Ranks,
     rs_only: bool = False,
     unit: Any = None,
 ) -> Any:
-    """Gradient reduction in buckets of ``unit`` bytes (each pays the collective's latency):
-    all-reduce without ZeRO; with it, reduce-scatter of the gradients plus all-gather of the
-    updated 16-bit weights (``wbytes``); ``rs_only``: the reduce-scatter alone."""
+    """Gradient reduction over ``ranks`` in buckets of ``unit`` bytes (each pays the
+    collective's latency): all-reduce without ZeRO; with it, reduce-scatter of the gradients
+    plus all-gather of the updated 16-bit weights (``wbytes``); ``rs_only``: the
+    reduce-scatter alone."""
+    n, stride = ranks
     unit = sys.gen.get("dp_bucket_mb", 0.0) * 1e6 if unit is None else unit
     nb = _buckets(nbytes, unit)
     live = (n > 1) & (nbytes > 0)
@@ -111,15 +119,15 @@ def grad_reduce(
 def zero3_exposed(
     sys: System,
     layer_wbytes: Any,
-    n: Any,
-    stride: Any,
+    ranks: Ranks,
     l_f: Any,
     l_b: Any,
     prefetch: int,
     z3_overlap: float,
 ) -> Any:
-    """Exposed seconds of ZeRO-3 traffic for one layer and one micro-batch (forward gather,
-    backward gather + reduce-scatter)."""
+    """Exposed seconds of ZeRO-3 traffic over ``ranks`` for one layer and one micro-batch
+    (forward gather, backward gather + reduce-scatter)."""
+    n, stride = ranks
     ag = coll.all_gather(sys, layer_wbytes, n, stride) * (n > 1)
     intf = interference(sys, stride * n)
     if prefetch <= 0:

@@ -162,8 +162,8 @@ def _layers(job: Job, sys: System, p: _Plan) -> dict[str, Any]:
     # ring attention runs one block kernel per ring step; short blocks fill the GPU poorly
     chunk = job.seq / (2.0 * p.cp)
     cp_eff = np.where(p.cp > 1, chunk / (chunk + g.get("cp_chunk_half_tokens", 0.0)), 1.0)
-    qkv_f, qkv_b = ops.gemm(c, "qkv", T, h, (m.q_dim + 2 * m.kv_dim) / p.tp)
-    prj_f, prj_b = ops.gemm(c, "proj", T, m.q_dim / p.tp, h)
+    qkv_f, qkv_b = ops.gemm(c, "qkv", (T, h, (m.q_dim + 2 * m.kv_dim) / p.tp))
+    prj_f, prj_b = ops.gemm(c, "proj", (T, m.q_dim / p.tp, h))
     attn_f, attn_b, soft_bytes = ops.attention(c, cp_eff)
     soft_t = soft_bytes / c.hbm
     tp_ov = st.tp_overlap if st.tp_overlap is not None else g["tp_overlap"]
@@ -249,9 +249,8 @@ def _data_parallel(
     w_d, w_e = pd * mem.WEIGHT_BYTES, pe * mem.WEIGHT_BYTES
     stride_e = p.edp_stride
     z = p.zero
-    dp_t = comms.grad_reduce(sys, z, grad_d, w_d, shard_d, p.dp_stride) + comms.grad_reduce(
-        sys, z, grad_e, w_e, shard_e, stride_e
-    )
+    dense, expert = comms.Ranks(shard_d, p.dp_stride), comms.Ranks(shard_e, stride_e)
+    dp_t = comms.grad_reduce(sys, z, grad_d, w_d, dense) + comms.grad_reduce(sys, z, grad_e, w_e, expert)
     intf = comms.interference(sys, p.dp_stride * shard_d)
     layers = pipe["layers_here"]
     window = g["dp_overlap"] * layers * lay["l_b"]
@@ -267,17 +266,16 @@ def _data_parallel(
     # slot (sharded gradients cannot accumulate unreduced); weights all-gathered once per step
     bucket = g.get("dp_bucket_mb", 0.0) * 1e6
     rs_micro = comms.grad_reduce(
-        sys, z, grad_d, w_d, shard_d, p.dp_stride, True, np.maximum(bucket, grad_d / layers)
+        sys, z, grad_d, w_d, dense, True, np.maximum(bucket, grad_d / layers)
     ) + comms.grad_reduce(
-        sys, z, grad_e, w_e, shard_e, stride_e, True, np.maximum(bucket, grad_e / layers)
+        sys, z, grad_e, w_e, expert, True, np.maximum(bucket, grad_e / layers)
     )
     dp2 = p.n_micro * comms.overlap(rs_micro, g["dp_overlap"] * pipe["stage_t"], intf)
     dp2 = dp2 + comms.overlap(ag_step, window, intf)
     dp_exposed = np.where(z >= 3, 0.0, np.where(z == 2, dp2, dp01))
     w_layer = (mm["pd_first"] + mm["pe_first"]) / layers * mem.WEIGHT_BYTES
     per_layer = comms.zero3_exposed(
-        sys, w_layer, shard_d, p.dp_stride, lay["l_f"], lay["l_b"], st.zero3_prefetch,
-        st.zero3_overlap,
+        sys, w_layer, dense, lay["l_f"], lay["l_b"], st.zero3_prefetch, st.zero3_overlap,
     )
     first = comms.zero3_first_gather(sys, w_layer, shard_d, p.dp_stride)
     z3 = np.where(z >= 3, p.n_micro * (layers * per_layer + first), 0.0)
@@ -302,18 +300,19 @@ def _evaluate(
     pipe = _pipeline(job, sys, p, lay)
     mm = mem.plan_memory(job, sys, p, pipe["busy"], pipe["last"])
     dpx = _data_parallel(job, sys, p, lay, pipe, mm)
-    step = pipe["pipeline_t"] + dpx["dp_exposed"] + dpx["z3_exposed"] + dpx["optim_t"]
-    fits = mm["total"] <= sys.hbm_bytes
-    if not job.stack.interleaved:  # the stack has no interleaved pipeline schedule
-        fits = fits & (p.v <= 1)
-    return _metrics(job, sys, p, lay, pipe, mm, dpx, step, fits)
+    return _metrics(job, sys, p, lay, pipe, mm, dpx)
 
 
 def _metrics(
     job: Job, sys: System, p: _Plan, lay: dict[str, Any], pipe: dict[str, Any],
-    mm: dict[str, Any], dpx: dict[str, Any], step: np.ndarray, fits: np.ndarray,
+    mm: dict[str, Any], dpx: dict[str, Any],
 ) -> dict[str, np.ndarray]:
-    """The result arrays: times, breakdowns, memory, FLOPs and utilisation."""
+    """The result arrays: step time, whether the plan fits, breakdowns, memory, FLOPs and
+    utilisation."""
+    step = pipe["pipeline_t"] + dpx["dp_exposed"] + dpx["z3_exposed"] + dpx["optim_t"]
+    fits = mm["total"] <= sys.hbm_bytes
+    if not job.stack.interleaved:  # the stack has no interleaved pipeline schedule
+        fits = fits & (p.v <= 1)
     m, s, rc = job.shape, float(job.seq), p.rc
     layers, n_micro = pipe["layers_here"], p.n_micro
     gpus = p.tp * p.pp * p.cp * p.dp

@@ -84,7 +84,7 @@ class Shape:
 
 def shape_of(m: Any) -> Shape:
     """A :class:`Shape` from a ResolvedModel / ModelPreset-like object."""
-    moe = getattr(m, "moe", None)
+    moe = m.moe
     kw: dict[str, Any] = {}
     if moe is not None:
         kw = dict(
@@ -102,7 +102,7 @@ def shape_of(m: Any) -> Shape:
         kv_heads=m.kv_heads,
         vocab=m.vocab,
         swiglu=m.mlp == "swiglu",
-        tied=bool(getattr(m, "tied_embeddings", False)),
+        tied=bool(m.tied_embeddings),
         **kw,
     )
 

@@ -55,6 +55,7 @@ is in :mod:`clustertwin.perf.pipeline`; the last stage also holds fp32 logits.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -122,6 +123,18 @@ def state_bytes(
     return one(p_dense, shard_dense) + one(p_expert, shard_expert)
 
 
+@dataclass(frozen=True)
+class ActKernels:
+    """The kernels that decide what a layer keeps for its backward: ``flash`` attention (a
+    log-sum-exp per query head instead of the scores), ``fused_glu`` (a fused gated-unit
+    kernel keeps only the first GEMM's two outputs) and ``dropout`` masks (the recipe trains
+    with dropout; None: gelu models do, swiglu models not)."""
+
+    flash: bool
+    fused_glu: bool = False
+    dropout: bool | None = None
+
+
 def layer_activation_bytes(
     m: Shape,
     tokens: np.ndarray,
@@ -129,15 +142,12 @@ def layer_activation_bytes(
     tp: np.ndarray,
     sp: np.ndarray,
     recompute: np.ndarray,
-    flash: bool,
-    fused_glu: bool = False,
-    dropout: bool | None = None,
+    kernels: ActKernels,
 ) -> np.ndarray:
     """Stored activation bytes of one layer for one micro-batch of ``tokens`` per GPU.
 
-    ``recompute``: 0 none, 1 selective, 2 full; ``sp``: sequence parallelism (0/1);
-    ``fused_glu``: a fused gated-unit kernel keeps only the first GEMM's two outputs;
-    ``dropout``: the recipe trains with dropout (None: gelu models do, swiglu models not)."""
+    ``recompute``: 0 none, 1 selective, 2 full; ``sp``: sequence parallelism (0/1)."""
+    flash, fused_glu, dropout = kernels.flash, kernels.fused_glu, kernels.dropout
     h = m.hidden
     masks = (not m.swiglu) if dropout is None else dropout
     rep = (8.0 + (DROPOUT_MASKS if masks else 0.0)) * h / np.where(sp > 0, tp, 1)
@@ -166,15 +176,11 @@ def working_bytes(
     tp: np.ndarray,
     sp: np.ndarray,
     recompute: np.ndarray,
-    flash: bool,
-    fused_glu: bool = False,
-    dropout: bool | None = None,
+    kernels: ActKernels,
 ) -> np.ndarray:
     """Transient bytes while one layer's backward runs: its recomputed activations under
     full recompute (nothing extra otherwise)."""
-    one = layer_activation_bytes(
-        m, tokens, seq_local, tp, sp, np.zeros_like(recompute), flash, fused_glu, dropout
-    )
+    one = layer_activation_bytes(m, tokens, seq_local, tp, sp, np.zeros_like(recompute), kernels)
     return np.where(recompute == 2, one, 0.0)
 
 
@@ -205,7 +211,7 @@ def plan_memory(job: Any, sys: Any, p: Any, busy: np.ndarray, last: np.ndarray) 
     st_first = state_bytes(pd_first, pe_first, zero, shard_d, shard_e, gb)
     st_last = state_bytes(pd_last, p_exp_last, zero, shard_d, shard_e, gb)
     act_scale = st.fp8_activation_factor if job.precision == "fp8" else 1.0
-    args = (m, T, s_loc, tp, p.sp, p.rc, st.flash_attention, st.fused_glu, st.dropout)
+    args = (m, T, s_loc, tp, p.sp, p.rc, ActKernels(st.flash_attention, st.fused_glu, st.dropout))
     act_layer = layer_activation_bytes(*args) * act_scale
     act_layer = np.where(p.rc == 1, act_layer * st.selective_activation_factor, act_layer)
     work = working_bytes(*args) * act_scale

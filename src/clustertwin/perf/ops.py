@@ -184,17 +184,17 @@ def _sat(x: Any, half: float) -> Any:
 def gemm(
     c: Ctx,
     name: str,
-    m: Any,
-    k: Any,
-    n: Any,
+    mkn: tuple[Any, Any, Any],
     count: Any = 1.0,
     kernels: Any = None,
     scale: float = 1.0,
     out_bytes: bool = True,
 ) -> tuple[Any, Any]:
-    """(forward, backward) seconds of ``count`` GEMMs (m x k) @ (k x n) run as ``kernels``
-    kernels (default ``count``; a grouped GEMM is one) at ``scale`` x the dense efficiency.
-    ``out_bytes`` False: the m x n operand's traffic is priced elsewhere (score passes)."""
+    """(forward, backward) seconds of ``count`` GEMMs (m x k) @ (k x n), ``mkn = (m, k, n)``,
+    run as ``kernels`` kernels (default ``count``; a grouped GEMM is one) at ``scale`` x the
+    dense efficiency. ``out_bytes`` False: the m x n operand's traffic is priced elsewhere
+    (score passes)."""
+    m, k, n = mkn
     g = c.g
     q = c.fp8(name)
     if q:
@@ -253,7 +253,7 @@ def attention(c: Ctx, cp_eff: Any) -> tuple[Any, Any, Any]:
     b = c.T * c.cp / s
     s_loc = s / c.cp
     heads = b * m.heads / c.tp
-    one, _ = gemm(c, "attn-core", s_loc, float(m.head_dim), s, out_bytes=False)
+    one, _ = gemm(c, "attn-core", (s_loc, float(m.head_dim), s), out_bytes=False)
     fwd = 2 * one * heads / cp_eff
     pf, pb = score_passes(c)
     return fwd + pf, 2 * fwd + pb, 0.0
@@ -275,8 +275,8 @@ def elementwise_bytes(c: Ctx, inner_width: Any) -> Any:
 
 def dense_mlp(c: Ctx) -> tuple[Any, Any]:
     m = c.m
-    up_f, up_b = gemm(c, "mlp", c.T, float(m.hidden), (m.mlp_mats - 1) * m.ffn / c.tp)
-    dn_f, dn_b = gemm(c, "mlp", c.T, m.ffn / c.tp, float(m.hidden))
+    up_f, up_b = gemm(c, "mlp", (c.T, float(m.hidden), (m.mlp_mats - 1) * m.ffn / c.tp))
+    dn_f, dn_b = gemm(c, "mlp", (c.T, m.ffn / c.tp, float(m.hidden)))
     return up_f + dn_f, up_b + dn_b
 
 
@@ -292,15 +292,15 @@ def moe_compute(c: Ctx) -> tuple[Any, Any, Any]:
     te = c.T * etp / c.tp * k_act * c.ep / m.experts * MOE_IMBALANCE
     fe = float(m.expert_ffn)
     ge = c.st.grouped_gemm_efficiency
-    up_f, up_b = gemm(c, "experts", te, h, (m.mlp_mats - 1) * fe / etp, local, 1.0, ge)
-    dn_f, dn_b = gemm(c, "experts", te, fe / etp, h, local, 1.0, ge)
+    up_f, up_b = gemm(c, "experts", (te, h, (m.mlp_mats - 1) * fe / etp), local, 1.0, ge)
+    dn_f, dn_b = gemm(c, "experts", (te, fe / etp, h), local, 1.0, ge)
     fwd, bwd = up_f + dn_f, up_b + dn_b
     if m.shared_experts:
         w = fe * m.shared_experts
-        sf, sb = gemm(c, "mlp", c.T, h, (m.mlp_mats - 1) * w / c.tp)
-        df, db = gemm(c, "mlp", c.T, w / c.tp, h)
+        sf, sb = gemm(c, "mlp", (c.T, h, (m.mlp_mats - 1) * w / c.tp))
+        df, db = gemm(c, "mlp", (c.T, w / c.tp, h))
         fwd, bwd = fwd + sf + df, bwd + sb + db
-    rf, rb = gemm(c, "router", c.T, h, float(m.experts))
+    rf, rb = gemm(c, "router", (c.T, h, float(m.experts)))
     fwd, bwd = fwd + rf, bwd + rb
     # router softmax/top-k over E logits (fp32) and the permutation of k copies of every token
     # into expert order and back (read + write each)
@@ -312,7 +312,7 @@ def moe_compute(c: Ctx) -> tuple[Any, Any, Any]:
 def head_and_loss(c: Ctx) -> Any:
     """LM head forward + backward and the cross-entropy over the (tensor-split) vocabulary."""
     m = c.m
-    f, b = gemm(c, "head", c.T, float(m.hidden), m.vocab / c.tp)
+    f, b = gemm(c, "head", (c.T, float(m.hidden), m.vocab / c.tp))
     loss = c.T * m.vocab / c.tp * c.st.cross_entropy_bytes / c.hbm
     return f + b + loss
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from clustertwin.errors import InfeasibleError, Problem, ScenarioError
 from clustertwin.reliability import interval as iv
-from clustertwin.reliability.inputs import StageInputs, option_value
+from clustertwin.reliability.inputs import StageInputs
 
 #: most Monte Carlo trials a scenario may ask for
 MAX_TRIALS = 1_000_000
@@ -55,17 +55,17 @@ def check_keys(scenario: Any) -> None:
         bad("trials", f"must be between 1 and {MAX_TRIALS:,}")
     if r.seed < 0:
         bad("seed", "must be an integer >= 0")
-    local = option_value(r, "local_checkpoint_interval_min")
+    local = r.local_checkpoint_interval_min
     if local not in ("none", "auto") and not (isinstance(local, (int, float)) and local > 0):
         bad("local_checkpoint_interval_min", "must be 'none', 'auto' or a number of minutes > 0")
-    replicas = option_value(r, "local_checkpoint_replicas")
+    replicas = r.local_checkpoint_replicas
     if not isinstance(replicas, int) or replicas < 0:
         bad("local_checkpoint_replicas", "must be a whole number >= 0 (0 = node-local only)")
     for key in ("local_checkpoint_blocking_s", "local_checkpoint_write_s", "repair_h"):
-        v = option_value(r, key)
+        v = getattr(r, key)
         if v != "auto" and not (isinstance(v, (int, float)) and v >= 0):
             bad(key, "must be 'auto' or a number >= 0")
-    if not isinstance(option_value(r, "include_planned"), bool):
+    if not isinstance(r.include_planned, bool):
         bad("include_planned", "must be true or false")
     if problems:
         raise ScenarioError(problems)

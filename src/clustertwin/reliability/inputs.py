@@ -27,27 +27,12 @@ from clustertwin.errors import InfeasibleError, Problem
 from clustertwin.perf.checkpoint import (
     CheckpointTimes,
     LocalTierTimes,
+    StorageRates,
     checkpoint_times,
     local_tier_times,
 )
 from clustertwin.reliability import interval as iv
 from clustertwin.reliability.runspec import TierSpec
-
-#: the optional keys added with two-tier checkpointing, and the values that keep the single-tier
-#: behaviour (duck-typed scenarios without them behave as before)
-OPTIONAL_KEYS = {"local_checkpoint_interval_min": "none", "local_checkpoint_replicas": 0,
-                 "local_checkpoint_blocking_s": "auto", "local_checkpoint_write_s": "auto",
-                 "repair_h": "auto", "include_planned": True}
-
-
-def option_value(r: Any, key: str) -> Any:
-    return getattr(r, key, OPTIONAL_KEYS[key])
-
-
-def _get(obj: Any, *names: str) -> Any:
-    for n in names:
-        obj = getattr(obj, n, None) if obj is not None else None
-    return obj
 
 
 @dataclass(frozen=True)
@@ -96,13 +81,10 @@ class StageInputs:
 
 
 def _spare_nodes(scenario: Any, catalog: Any, design: Any, gpus: int, nodes: int) -> int:
-    """The design's spares, else its nodes beyond the job's, else ``cluster.spare_nodes``."""
-    spares = _get(design, "spare_nodes")
-    if spares is None and _get(design, "nodes") is not None:
-        spares = max(0, int(design.nodes) - nodes)
-    if spares is None:
-        spares = resolve_spare_nodes(scenario, catalog, gpus)
-    return int(spares)
+    """The design's spares, else (no design stage) ``cluster.spare_nodes``."""
+    if design is not None:
+        return int(design.spare_nodes)
+    return int(resolve_spare_nodes(scenario, catalog, gpus))
 
 
 def _local_tier(r: Any, node: Any, ck: CheckpointTimes, gpus: int, nodes: int, replicas: int,
@@ -110,27 +92,29 @@ def _local_tier(r: Any, node: Any, ck: CheckpointTimes, gpus: int, nodes: int, r
     """Local-tier times from NVMe and the compute network, overridden by the scenario."""
     net = node.compute_nics * node.compute_nic_gbps / 8.0 if node.compute_nics else None
     lt = local_tier_times(ck.size_gb, gpus, nodes, replicas, nvme, net)
-    if option_value(r, "local_checkpoint_blocking_s") != "auto":
-        lt = replace(lt, blocking_s=float(option_value(r, "local_checkpoint_blocking_s")),
+    if r.local_checkpoint_blocking_s != "auto":
+        lt = replace(lt, blocking_s=float(r.local_checkpoint_blocking_s),
                      source=lt.source + "; stall from the scenario")
-    if option_value(r, "local_checkpoint_write_s") != "auto":
-        w = float(option_value(r, "local_checkpoint_write_s"))
+    if r.local_checkpoint_write_s != "auto":
+        w = float(r.local_checkpoint_write_s)
         lt = replace(lt, persist_s=w, restore_s=max(w, lt.blocking_s),
                      source=lt.source + "; write time from the scenario")
     return lt
 
 
 def _checkpoint_timing(scenario: Any, estimate: Any, design: Any, node: Any, gpus: int, nodes: int,
-                       multi: bool, replicas: int
                        ) -> tuple[CheckpointTimes, LocalTierTimes | None, float, float]:
-    """Checkpoint size and storage times; the file-system stall and background write (s)."""
+    """Checkpoint size and storage times (the local tier's when ``local_checkpoint_interval_min``
+    is not ``none``); the file-system stall and background write (s)."""
     r = scenario.reliability
+    multi, replicas = r.local_checkpoint_interval_min != "none", int(r.local_checkpoint_replicas)
     params = (estimate.params_total if estimate is not None else None) or param_count(scenario.model).total
     node_bw = node.storage_nics * node.storage_nic_gbps / 8.0 if node.storage_nics else None
-    nvme = _get(design, "storage", "nvme_write_gbps_per_node") or node.local_nvme_write_gb_per_s or None
+    storage = design.storage if design is not None else None
+    nvme = (storage.nvme_write_gbps_per_node if storage is not None else None) or node.local_nvme_write_gb_per_s or None
     ck = checkpoint_times(params, scenario.training.precision, gpus, nodes,
-                          _get(design, "storage", "write_gbps"), _get(design, "storage", "read_gbps"),
-                          node_bw, nvme)
+                          StorageRates(storage.write_gbps if storage is not None else None,
+                                       storage.read_gbps if storage is not None else None, node_bw, nvme))
     lt = _local_tier(r, node, ck, gpus, nodes, replicas, nvme) if multi else None
     if r.checkpoint_blocking_s == "auto" and lt is not None:
         blocking_s, persist_s = lt.blocking_s, ck.write_s     # two-stage: drained in background
@@ -180,12 +164,10 @@ def resolve_inputs(scenario: Any, catalog: Any, estimate: Any, design: Any,
     nodes = max(1, math.ceil(gpus / node.gpus))
     spares = _spare_nodes(scenario, catalog, design, gpus, nodes)
     rates = scenario_rates(scenario, profile, gpus, node.gpus,
-                           include_planned=option_value(r, "include_planned"))
-    local_key = option_value(r, "local_checkpoint_interval_min")
-    multi = local_key != "none"
-    replicas = int(option_value(r, "local_checkpoint_replicas"))
-    ck, lt, blocking_s, persist_s = _checkpoint_timing(scenario, estimate, design, node, gpus,
-                                                       nodes, multi, replicas)
+                           include_planned=r.include_planned)
+    local_key = r.local_checkpoint_interval_min
+    replicas = int(r.local_checkpoint_replicas)
+    ck, lt, blocking_s, persist_s = _checkpoint_timing(scenario, estimate, design, node, gpus, nodes)
     restart_h = r.restart_min / 60.0
     if ck.restore_s / 60.0 > r.restart_min:
         notes.append(f"reading the checkpoint back takes {ck.restore_s / 60:.1f} min, more than "

@@ -132,10 +132,13 @@ def two_tier_young(delta_f: float, delta_s: float, every: int, mtbf: float, q: f
     return math.sqrt(2.0 * dbar * mtbf / ((1.0 - q) + q * k))
 
 
-def ettr_two_tier(tau: float, every: int, delta_f: float, delta_s: float, mtbf: float, q: float,
-                  restart_local: float = 0.0, restart_pfs: float = 0.0) -> float:
+def ettr_two_tier(tau: float, every: int, stalls: tuple[float, float], mtbf: float, q: float,
+                  restarts: tuple[float, float] = (0.0, 0.0)) -> float:
     """First-order expected ETTR of a two-tier schedule (Kokolis's form with the two-tier mean
-    stall, mean restart and :func:`two_tier_loss`)."""
+    stall, mean restart and :func:`two_tier_loss`). ``stalls``: (local, file-system) stall of
+    one checkpoint; ``restarts``: (from the local copy, from the file system)."""
+    delta_f, delta_s = stalls
+    restart_local, restart_pfs = restarts
     k = max(1, int(every))
     dbar = ((k - 1) * delta_f + delta_s) / k
     rbar = (1.0 - q) * restart_local + q * restart_pfs

@@ -31,14 +31,49 @@ or with infinite or negative times. :mod:`.tiers` (two-tier schedules) uses :cla
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import NamedTuple
+
 import numpy as np
 
 from clustertwin.reliability.arrivals import Arrivals, BlockRows
 from clustertwin.reliability.runspec import Outcome, RunawayError, RunSpec, stretch
 from clustertwin.reliability.singletier import run_single
 
-__all__ = ["Arrivals", "Outcome", "RunawayError", "RunSpec", "TrialLoop", "simulate", "simulate_events",
+__all__ = ["Arrivals", "Booking", "Outcome", "RunawayError", "RunSpec", "TrialLoop", "simulate", "simulate_events",
            "stretch"]
+
+
+class Verdict(NamedTuple):
+    """What an event does to each trial (:meth:`TrialLoop.classify`)."""
+
+    finish: np.ndarray  #: the trial finishes its work before the event
+    stop: np.ndarray    #: its wall-clock window closed
+    fail: np.ndarray    #: the event interrupts it
+    unexp: np.ndarray   #: ... and was not planned
+
+
+@dataclass(frozen=True)
+class Booking:
+    """What one event books per trial (:meth:`TrialLoop.settle`): the ``stall`` and ``lost``
+    hours it adds, the work ``at_fail`` when it came, the work ``kept`` after it (for the
+    timeline) and the ``restart_h`` of each recovery."""
+
+    stall: np.ndarray
+    lost: np.ndarray
+    at_fail: np.ndarray
+    kept: np.ndarray
+    restart_h: np.ndarray | float
+
+
+@dataclass(frozen=True)
+class Keep:
+    """What a run keeps besides its totals: the interruptions by cause, the first trial's
+    timeline, and the most events it may take before it is declared hopeless."""
+
+    count_causes: bool = False
+    record: bool = False
+    max_events: int = 2_000_000
 
 
 class TrialLoop:
@@ -51,7 +86,8 @@ class TrialLoop:
     stalled, lost and kept. State arrays have shape (configurations, trials); times in hours."""
 
     def __init__(self, spec: RunSpec, g_n: int, trials: int, rng: np.random.Generator,
-                 count_causes: bool, record: bool, max_events: int, blocks: bool = False) -> None:
+                 keep: Keep, blocks: bool = False) -> None:
+        count_causes, record, max_events = keep.count_causes, keep.record, keep.max_events
         n = int(trials)
         # blocks: the same arrivals drawn a block of events at a time (.arrivals.BlockRows)
         self.arrivals = BlockRows(spec, n, rng) if blocks else Arrivals(spec, n, rng)
@@ -91,7 +127,7 @@ class TrialLoop:
         self.s = np.maximum(t_eff - rec_end, 0.0)        # productive time before this event
         return cause, planned, self.s
 
-    def classify(self, need: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    def classify(self, need: np.ndarray) -> Verdict:
         """``(finish, stop, fail, unexpected)``: the trials that finish their work before the
         event, those whose wall-clock window closed, those the event interrupts, and of these
         the unplanned ones."""
@@ -99,13 +135,12 @@ class TrialLoop:
         finish = active & (self.s >= need)
         stop = active & ~finish & self.ends               # wall-clock window closed
         fail = active & ~finish & ~self.ends
-        return finish, stop, fail, fail & ~self.planned
+        return Verdict(finish, stop, fail, fail & ~self.planned)
 
-    def settle(self, finish: np.ndarray, stop: np.ndarray, fail: np.ndarray, unexp: np.ndarray,
-               need: np.ndarray, stall: np.ndarray, lost: np.ndarray, at_fail: np.ndarray,
-               kept: np.ndarray, restart_h: np.ndarray | float) -> None:
-        """Book the event: ``stall``/``lost`` hours it adds, the work ``at_fail`` when it came,
-        the work ``kept`` after it (for the timeline) and the ``restart_h`` of each recovery."""
+    def settle(self, verdict: Verdict, need: np.ndarray, book: Booking) -> None:
+        """Book the event (:class:`Booking`) for the trials as ``verdict`` sorted them."""
+        finish, stop, fail, unexp = verdict
+        stall, lost, at_fail, kept, restart_h = book.stall, book.lost, book.at_fail, book.kept, book.restart_h
         act = self.active.astype(float)
         self.waiting += self.d_wait * act
         self.restart += self.d_rest * act
@@ -173,7 +208,7 @@ def simulate_events(spec: RunSpec, intervals_h: np.ndarray | float, trials: int,
     delta, persist, rst = spec.blocking_h, spec.persist_h, spec.restart_h
     work = spec.work_h
     period = tau + delta
-    loop = TrialLoop(spec, g_n, trials, rng, count_causes, record, max_events)
+    loop = TrialLoop(spec, g_n, trials, rng, Keep(count_causes, record, max_events))
     kept = np.zeros((g_n, loop.n))
 
     with np.errstate(invalid="ignore"):  # finished trials hold inf - inf; masked
@@ -182,7 +217,8 @@ def simulate_events(spec: RunSpec, intervals_h: np.ndarray | float, trials: int,
             remaining = work - kept
             n_ck = np.maximum(np.ceil(remaining / tau) - 1.0, 0.0)
             need = remaining + n_ck * delta
-            finish, stop, fail, unexp = loop.classify(need)
+            verdict = loop.classify(need)
+            finish, stop, fail, unexp = verdict
 
             k = np.floor(s / period)
             rem = s - k * period
@@ -195,10 +231,9 @@ def simulate_events(spec: RunSpec, intervals_h: np.ndarray | float, trials: int,
             gained = np.where(planned, k * tau + comp, k_ok * tau)
             at_fail = kept + k * tau + comp
             kept += np.where(fail, gained, 0.0)
-            loop.settle(finish, stop, fail, unexp, need,
-                        stall=np.where(finish, n_ck * delta,
-                                       np.where(fail | stop, k * delta + partial, 0.0)),
-                        lost=np.where(unexp, comp + (k - k_ok) * tau, 0.0),
-                        at_fail=at_fail, kept=kept, restart_h=rst)
+            loop.settle(verdict, need, Booking(
+                stall=np.where(finish, n_ck * delta, np.where(fail | stop, k * delta + partial, 0.0)),
+                lost=np.where(unexp, comp + (k - k_ok) * tau, 0.0),
+                at_fail=at_fail, kept=kept, restart_h=rst))
 
     return loop.outcome(tau[:, 0])

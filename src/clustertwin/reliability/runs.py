@@ -4,6 +4,7 @@ the job, an event budget that refuses hopeless runs, and a call into the single-
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -25,10 +26,21 @@ def run_spec(inp: StageInputs, work_h: float) -> RunSpec:
                    spare_nodes=inp.spares)
 
 
-def run(inp: StageInputs, work_h: float, local_min: Any, every: Any, on: Any, trials: int,
-        rng_seq: Any, budget: int, **kw: Any) -> Outcome:
-    """Simulate ``trials`` runs of each schedule (intervals in minutes; ``every`` and ``on``
-    only for a two-tier job); a run that makes no progress is an :class:`InfeasibleError`."""
+@dataclass(frozen=True)
+class Draws:
+    """How much a simulation draws: ``trials`` runs per schedule from the seed sequence
+    ``seq``, at most ``budget`` events per run."""
+
+    trials: int
+    seq: Any
+    budget: int
+
+
+def run(inp: StageInputs, work_h: float, local_min: Any, every: Any, on: Any, draws: Draws,
+        **kw: Any) -> Outcome:
+    """Simulate ``draws.trials`` runs of each schedule (intervals in minutes; ``every`` and
+    ``on`` only for a two-tier job); a run that makes no progress is an :class:`InfeasibleError`."""
+    trials, rng_seq, budget = draws.trials, draws.seq, draws.budget
     try:
         if inp.tiers is None:
             return simulate(run_spec(inp, work_h), np.asarray(local_min) / 60.0, trials,

@@ -18,7 +18,7 @@ import numpy as np
 from clustertwin.reliability import interval as iv
 from clustertwin.reliability import tiersearch
 from clustertwin.reliability.inputs import StageInputs
-from clustertwin.reliability.runs import event_budget, run
+from clustertwin.reliability.runs import Draws, event_budget, run
 
 #: trials and horizon of the interval search (common random numbers keep it smooth)
 SEARCH_TRIALS = 256
@@ -68,11 +68,11 @@ def _two_tier(inp: StageInputs, grid: np.ndarray, simulate: Any, notes: list[str
     r, mtbf_min, delta_min, q_loss = inp.r, inp.mtbf_min, inp.delta_min, inp.q_loss
     dl_min, rl_min = inp.lt.blocking_s / 60.0, inp.tiers.local_restart_h * 60.0
     choice = tiersearch.search(
-        simulate, grid, inp.local_floor_min, inp.floor_min,
+        simulate, grid,
+        tiersearch.Bounds(inp.local_floor_min, inp.floor_min, inp.fixed_local, inp.fixed_pfs),
         lambda k: iv.two_tier_young(dl_min, delta_min, k, mtbf_min, q_loss),
-        lambda t, k: iv.ettr_two_tier(t, k, dl_min, delta_min, mtbf_min, q_loss, rl_min,
-                                      r.restart_min),
-        fixed_local=inp.fixed_local, fixed_pfs=inp.fixed_pfs)
+        lambda t, k: iv.ettr_two_tier(t, k, (dl_min, delta_min), mtbf_min, q_loss,
+                                      (rl_min, r.restart_min)))
     if choice.optimal_every >= max(tiersearch.K_SET):
         notes.append(f"the best schedule writes the file system as rarely as the search "
                      f"allows (every {choice.optimal_every} local checkpoints): no "
@@ -98,12 +98,12 @@ def _search(inp: StageInputs, search_seq: Any, notes: list[str]) -> Intervals:
     horizon = search_horizon(inp)
     trials = min(inp.r.trials, SEARCH_TRIALS)
     if inp.tiers is None:
-        sim = _ettr(run(inp, horizon, grid, 1, False, trials, search_seq, budget))
+        sim = _ettr(run(inp, horizon, grid, 1, False, Draws(trials, search_seq, budget)))
         return Intervals(curve=_curve(inp, grid, sim),
                          optimal=max(inp.floor_min, iv.refine_log_peak(grid, sim)))
 
     def simulate(tau: np.ndarray, k: np.ndarray, on: np.ndarray) -> np.ndarray:
-        return _ettr(run(inp, horizon, tau, k, on, trials, search_seq, budget))
+        return _ettr(run(inp, horizon, tau, k, on, Draws(trials, search_seq, budget)))
 
     # every other grid point: the file-system-only curve, for comparison and the figure
     return _two_tier(inp, grid[::2], simulate, notes)

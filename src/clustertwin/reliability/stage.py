@@ -38,10 +38,10 @@ import numpy as np
 
 from clustertwin.reliability import interval as iv
 from clustertwin.reliability.check import check_keys
-from clustertwin.reliability.inputs import OPTIONAL_KEYS, StageInputs, option_value, resolve_inputs
+from clustertwin.reliability.inputs import StageInputs, resolve_inputs
 from clustertwin.reliability.montecarlo import Outcome, stretch
 from clustertwin.reliability.result import CATEGORIES, ReliabilityResult
-from clustertwin.reliability.runs import MAX_EVENTS, event_budget, run
+from clustertwin.reliability.runs import MAX_EVENTS, Draws, event_budget, run
 from clustertwin.reliability.search import (
     SEARCH_FAILURES,
     SEARCH_POINTS,
@@ -92,8 +92,9 @@ def _main_run(inp: StageInputs, chosen: Intervals, main_seq: Any, notes: list[st
     # single tier: every checkpoint to the file system; two tiers: local, every k-th also there
     local, every, on = ((chosen.used_min, 1, False) if inp.tiers is None
                         else (chosen.local_used, chosen.every, True))
-    return stretch(run(inp, main_h, local, every, on, inp.r.trials, main_seq,
-                       event_budget(inp, chosen.used_min), count_causes=True, record=True), factor)
+    return stretch(run(inp, main_h, local, every, on,
+                       Draws(inp.r.trials, main_seq, event_budget(inp, chosen.used_min)),
+                       count_causes=True, record=True), factor)
 
 
 def _pfs_only(inp: StageInputs, chosen: Intervals, search_seq: Any) -> tuple[float, float]:
@@ -102,7 +103,7 @@ def _pfs_only(inp: StageInputs, chosen: Intervals, search_seq: Any) -> tuple[flo
     schedule, so this one would double it)."""
     horizon = search_horizon(inp) if inp.finite else inp.work_h
     cmp = run(inp, horizon, [chosen.local_used, chosen.used_min], [chosen.every, 1], [True, False],
-              min(inp.r.trials, SEARCH_TRIALS), search_seq, event_budget(inp, chosen.used_min))
+              Draws(min(inp.r.trials, SEARCH_TRIALS), search_seq, event_budget(inp, chosen.used_min)))
     ettr = float(cmp.work_h[1].sum() / cmp.wall_h[1].sum())
     return ettr, float(cmp.work_h[0].sum() / cmp.wall_h[0].sum()) - ettr
 
@@ -160,9 +161,10 @@ def _tier_fields(inp: StageInputs, chosen: Intervals, out: Outcome,
         two_tier_young_interval_min=(iv.two_tier_young(dl_min, inp.delta_min, every_optimal or every,
                                                         inp.mtbf_min, q_loss)
                                      if inp.finite else math.inf),
-        ettr_two_tier_first_order=(iv.ettr_two_tier(local_used, every, dl_min, inp.delta_min,
-                                                    inp.mtbf_min, q_loss, tiers.local_restart_h * 60,
-                                                    r.restart_min) if inp.finite else 1.0),
+        ettr_two_tier_first_order=(iv.ettr_two_tier(local_used, every, (dl_min, inp.delta_min),
+                                                    inp.mtbf_min, q_loss,
+                                                    (tiers.local_restart_h * 60, r.restart_min))
+                                   if inp.finite else 1.0),
         tier_curve=chosen.tier_curve, tier_curve_every=chosen.tier_curve_every)
 
 
@@ -181,7 +183,7 @@ def _result(scenario: Any, estimate: Any, inp: StageInputs, chosen: Intervals, o
     tier_fields = _tier_fields(inp, chosen, out, pfs_only) if pfs_only is not None else {}
     used_min = chosen.used_min
     return ReliabilityResult(
-        include_planned=bool(option_value(r, "include_planned")), **losses, **tier_fields,
+        include_planned=bool(r.include_planned), **losses, **tier_fields,
         gpus=inp.gpus, nodes=inp.nodes, spare_nodes=inp.spares, failure_profile=inp.profile.id,
         failures_per_1000_node_days=rates.per_1000_node_days, trials=r.trials, seed=r.seed,
         training_days=float(estimate.days), restart_min=r.restart_min, repair_h=rates.repair_h,
@@ -208,5 +210,5 @@ def _result(scenario: Any, estimate: Any, inp: StageInputs, chosen: Intervals, o
     )
 
 
-__all__ = ["analyze", "CATEGORIES", "MAX_EVENTS", "OPTIONAL_KEYS", "SEARCH_FAILURES",
+__all__ = ["analyze", "CATEGORIES", "MAX_EVENTS", "SEARCH_FAILURES",
            "SEARCH_POINTS", "SEARCH_TRIALS"]

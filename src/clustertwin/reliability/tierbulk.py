@@ -9,9 +9,11 @@ that may end a pair."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
+
+from clustertwin.reliability.montecarlo import Booking
 
 #: skip the exact finishing test while every trial's clock is this far short of the work
 CLOCK_MARGIN = 1e-6
@@ -89,7 +91,8 @@ def run_bulk(loop: Any, sch: Schedule, st: Resume) -> None:
     safe_below = sch.work * (1.0 - CLOCK_MARGIN) if bounded(sch) else -np.inf
     ws = Work(loop.rec_end.shape, sch)
     while loop.events < loop.max_events:
-        t, cause, planned, avail = rows.peek()
+        arrival = Arrival(*rows.peek())
+        t = arrival.t
         if limit is not None and bool((t > limit).any()):
             return
         s = np.maximum(t - loop.rec_end, 0.0)
@@ -98,7 +101,7 @@ def run_bulk(loop: Any, sch: Schedule, st: Resume) -> None:
         rows.next()
         loop.events += 1
         _recovery(loop, t, ws)
-        _event(loop, sch, st, t, cause, planned, avail, s, ws)
+        _event(loop, sch, st, arrival, s, ws)
 
 
 class Work:
@@ -163,10 +166,20 @@ def _position(sch: Schedule, st: Resume, s: np.ndarray, ws: Work) -> tuple[np.nd
     return k_done, comp, at_fail, k_loc, w_pfs, w_loc, r2
 
 
-def _event(loop: Any, sch: Schedule, st: Resume, t: np.ndarray, cause: np.ndarray,
-           planned: np.ndarray, avail: np.ndarray, s: np.ndarray, ws: Work) -> None:
+class Arrival(NamedTuple):
+    """One interruption of every trial: when (``t``), its cause, whether it was planned, and
+    when the failed node's replacement is available (``avail``)."""
+
+    t: np.ndarray
+    cause: np.ndarray
+    planned: np.ndarray
+    avail: np.ndarray
+
+
+def _event(loop: Any, sch: Schedule, st: Resume, arrival: Arrival, s: np.ndarray, ws: Work) -> None:
     """One event at which every pair fails: the masked loop's failing branch."""
     tau, kk = sch.tau, sch.kk
+    cause, planned = arrival.cause, arrival.planned
     k_done, comp, at_fail, k_loc, w_pfs, w_loc, _ = _position(sch, st, s, ws)
     survives = sch.on & (~loop.arrivals.repair_of[cause] | sch.keeps)
     use_loc = survives & ((k_loc >= 1.0) | st.w0_local) & (w_loc >= w_pfs)
@@ -178,19 +191,18 @@ def _event(loop: Any, sch: Schedule, st: Resume, t: np.ndarray, cause: np.ndarra
     st.p0 = np.where(planned, at_fail, w_pfs)
     st.w0_local = np.where(planned, sch.on, use_loc)
     stall = np.subtract(s, np.multiply(k_done, tau, out=k_done), out=k_done)
-    _settle(loop, t, cause, planned, avail, np.subtract(stall, comp, out=stall),
-            np.where(unexp, at_fail - w_new, 0.0), at_fail, st.w0,
-            np.where(st.w0_local, sch.r_l, sch.r_s))
+    _settle(loop, arrival, Booking(np.subtract(stall, comp, out=stall),
+                                   np.where(unexp, at_fail - w_new, 0.0), at_fail, st.w0,
+                                   np.where(st.w0_local, sch.r_l, sch.r_s)))
 
 
-def _settle(loop: Any, t: np.ndarray, cause: np.ndarray, planned: np.ndarray,
-            avail: np.ndarray, stall: np.ndarray,
-            lost: np.ndarray, at_fail: np.ndarray, kept: np.ndarray,
-            restart_h: np.ndarray) -> None:
+def _settle(loop: Any, arrival: Arrival, book: Booking) -> None:
     """:meth:`.montecarlo.TrialLoop.settle` with every pair failing (totals of ended pairs and
     the running mask do not change; waiting and restart are booked by :func:`_recovery`)."""
-    loop.stall += stall
-    loop.lost += lost
+    t, cause, planned, avail = arrival
+    at_fail, kept, restart_h = book.at_fail, book.kept, book.restart_h
+    loop.stall += book.stall
+    loop.lost += book.lost
     loop.n_unexp += ~planned
     loop.n_plan += planned
     if loop.counts is not None:

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from clustertwin.reliability.montecarlo import Outcome, RunSpec, TrialLoop
+from clustertwin.reliability.montecarlo import Booking, Keep, Outcome, RunSpec, TrialLoop
 from clustertwin.reliability.runspec import TierSpec
 from clustertwin.reliability.tierbulk import Resume, Schedule, need, newest_copies, run_bulk
 from clustertwin.reliability.tierflat import run_flat
@@ -52,6 +52,8 @@ def schedule(spec: RunSpec, tiers: TierSpec, local_h: np.ndarray | float,
         p_sup=kk * tau + (kk - 1.0) * d_f + d_s)    # from one PFS stall end to the next
 
 
+# the simulator's entry point (tests and benchmarks call it): the schedule arrays, the trials and
+# the keyword switches simulate() also takes
 def simulate_tiers(spec: RunSpec, tiers: TierSpec, local_h: np.ndarray | float,
                    every: np.ndarray | int, trials: int, rng: np.random.Generator,
                    local_on: np.ndarray | bool = True, count_causes: bool = False,
@@ -67,7 +69,7 @@ def simulate_tiers(spec: RunSpec, tiers: TierSpec, local_h: np.ndarray | float,
     unmasked (:mod:`.tierbulk`), the rest on the running pairs only (:mod:`.tierflat`), with
     :class:`.montecarlo.TrialLoop`'s masked events where a time is not finite."""
     sch = schedule(spec, tiers, local_h, every, local_on)
-    loop = TrialLoop(spec, sch.tau.shape[0], trials, rng, count_causes, record, max_events,
+    loop = TrialLoop(spec, sch.tau.shape[0], trials, rng, Keep(count_causes, record, max_events),
                      blocks=True)
     shape = (sch.tau.shape[0], loop.n)
     st = Resume(w0=np.zeros(shape), p0=np.zeros(shape), j0=np.zeros(shape),
@@ -88,7 +90,8 @@ def _masked_event(loop: TrialLoop, sch: Schedule, st: Resume) -> None:
     cause, planned, s = loop.next()
     node_lost = loop.arrivals.repair_of[cause]
     remaining, need_h = need(sch, st)
-    finish, stop, fail, unexp = loop.classify(need_h)
+    verdict = loop.classify(need_h)
+    finish, stop, fail, unexp = verdict
 
     k_done, comp, at_fail, k_loc, w_pfs, use_loc, w_new = newest_copies(sch, s, st, node_lost)
 
@@ -98,9 +101,8 @@ def _masked_event(loop: TrialLoop, sch: Schedule, st: Resume) -> None:
     st.p0 = np.where(fail, np.where(planned, at_fail, w_pfs), p0)
     st.j0 = np.where(fail & ~planned & use_loc, np.mod(j0 + k_loc, kk), np.where(fail, 0.0, j0))
     st.w0_local = np.where(fail, np.where(planned, on, use_loc), w0_local)
-    loop.settle(finish, stop, fail, unexp, need_h,
-                stall=np.where(finish, need_h - remaining,
-                               np.where(fail | stop, s - k_done * tau - comp, 0.0)),
-                lost=np.where(unexp, at_fail - w_new, 0.0),
-                at_fail=at_fail, kept=st.w0,
-                restart_h=np.where(np.where(planned, on, use_loc), sch.r_l, sch.r_s))
+    loop.settle(verdict, need_h, Booking(
+        stall=np.where(finish, need_h - remaining, np.where(fail | stop, s - k_done * tau - comp, 0.0)),
+        lost=np.where(unexp, at_fail - w_new, 0.0),
+        at_fail=at_fail, kept=st.w0,
+        restart_h=np.where(np.where(planned, on, use_loc), sch.r_l, sch.r_s)))

@@ -67,14 +67,26 @@ def local_grid(local_floor: float, centres: list[float]) -> np.ndarray:
     return np.geomspace(lo, hi, LOCAL_POINTS)
 
 
+@dataclass(frozen=True)
+class Bounds:
+    """Each tier's interval limits (minutes): the shortest local and file-system intervals
+    allowed, and an interval the scenario fixes (None = searched)."""
+
+    local_floor: float
+    pfs_floor: float
+    fixed_local: float | None = None
+    fixed_pfs: float | None = None
+
+
 def search(simulate: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray],
-           pfs_grid: np.ndarray, local_floor: float, pfs_floor: float,
-           young_k: Callable[[int], float], first_order: Callable[[float, int], float],
-           fixed_local: float | None = None, fixed_pfs: float | None = None) -> TwoTierChoice:
+           pfs_grid: np.ndarray, bounds: Bounds,
+           young_k: Callable[[int], float], first_order: Callable[[float, int], float]) -> TwoTierChoice:
     """``simulate(local_min, every, local_on) -> ETTR`` per configuration (arrays, minutes);
     ``young_k(k)`` the first-order optimal local interval for ``k``; ``first_order(tau, k)`` the
     closed-form ETTR for the curve. Floors in minutes: one local checkpoint (stall and
     background write) and one PFS checkpoint."""
+    local_floor, pfs_floor = bounds.local_floor, bounds.pfs_floor
+    fixed_local, fixed_pfs = bounds.fixed_local, bounds.fixed_pfs
     grid = local_grid(local_floor, [young_k(k) for k in K_SET])
     pairs = _promising([(float(t), k) for k in K_SET for t in grid
                         if k * t >= pfs_floor * (1 - 1e-12)], first_order)

@@ -18,7 +18,7 @@ RACK_SCALE_HOST_GPUS = 4
 def job_unit_gpus(node: Any) -> int:
     """Granularity of a training job's GPU count: whole nodes, or whole compute trays of a
     rack-scale system (a job may use part of an NVL72 rack; the rest idles)."""
-    if getattr(node, "rack_scale", False) and node.gpus % RACK_SCALE_HOST_GPUS == 0:
+    if node.rack_scale and node.gpus % RACK_SCALE_HOST_GPUS == 0:
         return RACK_SCALE_HOST_GPUS
     return int(node.gpus)
 
@@ -114,9 +114,7 @@ def check_model(m: ResolvedModel, source: str) -> list[Problem]:
 
 def check_dates(doc: ScenarioFile, source: str) -> list[Problem]:
     """A target date before the program starts can be met by no route."""
-    decision, buildout = getattr(doc, "decision", None), getattr(doc, "buildout", None)
-    target = getattr(decision, "target_date", None)
-    start = getattr(buildout, "start_date", None)
+    target, start = doc.decision.target_date, doc.buildout.start_date
     if target is not None and start is not None and target <= start:
         return [Problem(source, "decision.target_date", f"{target.isoformat()} is not after "
                         f"buildout.start_date {start.isoformat()} (the day every route counts from)")]

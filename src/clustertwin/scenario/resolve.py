@@ -96,8 +96,7 @@ def resolve_scenario(doc: ScenarioFile, catalog: Catalog, source: str) -> Scenar
             have = ", ".join(p for p in ("fp8", "bf16", "fp16") if p in gpu.peak_tflops)
             problems.append(Problem(source, "training.precision",
                                     f"{cl.gpu} has no {doc.training.precision} tensor-core peak; it supports {have}"))
-    for key in ("leaf_switch", "spine_switch"):
-        sw = getattr(cl.fabric, key, None)
+    for key, sw in (("leaf_switch", cl.fabric.leaf_switch), ("spine_switch", cl.fabric.spine_switch)):
         if sw is not None and not catalog.has("switch", sw):
             problems.append(Problem(source, f"cluster.fabric.{key}", catalog.unknown_message("switch", sw)))
     if doc.training is not None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import csv
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -64,10 +64,10 @@ class ClusterSpec:
 
 def uniform(nodes: int, gpus_per_node: int, *, nvlink_domain_gpus: int | None = None,
             nodes_per_su: int = DEFAULT_NODES_PER_SU, nodes_per_leaf: int | None = None,
-            name: str = "uniform", source: str = "", notes: tuple[str, ...] = ()) -> ClusterSpec:
+            name: str = "uniform") -> ClusterSpec:
     """``nodes`` identical nodes, numbered so that domains, leaf groups and SUs are contiguous."""
     if nodes <= 0 or gpus_per_node <= 0:
-        raise UsageError([Problem(source or name, "cluster", "needs at least one node with GPUs")])
+        raise UsageError([Problem(name, "cluster", "needs at least one node with GPUs")])
     dom_gpus = max(gpus_per_node, nvlink_domain_gpus or gpus_per_node)
     nodes_per_dom = max(1, dom_gpus // gpus_per_node)
     idx = np.arange(nodes)
@@ -76,7 +76,7 @@ def uniform(nodes: int, gpus_per_node: int, *, nvlink_domain_gpus: int | None = 
     return ClusterSpec(name=name, node_gpus=np.full(nodes, gpus_per_node, dtype=np.int64),
                        node_names=tuple(f"n{i:05d}" for i in range(nodes)),
                        domain=idx // nodes_per_dom, leaf=idx // per_leaf, su=idx // per_su,
-                       domain_gpus=dom_gpus, source=source, notes=notes)
+                       domain_gpus=dom_gpus)
 
 
 #: Largest cluster a replay builds (the scenario bound, scenario.MAX_GPUS) and node size.
@@ -170,9 +170,9 @@ def from_scenario(path: str | Path, catalog_dirs: list[Path] | None = None) -> C
     scenario, catalog = load_inputs(path, catalog_dirs)
     node = catalog.node(scenario.cluster.node)
     gpn = int(node.gpus)
-    dom = int(getattr(node, "nvlink_domain_gpus", gpn) or gpn)
+    dom = int(node.nvlink_domain_gpus or gpn)
     notes: list[str] = []
-    gpus = getattr(scenario.cluster, "gpus", None)
+    gpus = scenario.cluster.gpus
     nodes = per_su = None
     from clustertwin.plan import plan_through
 
@@ -185,7 +185,7 @@ def from_scenario(path: str | Path, catalog_dirs: list[Path] | None = None) -> C
         if not gpus:
             raise ScenarioError([Problem(str(path), "cluster.gpus",
                                          "the scheduler needs a GPU count (cluster.gpus)")])
-        nodes = math.ceil(int(gpus) / gpn) + int(getattr(scenario.cluster, "spare_nodes", 0) or 0)
+        nodes = math.ceil(int(gpus) / gpn) + int(scenario.cluster.spare_nodes or 0)
     if not per_su:
         try:
             fab = catalog.fabric(scenario.cluster.fabric.technology)
@@ -195,9 +195,9 @@ def from_scenario(path: str | Path, catalog_dirs: list[Path] | None = None) -> C
         except Exception:  # noqa: BLE001
             per_su = DEFAULT_NODES_PER_SU
             notes.append(f"fabric switch unknown; {per_su} nodes per SU assumed")
-    return uniform(int(nodes), gpn, nvlink_domain_gpus=dom, nodes_per_su=int(per_su),
-                   name=str(getattr(scenario, "name", Path(path).stem)), source=str(path),
-                   notes=tuple(notes))
+    spec = uniform(int(nodes), gpn, nvlink_domain_gpus=dom, nodes_per_su=int(per_su),
+                   name=str(scenario.name))
+    return replace(spec, source=str(path), notes=tuple(notes))
 
 
 def load_cluster(arg: str, catalog_dirs: list[Path] | None = None) -> ClusterSpec:

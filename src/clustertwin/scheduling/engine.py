@@ -116,7 +116,7 @@ class _Run(Dispatch, Failures):
     def __init__(self, w: Workload, spec: ClusterSpec, pol: PolicySpec, cfg: SimConfig,
                  seed: int) -> None:
         super().__init__(w, spec, pol, cfg, seed)
-        self.half_life_s = getattr(self.order, "half_life_s", math.inf)  # usage decay
+        self.half_life_s = getattr(self.order, "half_life_s", math.inf)  # usage decay: multifactor only
         self._setup_reservations()
 
     def go(self) -> RunOutput:

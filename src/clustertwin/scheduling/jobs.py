@@ -124,6 +124,8 @@ class Workload:
                        deps=deps)
 
 
+# a workload is a table: one array per column, the optional ones as keywords (every trace reader
+# passes the columns it has)
 def make_workload(names: list[str] | tuple[str, ...], submit_s: Any, gpus_milli: Any,
                   duration_s: Any, *, requested_s: Any = None, teams: Any = None,
                   qos: Any = None, priority: Any = None, checkpoint_s: Any = None,

@@ -57,26 +57,13 @@ def fmt(v: Any, kind: str) -> str:
 
 
 def label_for(key: str, fallback: str) -> str:
-    """The naming table's label when the report layer has one (issue 26), else ours."""
-    try:
-        from clustertwin.report import labels  # type: ignore[attr-defined]
-    except ImportError:
-        return fallback
-    table = getattr(labels, "KEYS", None)
-    if isinstance(table, dict) and key not in table and fallback:
+    """The naming table's label (:mod:`clustertwin.report.labels`) for a key it names; for
+    one it does not, ours (``fallback``), else the table's guess from the key's spelling."""
+    from clustertwin.report import labels
+
+    if key not in labels.KEYS and fallback:
         return fallback  # the table's guess from the key's spelling: our own words read better
-    for name in ("label", "label_for"):
-        fn = getattr(labels, name, None)
-        if callable(fn):
-            try:
-                got = fn(key)
-            except (KeyError, LookupError, TypeError, ValueError):
-                continue
-            if isinstance(got, str) and got:
-                return got
-            if isinstance(got, tuple) and got and isinstance(got[0], str):
-                return got[0]
-    return fallback
+    return labels.label(key) or fallback
 
 
 def headline(doc: dict[str, Any]) -> list[dict[str, Any]]:

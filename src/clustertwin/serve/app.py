@@ -139,6 +139,7 @@ async def _bug(request: Any, exc: Exception) -> Any:
     return json_response(error_body(500, [Problem("server", "", "internal error; see the server log")]), 500)
 
 
+# the ASGI factory other servers call (README): one keyword per ``clustertwin serve`` option
 def create_app(scenarios: list[Path] | None = None, catalog_dirs: tuple[str, ...] = (),
                host: str = "127.0.0.1", timeout_s: float | None = None, warm: bool = False,
                port: int | None = None, allow_hosts: tuple[str, ...] = (), workers: int | None = None,

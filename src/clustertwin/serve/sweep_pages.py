@@ -106,7 +106,9 @@ async def sweep_start(request: Any) -> Any:
     try:
         sw = await st.runner.run(_build, st, form)
     except Exception as exc:  # noqa: BLE001 - HttpError(422) from the runner: shown in the page
-        problems = getattr(exc, "problems", None)
+        from clustertwin.serve.guard import HttpError
+
+        problems = exc.problems if isinstance(exc, (HttpError, UserError)) else None
         if problems is None:
             raise
         return html("sweep_status.html.j2", job=None, errors=[f"{p.path}: {p.message}" if p.path

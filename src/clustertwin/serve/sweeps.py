@@ -179,10 +179,11 @@ def sweep_process(conn: Any, docs: list[dict[str, Any]], source: str, dirs: tupl
     from clustertwin.serve.workers import cap_memory, where
 
     cap_memory(cap_bytes)
-    from clustertwin.sweep.run import execute
+    from clustertwin.sweep.run import Runner, execute
 
     try:
-        rows = execute(docs, source, dirs, executor, None, None, skip, lambda n: conn.send(("progress", n)))
+        runner = Runner(executor, catalog_dirs=dirs, on_progress=lambda n: conn.send(("progress", n)))
+        rows = execute(docs, source, runner, skip)
         conn.send(("rows", rows))
     except UserError as exc:
         conn.send(("error", "; ".join(exc.lines())))

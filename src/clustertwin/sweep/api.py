@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from clustertwin.sweep.run import Runner
 from clustertwin.sweep.study import Sweep, build
 
 
@@ -19,24 +20,19 @@ def prepare(sw: Sweep, catalog_dirs: Iterable[str | Path] = ()) -> dict[int, str
     return validate_points(sw.points, cat, sw.source)
 
 
-def run_sweep_table(sw: Sweep, executor: str = "local", workers: int | None = None,
-                    ray_address: str | None = None, catalog_dirs: Iterable[str | Path] = (),
-                    skip: dict[int, str] | None = None,
-                    on_progress: Callable[[int], None] | None = None, cache: bool = True,
-                    log: Any = None) -> Any:
-    """Run a prepared sweep and build its table (rows in grid order). ``cache``: each worker
-    reuses stage results with the same inputs (:mod:`clustertwin.sweep.memo`; same table).
-    ``log``: a :class:`clustertwin.sweep.runlog.RunLog` told where each batch ran."""
+def run_sweep_table(sw: Sweep, runner: Runner = Runner(), skip: dict[int, str] | None = None) -> Any:
+    """Run a prepared sweep as ``runner`` says (:class:`clustertwin.sweep.run.Runner`: executor,
+    workers, catalog, cache, progress, log) and build its table (rows in grid order)."""
     from clustertwin.sweep.run import execute
     from clustertwin.sweep.table import build_table
 
     if skip is None:
-        skip = prepare(sw, catalog_dirs)
-    rows = execute([p.doc for p in sw.points], sw.source, [str(d) for d in catalog_dirs], executor,
-                   workers, ray_address, skip, on_progress, cache, log)
+        skip = prepare(sw, runner.catalog_dirs)
+    rows = execute([p.doc for p in sw.points], sw.source, runner, skip)
     return build_table(sw.keys, [p.assignments for p in sw.points], rows, [p.label for p in sw.points])
 
 
+# the library's documented entry point: one keyword per option, as ``help(clustertwin.sweep)`` shows
 def sweep(base: Any = None, grid: dict[str, list[Any]] | None = None, *,
           cases: list[tuple[str, dict[str, Any]]] | None = None, executor: str = "local",
           workers: int | None = None, ray_address: str | None = None,
@@ -59,7 +55,7 @@ def sweep(base: Any = None, grid: dict[str, list[Any]] | None = None, *,
         sw = load_study(Path(base), grid, seeds)
     else:
         sw = build(base, grid, cases, seeds=seeds or "per-scenario")
-    return run_sweep_table(sw, executor, workers, ray_address, catalog, cache=cache)
+    return run_sweep_table(sw, Runner(executor, workers, ray_address, tuple(catalog), cache))
 
 
 def _is_study_file(path: Path, is_study: Callable[[Any], bool]) -> bool:

@@ -153,7 +153,7 @@ class StageMemo:
             made[id(result)] = (key, result)
             return result
 
-        call.__name__ = getattr(fn, "__name__", stage)
+        call.__name__ = getattr(fn, "__name__", stage)  # a functools.partial has no name
         return call
 
     def _key(self, stage: str, scenario: Any, catalog: Any, upstream: tuple[Any, ...],

@@ -12,11 +12,33 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from clustertwin.errors import Problem, UsageError, UserError
 
 EXECUTORS = ("local", "ray")
+
+
+@dataclass(frozen=True)
+class Runner:
+    """How a sweep's points are planned: ``executor`` ``"local"`` (a process pool of
+    ``workers``, default one per core) or ``"ray"`` (``ray_address`` or a local Ray), on the
+    catalog with ``catalog_dirs`` added, ``cache``: each worker reuses stage results with the
+    same inputs (:mod:`clustertwin.sweep.memo`; the rows are the same either way).
+    ``on_progress(n)`` is called as batches of ``n`` rows finish; ``log`` (a
+    :class:`clustertwin.sweep.runlog.RunLog`) records where each batch ran."""
+
+    executor: str = "local"
+    workers: int | None = None
+    ray_address: str | None = None
+    catalog_dirs: Iterable[str | os.PathLike] = ()
+    cache: bool = True
+    on_progress: Callable[[int], None] | None = None
+    log: Any = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "catalog_dirs", tuple(str(d) for d in self.catalog_dirs))
 _CATALOGS: dict[tuple[str, ...], Any] = {}
 _MEMO: Any = None
 
@@ -194,31 +216,24 @@ def _ray_cpus(ray: Any) -> int:
         return default_workers()
 
 
-def execute(docs: list[dict[str, Any]], source: str = "sweep", catalog_dirs: Iterable[str] = (),
-            executor: str = "local", workers: int | None = None, ray_address: str | None = None,
-            skip: dict[int, str] | None = None,
-            on_progress: Callable[[int], None] | None = None, cache: bool = True,
-            log: Any = None) -> list[dict[str, Any]]:
-    """Plan every document; return one row per document, in the documents' order.
-
-    ``skip`` maps indexes to an error already known (invalid combinations): those rows are
-    not planned. ``on_progress(n)`` is called as batches of ``n`` rows finish. ``cache``: each
-    worker reuses stage results with the same inputs (the rows are the same either way).
-    ``log`` (a :class:`clustertwin.sweep.runlog.RunLog`) records where each batch ran."""
+def execute(docs: list[dict[str, Any]], source: str = "sweep", runner: Runner = Runner(),
+            skip: dict[int, str] | None = None) -> list[dict[str, Any]]:
+    """Plan every document as ``runner`` says; return one row per document, in the documents'
+    order. ``skip`` maps indexes to an error already known (invalid combinations): those rows
+    are not planned."""
     rows: list[dict[str, Any] | None] = [None] * len(docs)
-    for i, row in stream(list(enumerate(docs)), source, catalog_dirs, executor, workers,
-                         ray_address, skip, on_progress, cache, log):
+    for i, row in stream(list(enumerate(docs)), source, runner, skip):
         rows[i] = row
     return [r if r is not None else {"error": "not run"} for r in rows]
 
 
 def stream(points: list[tuple[int, dict[str, Any]]], source: str = "sweep",
-           catalog_dirs: Iterable[str] = (), executor: str = "local", workers: int | None = None,
-           ray_address: str | None = None, skip: dict[int, str] | None = None,
-           on_progress: Callable[[int], None] | None = None, cache: bool = True,
-           log: Any = None) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Plan ``(index, document)`` points; yield ``(index, row)`` as batches finish (in no set
-    order). Indexes in ``skip`` yield their known error without being planned."""
+           runner: Runner = Runner(), skip: dict[int, str] | None = None,
+           ) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Plan ``(index, document)`` points as ``runner`` says; yield ``(index, row)`` as batches
+    finish (in no set order). Indexes in ``skip`` yield their known error without being planned."""
+    executor, workers, cache = runner.executor, runner.workers, runner.cache
+    on_progress, log = runner.on_progress, runner.log
     if executor not in EXECUTORS:
         raise UsageError([Problem("--executor", executor, f"expected one of {', '.join(EXECUTORS)}")])
     skip = skip or {}
@@ -229,9 +244,9 @@ def stream(points: list[tuple[int, dict[str, Any]]], source: str = "sweep",
     if log is not None:
         log.skipped_invalid += len(known)
     jobs = [(i, d) for i, d in points if i not in skip]
-    dirs = tuple(str(d) for d in catalog_dirs)
+    dirs = runner.catalog_dirs
     if executor == "ray":
-        batches = run_ray(jobs, source, dirs, workers, ray_address, cache, log)
+        batches = run_ray(jobs, source, dirs, workers, runner.ray_address, cache, log)
     else:
         batches = run_local(jobs, source, dirs, workers or default_workers(), cache)
     for node, address, cpu_s, batch in batches:

@@ -21,9 +21,11 @@ from __future__ import annotations
 
 import itertools
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from clustertwin.sweep.run import Runner
 
 PARTS = "sweep.parts"
 INDEX = "index"
@@ -54,13 +56,14 @@ def _write_part(parts: Path, keys: list[str], points: list[Any], rows: list[dict
     os.replace(tmp, final)
 
 
-def stream_sweep(sw: Any, out: Path, executor: str = "local", workers: int | None = None,
-                 ray_address: str | None = None, catalog_dirs: Iterable[str | Path] = (),
-                 cache: bool = True, window: int = 4096, group_rows: int = 2048,
-                 on_progress: Callable[[int], None] | None = None, log: Any = None) -> int:
-    """Run every point of ``sw`` (lazy points welcome) into ``out/sweep.parts``; return the
-    number of points run now (points already there are skipped and counted in ``log``)."""
+def stream_sweep(sw: Any, out: Path, runner: Runner = Runner(), window: int = 4096,
+                 group_rows: int = 2048) -> int:
+    """Run every point of ``sw`` (lazy points welcome) into ``out/sweep.parts`` as ``runner``
+    says; return the number of points run now (points already there are skipped and counted
+    in the runner's ``log``)."""
     from clustertwin.sweep.run import cached_catalog, stream
+
+    on_progress, log = runner.on_progress, runner.log
     from clustertwin.sweep.validate import validate_points
 
     parts = out / PARTS
@@ -70,8 +73,7 @@ def stream_sweep(sw: Any, out: Path, executor: str = "local", workers: int | Non
         log.resumed = len(done)
     if on_progress and done:
         on_progress(len(done))
-    dirs = [str(d) for d in catalog_dirs]
-    cat = cached_catalog(tuple(dirs))
+    cat = cached_catalog(runner.catalog_dirs)
     todo = (i for i in range(len(sw.points)) if i not in done)
     ran = 0
     buf_points: list[Any] = []
@@ -80,8 +82,7 @@ def stream_sweep(sw: Any, out: Path, executor: str = "local", workers: int | Non
         points = [sw.points[i] for i in batch]
         by_index = {p.index: p for p in points}
         skip = validate_points(points, cat, sw.source)
-        for i, row in stream([(p.index, p.doc) for p in points], sw.source, dirs, executor,
-                             workers, ray_address, skip, on_progress, cache, log):
+        for i, row in stream([(p.index, p.doc) for p in points], sw.source, runner, skip):
             buf_points.append(by_index[i])
             buf_rows.append(row)
             if len(buf_rows) >= group_rows:
@@ -115,23 +116,21 @@ def join_parts(parts: Path, target: Path) -> int:
     return rows
 
 
-def stream_command(base: Path, grid: dict[str, list[Any]], out: Path, executor: str,
-                   workers: int | None, ray_address: str | None, seeds: str | None, force: bool,
-                   cache: bool, max_scenarios: int | None, allow: tuple[Path, ...],
-                   catalog: list[Path], progress: Callable[[int], tuple[Any, Any]]) -> str:
-    """``clustertwin sweep --stream``: run into ``out/sweep.parts`` (resuming what is there),
-    then write ``out/sweep.parquet`` and ``out/run.json``; return a one-line summary."""
+def stream_command(sw: Any, out: Path, runner: Runner, force: bool,
+                   progress: Callable[[int], tuple[Any, Any]]) -> str:
+    """``clustertwin sweep --stream`` of the (lazy) study ``sw``: run into ``out/sweep.parts``
+    (resuming what is there), then write ``out/sweep.parquet`` and ``out/run.json``; return a
+    one-line summary."""
+    from dataclasses import replace
+
     from clustertwin.outputs import OutputDir
     from clustertwin.sweep.runlog import RunLog
-    from clustertwin.sweep.study import load_study
 
-    sw = load_study(base, grid, seeds, allow, max_scenarios or STREAM_MAX, lazy=True)
     folder = OutputDir(out, ["sweep.parquet", "run.json"], force)
-    log = RunLog(executor)
+    log = RunLog(runner.executor)
     prog, advance = progress(len(sw.points))
     with prog:
-        stream_sweep(sw, out, executor, workers, ray_address, catalog, cache,
-                     on_progress=advance, log=log)
+        stream_sweep(sw, out, replace(runner, on_progress=advance, log=log))
     with folder.staged("sweep.parquet") as tmp:
         rows = join_parts(out / PARTS, tmp)
     log.finish()

@@ -121,7 +121,7 @@ def _base_doc(base: Any, where: Path | None, allow: tuple[Path, ...] = (),
     if isinstance(base, dict):
         return base, "<study base>"
     if hasattr(base, "model_dump"):  # a Scenario object
-        return _scenario_doc(base), getattr(base, "source", "<scenario>")
+        return _scenario_doc(base), base.source
     path = Path(base)
     if where is not None:
         path = _inside(path, where, allow, source)
@@ -138,6 +138,7 @@ def _scenario_doc(s: Any) -> dict[str, Any]:
     return data
 
 
+# the study builder the library and the CLI share: the grid and cases, then keyword options
 def build(base: Any, grid: dict[str, list[Any]] | None = None,
           cases: list[tuple[str, dict[str, Any]]] | None = None, title: str | None = None,
           where: Path | None = None, seeds: str = "per-scenario", *, allow: tuple[Path, ...] = (),

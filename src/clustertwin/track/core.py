@@ -115,6 +115,6 @@ def track(scenario: Any, catalog: Any, logs: list[Path] | list[tuple[str, str]],
 
         plan = make_plan(scenario, catalog)
     pv = plan_view(plan, scenario.source)
-    seed = int(getattr(getattr(scenario, "reliability", None), "seed", 0) or 0)
+    seed = int(scenario.reliability.seed)
     res = track_plan(pv, logs, sacct, as_of, seed, sacct_text=sacct_text)
     return TrackResult(**{**res.__dict__, "scenario_name": scenario.name})
