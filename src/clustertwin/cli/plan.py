@@ -25,6 +25,7 @@ def plan(
     force: Annotated[bool, typer.Option("--force", help="overwrite files in --out that clustertwin did not write")] = False,
     catalog: CatalogOpt = None,
     measured: Annotated[Optional[Path], typer.Option("--measured", help="check.json from 'clustertwin check': re-predict with the measured GEMM and fabric figures, drained nodes removed, beside the catalog plan")] = None,  # noqa: UP045
+    cabling: Annotated[bool, typer.Option("--cabling", help="place the site and route every cable: design.cabling gains total / median / longest lengths per medium (slower at scale)")] = False,
 ) -> None:
     """Plan a training run end to end: training time, design, reliability, economics, build-out, and
     the decision: trained by when via which route (build, colo, lease, cloud) for how much."""
@@ -49,6 +50,8 @@ def plan(
         with Progress(SpinnerColumn(), TextColumn("{task.description}"), console=console, transient=True) as prog:
             task = prog.add_task("planning", total=None)
             result = make_plan(scen, cat, on_stage=lambda name: prog.update(task, description=f"stage: {name}"))
+    if cabling:
+        result = with_routed_cabling(result, cat)
     doc = result.to_dict()
     if folder is not None:
         from clustertwin.report import html as html_report
@@ -68,6 +71,17 @@ def plan(
         typer.echo(f"wrote {out / 'plan.json'} and {out / 'plan.html'}")
     typer.echo(f"({time.perf_counter() - t0:.2f} s)", err=True)
     _exit_if_skipped(result)
+
+
+def with_routed_cabling(result, cat):  # noqa: ANN001, ANN201
+    """The plan with its design's cables routed on the placed site (``--cabling``)."""
+    if result.design is None:
+        return result
+    from dataclasses import replace
+
+    from clustertwin.design.site.summary import routed
+
+    return replace(result, design=routed(result.design, cat))
 
 
 def _exit_if_skipped(result) -> None:  # noqa: ANN001

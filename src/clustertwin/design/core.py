@@ -21,7 +21,7 @@ from clustertwin.design.spare_slots import place_spares
 from clustertwin.design.spares import READS as SPARES_READS
 from clustertwin.design.spares import resolve_spare_nodes
 from clustertwin.design.storage import plan_storage
-from clustertwin.errors import InfeasibleError, Problem, ScenarioError
+from clustertwin.errors import Problem, ScenarioError
 from clustertwin.perf.checkpoint import job_checkpoint_gb
 
 #: scenario keys :func:`design` reads (a section name covers the whole section): the cluster,
@@ -43,8 +43,10 @@ def design(scenario, catalog, estimate=None, *, rules: DesignRules | None = None
            cabling: bool = True) -> ClusterDesign:
     """Physical design for the scenario's job (GPU count from ``estimate.gpus``; without an
     estimate, ``scenario.cluster.gpus``). ``rules`` overrides the built-in design rules.
-    ``cabling=False`` leaves the site unplaced: no ``cabling`` summary, and the bill of
-    materials keeps the catalog's transceiver and cable lines (a draft the plan redoes)."""
+    Cables are counted per link class in closed form (the site is not placed: see
+    :func:`clustertwin.design.site.summary.routed` for the routed lengths). ``cabling=False``
+    skips even that: no ``cabling`` summary, and the bill of materials keeps the catalog's
+    transceiver and cable lines (a draft the plan redoes)."""
     rules = rules or load_rules()
     src = scenario.source
     cl = scenario.cluster
@@ -107,27 +109,34 @@ def design(scenario, catalog, estimate=None, *, rules: DesignRules | None = None
     return _with_cabling(catalog, drafted) if cabling else drafted
 
 
-#: BOM lines priced from the catalog's fabric transceivers and cables; a placed site replaces
-#: them with its cable media (:func:`_with_cabling`)
+#: BOM lines priced from the catalog's fabric transceivers and cables; the link classes
+#: replace them with their cable media (:func:`_with_cabling`)
 MEDIA_ITEMS = ("compute-fabric switch transceivers", "compute-fabric node transceivers",
                "fabric-manager (UFM) link transceivers", "compute-fabric optical cables",
                "compute-fabric copper cables", "storage-fabric cables")
 
 
 def _with_cabling(catalog, d: ClusterDesign) -> ClusterDesign:
-    """The design with its cables by medium, from the placed site's cabling map; a site with a
-    link no cable medium reaches keeps no cabling summary and warns (export refuses it)."""
-    from clustertwin.design.site.summary import cable_counts, media_bom_lines
+    """The design with its cables by medium, counted in closed form from its link classes
+    (:mod:`clustertwin.design.site.classes`: links, cables and one medium per class, without
+    placing the site; ``plan --cabling``, exports and drawings place it and route the lengths)."""
+    from clustertwin.design.media import load_media
+    from clustertwin.design.site.classes import cable_classes
+    from clustertwin.design.site.summary import closed_form, media_bom_lines
 
-    try:
-        counts = cable_counts(d, catalog)
-    except InfeasibleError as e:
-        return replace(d, warnings=(*d.warnings, f"cabling not placed: {e.problems[0].message}"))
-    # cables and optics: one line per medium the cabling map chose, in place of the catalog's
+    classes = cable_classes(d, catalog)
+    counts = closed_form(classes)
+    reach = {m.id: m.max_length_m for m in load_media()}
+    far = [f"cabling: {c.kind} links may run up to {c.bound_m:,.1f} m, past the "
+           f"{reach[c.medium]:,.0f} m of the longest-reach medium at {c.gbps:g} Gb/s "
+           f"({c.medium}); export refuses the links past it (smaller halls: design rules "
+           "hall_max_racks / hall_max_it_kw)" for c in classes if c.bound_m > reach[c.medium]]
+    # cables and optics: one line per medium the link classes take, in place of the catalog's
     kept = [ln for ln in d.bom if not ln.item.startswith(MEDIA_ITEMS)]
     at = next((i for i, ln in enumerate(d.bom) if ln.item.startswith(MEDIA_ITEMS)), len(d.bom))
     bom = (*kept[:at], *media_bom_lines(counts), *kept[at:])
-    return replace(d, cabling=counts, bom=bom)
+    return replace(d, cabling=counts, cable_classes=classes, bom=bom,
+                   warnings=(*d.warnings, *far))
 
 
 def _storage(scenario, catalog, estimate, node, gpus, nodes, rules, notes, warnings):

@@ -37,8 +37,11 @@ class ClusterDesign:
     #: set when hot spares took installed nodes' slots (spare_placement: inside, units full):
     #: the most GPUs the training job can use; the plan re-estimates the job on them
     job_gpus_limit: int | None = None
-    #: cables by medium from the placed site's cabling map (design.site.summary.MediumCount)
+    #: cables by medium (design.site.summary.MediumCount): counted from the link classes;
+    #: lengths only once the site is placed (design.site.summary.routed)
     cabling: tuple = ()
+    #: the link classes (design.site.classes.CableClass): links, cables, medium of each kind
+    cable_classes: tuple = ()
 
     # --- the contract's headline figures -------------------------------------------------
     @property

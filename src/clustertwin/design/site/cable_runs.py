@@ -47,12 +47,18 @@ def device_xyz(inv, rules) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return x, y, z
 
 
-def runs(inv, rules, a: np.ndarray, b: np.ndarray, gbps: np.ndarray, copper: np.ndarray):
-    """(length_m, medium index into load_media()) of links between device indices a and b."""
+def lengths(inv, rules, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Routed length (m, to 0.1 m) of links between device indices a and b."""
     geo = Geometry.from_rules(rules)
     x, y, z = device_xyz(inv, rules)
     same = (inv.rack_index[a] == inv.rack_index[b]) & (inv.rack_index[a] >= 0)
-    length = np.round(geo.route_m(x[a], y[a], z[a], x[b], y[b], z[b], same), 1)
+    return np.round(geo.route_m(x[a], y[a], z[a], x[b], y[b], z[b], same), 1)
+
+
+def runs(inv, rules, a: np.ndarray, b: np.ndarray, gbps: np.ndarray, copper: np.ndarray):
+    """(length_m, the cheapest medium reaching each: index into load_media()) of links between
+    device indices a and b."""
+    length = lengths(inv, rules, a, b)
     return length, choose_media(gbps, length, copper)
 
 

@@ -242,14 +242,13 @@ def _cable(inv: Inventory, g: LinkGroup) -> str:
 def cabling_columns(inv: Inventory, design) -> dict[str, np.ndarray]:
     """The cabling map as columns named like :class:`Link`'s fields (object arrays for
     strings)."""
-    from clustertwin.design.rules import load_rules
-    from clustertwin.design.site.cable_runs import media_columns, runs
+    from clustertwin.design.site.cable_runs import media_columns
 
     groups = cabling_groups(inv, design)
     a, b, copper, gbps, cable_id = _ends(groups)
     cols = _name_columns(inv, groups)
     cols["gbps"], cols["cable_id"] = gbps, cable_id
-    length, pick = runs(inv, load_rules(), a, b, gbps, copper)
+    length, pick = _runs(inv, groups, design, a, b, gbps, copper)
     cols["length_m"] = length
     cols.update(media_columns(pick))
     cols["cable"] = np.where(cols["cable"] == "", cols["medium"], cols["cable"])
@@ -260,12 +259,66 @@ def cable_runs(inv: Inventory, design) -> tuple[np.ndarray, np.ndarray, np.ndarr
     """``(medium index into load_media(), cable_id, length_m)`` of every link, in the map's
     order: the numeric part of :func:`cabling_columns` (no names), which the design's cables
     by medium need."""
-    from clustertwin.design.rules import load_rules
-    from clustertwin.design.site.cable_runs import runs
 
-    a, b, copper, gbps, cable_id = _ends(cabling_groups(inv, design))
-    length, pick = runs(inv, load_rules(), a, b, gbps, copper)
+    groups = cabling_groups(inv, design)
+    a, b, copper, gbps, cable_id = _ends(groups)
+    length, pick = _runs(inv, groups, design, a, b, gbps, copper)
     return pick, cable_id, length
+
+
+def _runs(inv: Inventory, groups: list[LinkGroup], design, a, b, gbps, copper):
+    """(routed length, medium index) of every link: its class band's medium
+    (:func:`class_media`), or for a design without classes the cheapest that reaches."""
+    from clustertwin.design.rules import load_rules
+    from clustertwin.design.site.cable_runs import lengths, runs
+
+    if not design.cable_classes:
+        return runs(inv, load_rules(), a, b, gbps, copper)
+    length = lengths(inv, load_rules(), a, b)
+    return length, class_media(inv, groups, design, length)
+
+
+def class_media(inv: Inventory, groups: list[LinkGroup], design, length: np.ndarray) -> np.ndarray:
+    """Each link's medium (index into load_media()): its class band's (``design.cable_classes``,
+    the medium the bill of materials prices; :mod:`clustertwin.design.site.classes`), checked
+    against the routed length."""
+    from clustertwin.design.media import load_media
+    from clustertwin.errors import InfeasibleError, Problem
+
+    media = load_media()
+    index = {m.id: i for i, m in enumerate(media)}
+    # per kind: one medium, or (band by the lower end's rack) a table rack -> medium
+    table: dict[str, np.ndarray | int] = {}
+    n_racks = len(inv.racks)
+    for c in design.cable_classes:
+        if not c.racks:
+            table[c.kind] = index[c.medium]
+            continue
+        lut = table.get(c.kind)
+        if not isinstance(lut, np.ndarray):
+            lut = table[c.kind] = np.full(n_racks + 1, -1, dtype=np.int64)
+        lut[np.asarray(c.racks, dtype=np.int64)] = index[c.medium]
+    parts = []
+    for g in groups:
+        if not g.a.size:
+            continue
+        t = table[g.kind]
+        parts.append(t[inv.rack_index[g.a]] if isinstance(t, np.ndarray)
+                     else np.full(g.a.size, t, dtype=np.int64))
+    per_link = np.concatenate(parts) if parts else np.array([], dtype=np.int64)
+    if (per_link < 0).any():
+        raise InfeasibleError([Problem("<design>", "cabling", "a link starts in a rack its "
+                                       "class's bands do not cover (a placement bug)")])
+    reach = np.array([m.max_length_m for m in media])[per_link]
+    over = np.flatnonzero(length > reach)
+    if over.size:
+        j = over[np.argmax(length[over] - reach[over])]
+        raise InfeasibleError([Problem("<design>", "cabling",
+            f"{over.size:,} link(s) run past their class's medium: the longest runs "
+            f"{length[j]:,.1f} m on {media[per_link[j]].id} (reach {reach[j]:,.0f} m); nearest "
+            "changes: smaller halls (design rule hall_max_racks / hall_max_it_kw) or a "
+            "longer-reach medium in design/data/cable_media.yaml")])
+    return per_link
 
 
 def _ends(groups: list[LinkGroup]) -> tuple[np.ndarray, ...]:

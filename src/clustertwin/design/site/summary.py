@@ -1,12 +1,14 @@
-"""Cables by medium: what the design reports of its cabling map (``design.cabling``).
+"""Cables by medium: what the design reports of its cabling (``design.cabling``).
 
-:func:`cable_counts` builds the site (:func:`~clustertwin.design.site.inventory.build_inventory`,
-default names) and its links' routed lengths and media
-(:func:`~clustertwin.design.site.cabling.cable_runs`, the map ``cabling.csv`` holds without
-its names). :func:`by_medium` counts it per medium: links, cables (links sharing a physical cable, such as
-twin-port DACs, count once), total / median / longest cable length in metres, the medium's part
-number and reach. A cable's length is its first link's routed length (the links of one cable
-run between the same two devices).
+:func:`closed_form` counts them from the link classes
+(:func:`~clustertwin.design.site.classes.cable_classes`: links, cables and one medium per
+class, without placing the site): what the bill of materials prices. :func:`cable_counts`
+places the site (:func:`~clustertwin.design.site.inventory.build_inventory`, default names),
+routes every link (:func:`~clustertwin.design.site.cabling.cable_runs`, the map ``cabling.csv``
+holds without its names) and adds the lengths: total / median / longest cable length in metres
+per medium (:func:`by_medium`); its links and cables per medium equal the closed form's. A
+cable's length is its first link's routed length (the links of one cable run between the same
+two devices).
 """
 
 from __future__ import annotations
@@ -24,9 +26,9 @@ class MediumCount:
     part_number: str
     links: int
     cables: int
-    total_length_m: float
-    median_length_m: float
-    max_length_m: float
+    total_length_m: float | None    #: None until the site is placed (lengths are routed)
+    median_length_m: float | None
+    max_length_m: float | None
     reach_m: float          #: the medium's reach; every cable of it is at most this long
 
     def to_dict(self) -> dict:
@@ -45,6 +47,29 @@ def cable_counts(design, catalog) -> tuple[MediumCount, ...]:
 
     inv = build_inventory(SimpleNamespace(name="cluster"), catalog, design)
     return by_medium(*cable_runs(inv, design))
+
+
+def closed_form(classes) -> tuple[MediumCount, ...]:
+    """Per medium (in the order of :func:`~clustertwin.design.media.load_media`), the links and
+    cables of the link classes that take it; lengths None (the site is not placed)."""
+    from clustertwin.design.media import load_media
+
+    out = []
+    for m in load_media():
+        mine = [c for c in classes if c.medium == m.id]
+        if mine:
+            out.append(MediumCount(m.id, m.kind, m.part_number, sum(c.links for c in mine),
+                                   sum(c.cables for c in mine), None, None, None,
+                                   float(m.max_length_m)))
+    return tuple(out)
+
+
+def routed(design, catalog):
+    """``design`` with its cables' routed lengths in ``cabling`` (the site placed and every
+    link routed: what ``plan --cabling`` asks for); links and cables per medium unchanged."""
+    from dataclasses import replace
+
+    return replace(design, cabling=cable_counts(design, catalog))
 
 
 def by_medium(pick: np.ndarray, cable_id: np.ndarray, length_m: np.ndarray) -> tuple[MediumCount, ...]:
@@ -69,8 +94,10 @@ def by_medium(pick: np.ndarray, cable_id: np.ndarray, length_m: np.ndarray) -> t
 
 def cabling_contract(counts: tuple[MediumCount, ...]) -> dict:
     """``design.cabling`` in the plan JSON."""
+    routed = all(c.total_length_m is not None for c in counts)
     return {"links": sum(c.links for c in counts), "cables": sum(c.cables for c in counts),
-            "total_length_m": round(sum(c.total_length_m for c in counts), 1),
+            "total_length_m": round(sum(c.total_length_m for c in counts), 1) if routed else None,
+            "placed": routed and bool(counts),
             "by_medium": {c.medium: c.to_dict() for c in counts}}
 
 
@@ -92,7 +119,7 @@ def media_bom_lines(counts: tuple[MediumCount, ...]) -> tuple:
             out += _optics_lines(c, m, parts[0], parts[1])
             continue
         item = (f"{c.medium} links ({m.kind}, up to {m.max_length_m:g} m; cable with its ends): "
-                f"{c.cables:,} cables, {c.total_length_m:,.0f} m in all")
+                f"{c.cables:,} cables")
         out.append(_medium_line(item, c.links, float(m.usd_per_link), m, m.part_number))
     return tuple(out)
 
@@ -116,6 +143,6 @@ def _optics_lines(c: MediumCount, m, module: str, fibre: str) -> list:
                         module, "port")
            for end in ("A", "B")]
     out.append(_medium_line(f"{c.medium} fibre, one per link: {fibre} ({c.cables:,} cables, "
-                            f"{c.total_length_m:,.0f} m in all, up to {m.max_length_m:g} m)",
+                            f"up to {m.max_length_m:g} m)",
                             c.links, float(m.cable_usd_per_link), m, fibre))
     return out
