@@ -233,6 +233,7 @@ def sub_node_unit(unit: int, fixed: int | None, installed: int) -> int:
 _BEST: dict[str, tuple[int, float, float] | None] = {}
 _RECENT: dict[str, SearchResult] = {}
 BEST_KEPT, RECENT_KEPT = 4096, 2
+_MISSING = object()
 _LOCK = threading.Lock()
 
 
@@ -264,26 +265,29 @@ def run_search(scenario: Scenario, catalog: Catalog, installed: int) -> tuple[Jo
     (used by the CLI and the deadline solver too). The result is shared with an equal search
     run just before: read it, never change it."""
     job, sys, args, key = _search_inputs(scenario, catalog, installed)
+    return job, sys, _searched(job, sys, args, key)[0]
+
+
+def _searched(job: Job, sys: System, args: tuple, key: str) -> tuple[SearchResult, tuple[int, float, float] | None]:
     res = _RECENT.get(key)
     if res is None:
         res = search_job(job, sys, *args)
-        ranked = res.ranked()
-        i = int(ranked[0]) if ranked.size else None
-        _remember(_BEST, key, None if i is None else (int(res.metrics["gpus"][i]), float(res.metrics["tokens_per_s"][i]),
-                                                      float(res.metrics["step_time_s"][i])), BEST_KEPT)
+    ranked = res.ranked()
+    i = int(ranked[0]) if ranked.size else None
+    best = None if i is None else (int(res.metrics["gpus"][i]), float(res.metrics["tokens_per_s"][i]),
+                                   float(res.metrics["step_time_s"][i]))
+    _remember(_BEST, key, best, BEST_KEPT)
     _remember(_RECENT, key, res, RECENT_KEPT)
-    return job, sys, res
+    return res, best
 
 
 def fastest_plan(scenario: Scenario, catalog: Catalog, installed: int) -> tuple[int, float, float] | None:
     """(GPUs used, tokens per second, step seconds) of the fastest plan :func:`run_search` finds
     on ``installed`` GPUs, None when no plan fits; an equal search asked before is not run
     again (the deadline solver's trials)."""
-    key = _search_inputs(scenario, catalog, installed)[3]
-    if key in _BEST:
-        return _BEST[key]
-    run_search(scenario, catalog, installed)
-    return _BEST[key]
+    job, sys, args, key = _search_inputs(scenario, catalog, installed)
+    best = _BEST.get(key, _MISSING)
+    return _searched(job, sys, args, key)[1] if best is _MISSING else best
 
 
 def _notes(scenario: Scenario, job: Job, est: TrainingEstimate) -> list[str]:
