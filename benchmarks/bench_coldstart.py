@@ -117,6 +117,12 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     ap.add_argument("--against", help="another checkout's src folder, measured in the same rounds")
     args = ap.parse_args(argv or [])
     print(f"   load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs; {args.runs} rounds")
+    if args.against:
+        # the installed tree's bytecode is compiled at install; an archived checkout has none,
+        # and with PYTHONDONTWRITEBYTECODE set it would recompile its source every run
+        import compileall
+
+        compileall.compile_dir(args.against, quiet=1)
     with tempfile.TemporaryDirectory(prefix="ct-cold-") as tmp:
         CACHES[None] = f"{tmp}/now"
         if args.against:

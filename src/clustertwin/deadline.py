@@ -104,18 +104,15 @@ def analytic_ettr(scenario: Any, catalog: Any, gpus: int, step_s: float) -> floa
 
 
 def _trial(scenario: Any, catalog: Any, installed: int, wall: bool, ettr_scale: float) -> Trial:
-    from clustertwin.perf.stage import run_search
+    from clustertwin.perf.stage import fastest_plan
 
     try:
-        _, _, res = run_search(scenario, catalog, installed)
+        best = fastest_plan(scenario, catalog, installed)
     except ScenarioError:  # pinned degrees larger than this cluster (checked once up front)
         return Trial(installed, 0, 0.0, math.inf, 1.0)
-    ranked = res.ranked()
-    if ranked.size == 0:
+    if best is None:
         return Trial(installed, 0, 0.0, math.inf, 1.0)
-    i = int(ranked[0])
-    tps, step = float(res.metrics["tokens_per_s"][i]), float(res.metrics["step_time_s"][i])
-    used = int(res.metrics["gpus"][i])
+    used, tps, step = best
     ettr = analytic_ettr(scenario, catalog, used, step) * ettr_scale if wall else 1.0
     return Trial(installed, used, tps, step, min(ettr, 1.0))
 

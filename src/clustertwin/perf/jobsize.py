@@ -148,13 +148,16 @@ def outer_shapes(job: Job, sys: System, most: int, unit: int, fixed: int | None,
 
 
 def _plans(job: Job, outers: list[Outer], pinned: dict[str, Any], pruned: Counter, coarse: bool):
-    rows, batch = [], []
+    """The plans of ``outers`` (each outer's rows in a run, in order), their global batches and
+    how many rows each outer has."""
+    rows, sizes = [], []
     for o in outers:
         new = inner_plans(job.shape, (o.tp, o.cp, o.pp, o.dp), o.per_rep, pinned, pruned, coarse,
                           job.stack.expert_tp_folding)
         rows.extend(new)
-        batch.extend([o.dp * o.per_rep] * len(new))
-    return rows_to_plans(rows), np.array(batch, dtype=np.int64)
+        sizes.append(len(new))
+    batch = np.repeat(np.array([o.dp * o.per_rep for o in outers], dtype=np.int64), sizes)
+    return rows_to_plans(rows), batch, sizes
 
 
 def _evaluate(job: Job, sys: System, plans: dict[str, np.ndarray], batch: np.ndarray) -> dict[str, np.ndarray]:
@@ -174,7 +177,7 @@ def search_job(job: Job, sys: System, most: int, unit: int, fixed: int | None = 
     ``unit``-GPU hosts, the batch rounded per ``rounding``. Ranked by tokens per second."""
     pinned = pinned or {}
     outers, pruned = outer_shapes(job, sys, most, unit, fixed, rounding, pinned)
-    plans, batch = _plans(job, outers, pinned, pruned, coarse=True)
+    plans, batch, sizes = _plans(job, outers, pinned, pruned, coarse=True)
     met = _evaluate(job, sys, plans, batch)
     coarse = SearchResult(plans, met, pruned)
     ranked = coarse.ranked()
@@ -187,12 +190,12 @@ def search_job(job: Job, sys: System, most: int, unit: int, fixed: int | None = 
             keep.append(o)
             if len(keep) == KEEP_SHAPES:
                 break
-    fplans, fbatch = _plans(job, keep, pinned, Counter(), coarse=False)
+    fplans, fbatch, _ = _plans(job, keep, pinned, Counter(), coarse=False)
     fmet = _evaluate(job, sys, fplans, fbatch)
-    # the coarse rows of the kept shapes are in the full pass again: keep one copy
-    kept = {(o.tp, o.cp, o.pp, o.dp, o.dp * o.per_rep) for o in keep}
-    key = zip(*(plans[k].tolist() for k in ("tp", "cp", "pp", "dp")), batch.tolist(), strict=True)
-    other = np.fromiter((k not in kept for k in key), bool, batch.size)
+    # the coarse rows of the kept shapes are in the full pass again: keep one copy (a row's
+    # shape is its outer's, and an outer's rows are one run)
+    kept = set(keep)
+    other = np.repeat(np.array([o not in kept for o in outers], dtype=bool), sizes)
     both = {k: np.concatenate([plans[k][other], fplans[k]]) for k in PLAN_KEYS}
     bmet = {k: np.concatenate([met[k][other], fmet[k]]) for k in met if k in fmet}
     return SearchResult(both, bmet, pruned)

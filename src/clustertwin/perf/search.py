@@ -24,7 +24,8 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass, field
-from itertools import product
+from functools import lru_cache
+from itertools import chain, product
 from typing import Any
 
 import numpy as np
@@ -269,7 +270,7 @@ def inner_plans(
     if not ep_opts:
         pruned["ep does not divide dp"] += 1
         return []
-    mb_all = [d for d in divisors(per_rep) if d <= MAX_MICRO_BATCH]
+    mb_all = _micro_batches(per_rep)
     mb_opts = pinned_values(pinned, "micro_batch", mb_all[:2] if coarse else mb_all)
     rows: list[tuple[int, ...]] = []
     for ep in ep_opts:
@@ -295,15 +296,28 @@ def inner_plans(
             if not zs:
                 pruned["ZeRO-3 cannot run with pipeline parallelism"] += 1
                 continue
-            rows.extend((tp, pp, cp, ep, dp, mb, *rest) for rest in product(v_opts, rc_opts, sp_opts, zs))
+            head = (tp, pp, cp, ep, dp, mb)
+            rows.extend([head + rest for rest in product(v_opts, rc_opts, sp_opts, zs)])
     return rows
+
+
+@lru_cache(maxsize=256)
+def _micro_batch_options(per_rep: int) -> tuple[int, ...]:
+    return tuple(d for d in divisors(per_rep) if d <= MAX_MICRO_BATCH)
+
+
+def _micro_batches(per_rep: int) -> list[int]:
+    """Micro-batch sizes for ``per_rep`` sequences per replica: its divisors up to
+    :data:`MAX_MICRO_BATCH` (a search asks for the same few batches thousands of times)."""
+    return list(_micro_batch_options(per_rep))
 
 
 def rows_to_plans(rows: list[tuple[int, ...]]) -> dict[str, np.ndarray]:
     """Plan rows (in :data:`PLAN_KEYS` order) as one int64 array per key."""
     if not rows:
         return {k: np.zeros(0, dtype=np.int64) for k in PLAN_KEYS}
-    cols = np.array(rows, dtype=np.int64).T
+    width = len(PLAN_KEYS)
+    cols = np.fromiter(chain.from_iterable(rows), np.int64, len(rows) * width).reshape(-1, width).T
     return {k: cols[i] for i, k in enumerate(PLAN_KEYS)}
 
 

@@ -12,6 +12,7 @@ MFU is model FLOPs per second over the dense tensor-core peak of the precision t
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -225,10 +226,20 @@ def sub_node_unit(unit: int, fixed: int | None, installed: int) -> int:
     return size if 0 < size < unit else unit
 
 
-def run_search(scenario: Scenario, catalog: Catalog, installed: int) -> tuple[Job, System, SearchResult]:
-    """Validate pinned keys and evaluate every plan on at most ``installed`` GPUs (exactly
-    ``training.gpus`` when it is a number), the batch rounded per ``training.batch_rounding``
-    (used by the CLI and the deadline solver too)."""
+#: the searches a process ran last, by their inputs' text (a deadline is solved again in each
+#: of a plan's deadline rounds, and its estimate repeats the solver's last search): the
+#: fastest plan of each (GPUs used, tokens per second, step seconds; None: no plan fits), and
+#: the whole result of the last few (each holds every plan evaluated)
+_BEST: dict[str, tuple[int, float, float] | None] = {}
+_RECENT: dict[str, SearchResult] = {}
+BEST_KEPT, RECENT_KEPT = 4096, 2
+_MISSING = object()
+_LOCK = threading.Lock()
+
+
+def _search_inputs(scenario: Scenario, catalog: Catalog, installed: int) -> tuple[Job, System, tuple, str]:
+    """The search's job, system and other arguments, and the text of them all (the memo key:
+    reprs of frozen dataclasses of numbers and text, so equal text is an equal search)."""
     job = job_of(scenario, catalog)
     sys = system_of(scenario, catalog)
     t = scenario.training
@@ -236,7 +247,47 @@ def run_search(scenario: Scenario, catalog: Catalog, installed: int) -> tuple[Jo
     check_pinned(job, fixed, t.pinned, scenario.source, installed=installed,
                  exact_batch=t.batch_rounding == "exact")
     unit = sub_node_unit(job_unit_gpus(catalog.node(scenario.cluster.node)), fixed, installed)
-    return job, sys, search_job(job, sys, installed, unit, fixed, t.batch_rounding, t.pinned)
+    args = (installed, unit, fixed, t.batch_rounding, t.pinned)
+    return job, sys, args, repr((job, sys, *args[:-1], sorted(t.pinned.items())))
+
+
+def _remember(memo: dict, key: str, value: Any, kept: int) -> None:
+    with _LOCK:
+        memo.pop(key, None)
+        memo[key] = value
+        while len(memo) > kept:
+            memo.pop(next(iter(memo)))
+
+
+def run_search(scenario: Scenario, catalog: Catalog, installed: int) -> tuple[Job, System, SearchResult]:
+    """Validate pinned keys and evaluate every plan on at most ``installed`` GPUs (exactly
+    ``training.gpus`` when it is a number), the batch rounded per ``training.batch_rounding``
+    (used by the CLI and the deadline solver too). The result is shared with an equal search
+    run just before: read it, never change it."""
+    job, sys, args, key = _search_inputs(scenario, catalog, installed)
+    return job, sys, _searched(job, sys, args, key)[0]
+
+
+def _searched(job: Job, sys: System, args: tuple, key: str) -> tuple[SearchResult, tuple[int, float, float] | None]:
+    res = _RECENT.get(key)
+    if res is None:
+        res = search_job(job, sys, *args)
+    ranked = res.ranked()
+    i = int(ranked[0]) if ranked.size else None
+    best = None if i is None else (int(res.metrics["gpus"][i]), float(res.metrics["tokens_per_s"][i]),
+                                   float(res.metrics["step_time_s"][i]))
+    _remember(_BEST, key, best, BEST_KEPT)
+    _remember(_RECENT, key, res, RECENT_KEPT)
+    return res, best
+
+
+def fastest_plan(scenario: Scenario, catalog: Catalog, installed: int) -> tuple[int, float, float] | None:
+    """(GPUs used, tokens per second, step seconds) of the fastest plan :func:`run_search` finds
+    on ``installed`` GPUs, None when no plan fits; an equal search asked before is not run
+    again (the deadline solver's trials)."""
+    job, sys, args, key = _search_inputs(scenario, catalog, installed)
+    best = _BEST.get(key, _MISSING)
+    return _searched(job, sys, args, key)[1] if best is _MISSING else best
 
 
 def _notes(scenario: Scenario, job: Job, est: TrainingEstimate) -> list[str]:

@@ -118,14 +118,17 @@ class ArrivalChunks:
     def _draw(self, rows: int) -> tuple[np.ndarray, np.ndarray]:
         n, rng = self.n, self.rng
         gaps, u = np.empty((rows, n)), np.empty((rows, n))
-        scale, exponential, uniform = 1.0 / self.lam, rng.exponential, rng.random
+        exponential, uniform = rng.standard_exponential, rng.random
         bits = rng.bit_generator
         self.marks = []
         for b in range(rows):
             if b % self.MARK == 0:
                 self.marks.append((self.drawn + b, bits.state))
-            gaps[b] = exponential(scale, n)
+            exponential(out=gaps[b])
             uniform(out=u[b])
+        # exponential(scale) is scale * standard_exponential(), value for value: scaled in
+        # one pass over the block instead of a new array per row
+        gaps *= 1.0 / self.lam
         gaps[0] += self.t_last                  # t_prev + gap, summed in event order
         np.cumsum(gaps, axis=0, out=gaps)
         return gaps, u
