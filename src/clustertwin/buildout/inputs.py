@@ -80,8 +80,7 @@ def auto_profile(profiles: Any, design: Any, gpus: int) -> str:
 
 def scenario_site(scenario: Any) -> str:
     """``decision.site``: what the site has before the build-out starts (default greenfield)."""
-    decision = getattr(scenario, "decision", None)
-    return str(getattr(decision, "site", None) or "greenfield")
+    return str(scenario.decision.site or "greenfield")
 
 
 def base_steps(book: Any, profiles: Any, profile: str, q: Quantities, own: WhatIf | None,

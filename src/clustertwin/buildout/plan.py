@@ -140,8 +140,8 @@ def plan_buildout(
     u = len(book.steps) if distribution == "triangular" else None  # rows of the shared draws
     base = _simulate(base_steps(book, profiles, profile, q, own, site), u, samples, seed, distribution)
     shifts = [
-        _what_if(with_base(w, own), book, profiles, profile, q, Sampling(u, samples, seed, distribution), base,
-                 wanted)
+        _what_if(with_base(w, own), book, profiles, (profile, wanted), q,
+                 Sampling(u, samples, seed, distribution), base)
         for w in what_ifs
     ]
 
@@ -251,12 +251,13 @@ def _what_if(
     w: WhatIf,
     book: Any,
     profiles: Any,
-    profile: str,
+    at: tuple[str, str],
     q: Quantities,
     sampling: Sampling,
     base: _Run,
-    wanted: str = "greenfield",
 ) -> WhatIfShift:
+    """One what-if against the base run; ``at`` is the scenario's profile and the site it asks for."""
+    profile, wanted = at
     u, samples, seed, distribution = sampling.u, sampling.samples, sampling.seed, sampling.distribution
     qq = _rescale(q, w.gpus) if w.gpus is not None else q
     prof = w.profile or profile

@@ -182,6 +182,7 @@ def create_app(scenarios: list[Path] | None = None, catalog_dirs: tuple[str, ...
     for v in app.state.store.latest():
         app.state.library.remember(v.name, v.yaml)
     first = _warm_job(app.state.library) if warm else None
+    app.state.track_uploads = 0  #: track uploads held now (serve/track_page.py)
     app.state.runner = Runner(app.state.engine, tuple(catalog_dirs), timeout_s or PLAN_TIMEOUT_S,
                               workers, memory_mb or MEMORY_CAP_MB, warm=first)
     app.state.sweeps = SweepBoard(tuple(catalog_dirs), memory_mb or MEMORY_CAP_MB)

@@ -167,7 +167,7 @@ async def track_post(request: Any) -> Any:
     """POST /track: at most :data:`UPLOADS_AT_ONCE` uploads held at a time (each up to
     :data:`MAX_UPLOAD_BYTES`, so the server's memory stays bounded); one more is a 503."""
     st = request.app.state
-    held = getattr(st, "track_uploads", 0)
+    held = st.track_uploads
     if held >= UPLOADS_AT_ONCE:
         return _page(503, {"Retry-After": "5"}, saved=st.library.items.values(), picked="",
                      errors=[f"{held} uploads are being tracked (at most {UPLOADS_AT_ONCE} at once); try again "

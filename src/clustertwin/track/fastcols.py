@@ -39,7 +39,7 @@ _SCRATCH = threading.local()  #: two reused masks per thread: a fresh 4 MiB arra
 
 def _marks(head: np.ndarray) -> np.ndarray:
     """Positions of the newlines and ``|`` bytes, in one pass over two reused masks."""
-    masks = getattr(_SCRATCH, "masks", None)
+    masks = getattr(_SCRATCH, "masks", None)  # a thread-local: each thread makes its own on first use
     if masks is None or len(masks[0]) < len(head):
         masks = _SCRATCH.masks = (np.empty(len(head), bool), np.empty(len(head), bool))
     a, b = (x[:len(head)] for x in masks)
