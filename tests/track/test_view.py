@@ -9,9 +9,9 @@ from track.helpers import plan_stub as _plan
 
 
 def test_the_run_is_drawn_through_its_view():
+    from clustertwin.cli.track import track_page
     from clustertwin.report import views
     from clustertwin.report.views import track as view
-    from clustertwin.track.page import render
     from clustertwin.track.report import to_doc
     from clustertwin.track.synthetic import generate
 
@@ -28,7 +28,7 @@ def test_the_run_is_drawn_through_its_view():
     assert list(tiles) == list(view.TILE_KEYS)
     p10, p50, p90 = (tiles[f"forecast.trained_by_p{q}"] for q in (10, 50, 90))
     assert p10 <= p50 <= p90 and p50 == doc["forecast"]["trained_by_p50"][:16].replace("T", " ")
-    page = render(res)
+    page = track_page(res)
     for t in view.tiles(res):
         assert f'data-key="{t["key"]}">{t["value"]}<' in page
     assert "Drift" in page and "Lines read" in page

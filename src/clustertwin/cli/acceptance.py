@@ -148,9 +148,10 @@ def check_cmd(
     out: OutOpt = None, json_out: JsonOpt = False, force: ForceOpt = False, catalog: CatalogOpt = None,
 ) -> None:
     """Grade measured acceptance results against the twin: check.json and check.html."""
-    from clustertwin.acceptance.report import check_doc, render_html, summary_rows
+    from clustertwin.acceptance.report import check_doc, summary_rows
     from clustertwin.cli.common import OutputDir, emit_json, load_inputs, print_rows, to_json
     from clustertwin.errors import UsageError
+    from clustertwin.report.views.acceptance import render_html
 
     if not (nccl or dcgm or burnin or ibnet):
         raise UsageError("give at least one of --nccl, --dcgm, --burnin, --ibnet", "check")
@@ -182,7 +183,7 @@ def plan_measured(scen: Any, cat: Any, measured: Path, json_out: bool, folder: A
     doc = rec.measured.to_dict()
     doc["recalibration"] = rec.to_dict()
     if folder is not None:
-        from clustertwin.acceptance.report import recalibration_html
+        from clustertwin.report.views.acceptance import recalibration_html
 
         page = recalibration_html(rec)
         folder.write("plan.json", to_json(doc) + "\n")

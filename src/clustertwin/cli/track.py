@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
 from clustertwin.cli.common import CatalogOpt, ScenarioArg, handle_user_errors
+
+if TYPE_CHECKING:
+    from clustertwin.track.core import TrackResult
 
 OUT_FILES = ["track.json", "track.html", "measured.json"]
 
@@ -78,9 +81,7 @@ def track_cmd(
     if skipped > 5:
         typer.echo(f"warning: {skipped} lines skipped in all (track.json lines.bad names the first 20 per file)", err=True)
     if folder is not None:
-        from clustertwin.track.page import render
-
-        page, measured = render(res), measured_doc(res, scen, cat)
+        page, measured = track_page(res), measured_doc(res, scen, cat)
         folder.write("track.json", to_json(doc) + "\n")
         folder.write("track.html", page)
         folder.write("measured.json", to_json(measured) + "\n")
@@ -96,3 +97,17 @@ def track_cmd(
 
 def register(app: typer.Typer) -> None:
     app.command("track")(handle_user_errors(track_cmd))
+
+
+def track_page(res: TrackResult) -> str:
+    """track.html: the run's tiles and sections (:mod:`clustertwin.report.views.track`) with the
+    drift flags as warnings, offline (plotly.js embedded by ``render_page``)."""
+    from clustertwin.report.html import render_page
+    from clustertwin.report.views import track as view
+    from clustertwin.track.report import to_doc
+
+    doc = to_doc(res)
+    headline = {"title": f"Observed vs planned, as of {doc['as_of']}", "tiles": view.tiles(res, doc), "options": None}
+    return render_page(f"Tracking: {res.scenario_name or 'training run'}", view.sections(res, doc),
+                       subtitle="clustertwin track: the real run against its plan",
+                       warnings=[f"{d['metric']}: {d['evidence']}" for d in doc["drift"]], headline=headline)

@@ -1,6 +1,6 @@
 """What ``track`` hands out: the JSON document (contract section 6) and the measured file
 ``plan --measured`` reads. The terminal rows, tiles and figures are the run's view
-(:mod:`clustertwin.report.views.track`); the page is :mod:`.page`."""
+(:mod:`clustertwin.report.views.track`); track.html is drawn by ``clustertwin.cli.track.track_page``."""
 
 from __future__ import annotations
 

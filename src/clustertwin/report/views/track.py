@@ -2,7 +2,7 @@
 tiles, the forecast, the burn-up chart with the forecast fan (P10-P90), the interruption
 timeline by cause and the step time per day against the plan's band.
 
-track.html (:mod:`clustertwin.track.page`), the terminal (``cli/track.py``) and the web app's
+track.html (``clustertwin.cli.track.track_page``), the terminal (``cli/track.py``) and the web app's
 track page (:mod:`clustertwin.serve.track_page`) all draw a
 :class:`~clustertwin.track.core.TrackResult` through these functions. What a log or sacct file
 says reaches a figure's text through :func:`clustertwin.quoting.html_text` (plotly reads tags
@@ -196,3 +196,4 @@ def sections(res: TrackResult, doc: dict[str, Any] | None = None) -> list[dict[s
         {"title": "Lines read", "rows": [(x["file"], f"{x['format']}: {x['read']:,} read, {x['skipped']:,} skipped")
                                          for x in doc["lines"]["files"]] + [("bad line", b) for b in doc["lines"]["bad"]]},
     ]
+
