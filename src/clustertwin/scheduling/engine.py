@@ -177,13 +177,18 @@ class _Run(Dispatch, Failures):
         dt = t - self.last_usage_t
         if dt > 0:
             # per team, the same IEEE operations in the same order as the former NumPy form
-            # (GPU-s used in the interval x = milli * dt / WHOLE), as list comprehensions
+            # (GPU-s used in the interval x = milli * dt / WHOLE), in one loop over the teams
             if self.order.dynamic:
                 hl = self.half_life_s
                 decay = 0.5 ** (dt / hl) if math.isfinite(hl) else 1.0
-                xs = [tm * dt / WHOLE for tm in self.team_milli]
-                self.ctx.usage = [u * decay + x for u, x in zip(self.ctx.usage, xs, strict=True)]
-                self.team_gpu_s = [g + x for g, x in zip(self.team_gpu_s, xs, strict=True)]
+                usage: list[float] = []
+                gpu_s: list[float] = []
+                for u, g, tm in zip(self.ctx.usage, self.team_gpu_s, self.team_milli, strict=True):
+                    x = tm * dt / WHOLE
+                    usage.append(u * decay + x)
+                    gpu_s.append(g + x)
+                self.ctx.usage = usage
+                self.team_gpu_s = gpu_s
             else:
                 self.team_gpu_s = [g + tm * dt / WHOLE
                                    for g, tm in zip(self.team_gpu_s, self.team_milli, strict=True)]
