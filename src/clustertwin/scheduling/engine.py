@@ -177,16 +177,16 @@ class _Run(Dispatch, Failures):
         dt = t - self.last_usage_t
         if dt > 0:
             # per team, the same IEEE operations in the same order as the former NumPy form
-            # (GPU-s used in the interval x = milli * dt / WHOLE), in one loop over the teams
+            # (GPU-s used in the interval x = milli * dt / WHOLE), updated in copies of the lists
             if self.order.dynamic:
                 hl = self.half_life_s
                 decay = 0.5 ** (dt / hl) if math.isfinite(hl) else 1.0
-                usage: list[float] = []
-                gpu_s: list[float] = []
-                for u, g, tm in zip(self.ctx.usage, self.team_gpu_s, self.team_milli, strict=True):
+                usage = self.ctx.usage[:]  # new lists (the usage list's identity marks its state)
+                gpu_s = self.team_gpu_s[:]
+                for i, tm in enumerate(self.team_milli):
                     x = tm * dt / WHOLE
-                    usage.append(u * decay + x)
-                    gpu_s.append(g + x)
+                    usage[i] = usage[i] * decay + x
+                    gpu_s[i] += x
                 self.ctx.usage = usage
                 self.team_gpu_s = gpu_s
             else:
