@@ -94,3 +94,34 @@ def running_server(**kw: Any) -> Any:
         thread.join(timeout=10)
         app.state.sweeps.close()
         app.state.runner.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """The system Chromium driven by Playwright (the browser tests skip without either)."""
+    import shutil
+
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright)")
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        pytest.skip("chromium is not installed (apt-get install chromium)")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu"])
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser, server):
+    """A fresh page that records console errors, page errors and every host it asks."""
+    from urllib.parse import urlsplit
+
+    ctx = browser.new_context()
+    pg = ctx.new_page()
+    pg.errors, pg.hosts = [], set()
+    pg.on("console", lambda m: pg.errors.append(m.text) if m.type == "error" else None)
+    pg.on("pageerror", lambda e: pg.errors.append(str(e)))
+    pg.on("request", lambda r: pg.hosts.add(urlsplit(r.url).hostname) if r.url.startswith("http") else None)
+    pg.set_default_timeout(120_000)
+    yield pg
+    ctx.close()

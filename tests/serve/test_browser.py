@@ -5,7 +5,6 @@ Skipped with the reason when Playwright or Chromium is absent."""
 from __future__ import annotations
 
 import shutil
-from urllib.parse import urlsplit
 
 import pytest
 
@@ -13,27 +12,6 @@ sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install chromium)")
 
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
-        yield b
-        b.close()
-
-
-@pytest.fixture
-def page(browser, server):
-    """A fresh page that records console errors, page errors and every host it asks."""
-    ctx = browser.new_context()
-    pg = ctx.new_page()
-    pg.errors, pg.hosts = [], set()
-    pg.on("console", lambda m: pg.errors.append(m.text) if m.type == "error" else None)
-    pg.on("pageerror", lambda e: pg.errors.append(str(e)))
-    pg.on("request", lambda r: pg.hosts.add(urlsplit(r.url).hostname) if r.url.startswith("http") else None)
-    pg.set_default_timeout(120_000)
-    yield pg
-    ctx.close()
 
 
 def _figure(pg, key: str) -> str:

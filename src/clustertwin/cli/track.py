@@ -15,20 +15,6 @@ if TYPE_CHECKING:
 OUT_FILES = ["track.json", "track.html", "measured.json"]
 
 
-def as_of_time(text: str | None) -> float | None:
-    """``--as-of``: an ISO 8601 date or time (UTC when no zone is given)."""
-    if text is None:
-        return None
-    from clustertwin.errors import Problem, UsageError
-    from clustertwin.track.records import BadLine, parse_time
-
-    try:
-        return parse_time(text)
-    except BadLine:
-        raise UsageError([Problem("--as-of", "--as-of", f"an ISO 8601 date or time such as 2027-03-10 "
-                                  f"or 2027-03-10T12:00:00, got {text[:40]!r}")]) from None
-
-
 # a command: one parameter per command-line option (typer reads this signature)
 def track_cmd(
     scenario: ScenarioArg = None,
@@ -47,7 +33,9 @@ def track_cmd(
 
     if not log:
         raise UsageError([Problem("--log", "--log", "at least one training log file")])
-    when = as_of_time(as_of)
+    from clustertwin.track.records import as_of_time
+
+    when = as_of_time(as_of, "--as-of")
     from clustertwin.track.detect import open_log
 
     problems = []

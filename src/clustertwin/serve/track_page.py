@@ -87,6 +87,7 @@ def form_inputs(parts: list[Part], library: Any) -> dict[str, Any]:
     """The upload as a track job's inputs: the scenario document (pasted YAML wins over the
     saved scenario picked), ``[(file name, text)]`` logs, the sacct file and ``--as-of``."""
     from clustertwin.serve.engine import doc_from_yaml
+    from clustertwin.track.records import as_of_time
 
     fields = {p.name: _text(p.data) for p in parts if p.filename is None}
     logs = [(_file_name(p.filename), _text(p.data)) for p in parts
@@ -107,20 +108,7 @@ def form_inputs(parts: list[Part], library: Any) -> dict[str, Any]:
     source = "pasted scenario" if pasted else saved.name
     doc = doc_from_yaml(pasted if pasted else saved.text, source)
     return {"doc": doc, "source": source, "logs": logs, "sacct": sacct,
-            "as_of": as_of_time(fields.get("as_of", "").strip()[:40] or None)}
-
-
-def as_of_time(text: str | None) -> float | None:
-    """The form's "as of": an ISO 8601 date or time (UTC when no zone is given)."""
-    if text is None:
-        return None
-    from clustertwin.track.records import BadLine, parse_time
-
-    try:
-        return parse_time(text)
-    except BadLine:
-        raise UserError([Problem("as of", "as_of", "an ISO 8601 date or time such as 2027-03-10 "
-                                 "or 2027-03-10T12:00:00")]) from None
+            "as_of": as_of_time(fields.get("as_of", "").strip()[:40] or None, "as_of")}
 
 
 def track_job(engine: Any, job: tuple[Any, ...]) -> dict[str, Any]:

@@ -93,6 +93,20 @@ def parse_time(text: str) -> float:
     return d.timestamp()
 
 
+def as_of_time(text: str | None, key: str) -> float | None:
+    """The time a run is tracked up to (``--as-of``, the web page's "as of"): an ISO 8601 date or
+    time (UTC when no zone is given), None when not given; one UsageError naming ``key`` otherwise."""
+    if text is None:
+        return None
+    from clustertwin.errors import Problem, UsageError
+
+    try:
+        return parse_time(text)
+    except BadLine:
+        raise UsageError([Problem(key, key, f"an ISO 8601 date or time such as 2027-03-10 "
+                                  f"or 2027-03-10T12:00:00, got {text[:40]!r}")]) from None
+
+
 def iso(t: float) -> str:
     """Epoch seconds as an ISO 8601 UTC time (seconds)."""
     return dt.datetime.fromtimestamp(t, tz=dt.UTC).replace(microsecond=0).isoformat()
