@@ -229,6 +229,17 @@ class OutputDir:
                 fh.write(raw)
         return self.path / name
 
+    def write_all(self, files: Mapping[str, str | bytes]) -> list[Path]:
+        """Stage every ``{name: text or bytes}`` and commit them as one set (nothing is moved in
+        when one fails); return the paths written."""
+        try:
+            for name, data in files.items():
+                self.write(name, data)
+        except BaseException:
+            self.discard()
+            raise
+        return self.commit()
+
     def commit(self) -> list[Path]:
         """Move every staged file into the folder as one set (see the module docstring) and
         record the names; return their paths. Under the folder's lock, so concurrent writers
@@ -279,14 +290,7 @@ class OutputDir:
 
 def write_outputs(out: Path | str, files: Mapping[str, str | bytes], force: bool = False) -> list[Path]:
     """Check, then write every ``{name: text or bytes}`` into ``out``; return the paths written."""
-    od = OutputDir(out, list(files), force)
-    try:
-        for name, data in files.items():
-            od.write(name, data)
-    except BaseException:
-        od.discard()
-        raise
-    return od.commit()
+    return OutputDir(out, list(files), force).write_all(files)
 
 
 def _read_manifest(path: Path, force: bool) -> set[str]:

@@ -22,6 +22,26 @@ FIELDS = ("status", "first_start_s", "end_s", "run_s", "preemptions", "interrupt
           "lost_gpu_s", "alloc_gpus", "leaf_groups", "scalable_units", "team_gpu_s")
 
 
+def _churn_step(st, placer, spec, rng, running, down, take_p, sizes) -> None:
+    """One random event on ``st``: place and take a job of one of ``sizes`` GPU units (chance
+    ``take_p``), give back a running one, fail an idle node, or repair a failed one."""
+    r = rng.uniform()
+    if r < take_p:
+        a = placer.place(st, int(rng.choice(sizes)))
+        if a is not None:
+            st.take(a)
+            running.append(a)
+    elif r < 0.9 and running:
+        st.give(running.pop(int(rng.integers(len(running)))))
+    elif r < 0.95:
+        node = int(rng.integers(spec.nodes))
+        if not any(x[0] == node for a in running for x in a):
+            st.fail(node)
+            down.add(node)
+    elif down:
+        st.repair(down.pop())
+
+
 def _same_runs(w, spec, policy, cfg, monkeypatch) -> None:
     fast = simulate(w, spec, policy, cfg)
     monkeypatch.setattr(Dispatch, "fast_fill", False)
@@ -93,21 +113,7 @@ def test_idle_node_count_makes_the_whole_node_shortcut_exact(tmp_path) -> None:
     rng = np.random.default_rng(11)
     running, down, checked = [], set(), 0
     for _ in range(600):
-        r = rng.uniform()
-        if r < 0.5:
-            a = placer.place(st, int(rng.choice([1, 2, 4, 6, 8, 12, 20])) * WHOLE)
-            if a is not None:
-                st.take(a)
-                running.append(a)
-        elif r < 0.9 and running:
-            st.give(running.pop(int(rng.integers(len(running)))))
-        elif r < 0.95:
-            node = int(rng.integers(spec.nodes))
-            if not any(x[0] == node for a in running for x in a):
-                st.fail(node)
-                down.add(node)
-        elif down:
-            st.repair(down.pop())
+        _churn_step(st, placer, spec, rng, running, down, 0.5, [s * WHOLE for s in (1, 2, 4, 6, 8, 12, 20)])
         idle = (st.full == st.node_gpus) & st.up
         assert st.idle_node_gpus == int(st.node_gpus[idle].sum())
         assert (st.full_l, st.up_l) == (st.full.tolist(), st.up.tolist())  # the list mirrors
@@ -163,21 +169,7 @@ def test_listed_node_is_the_array_scans_node(placement, tmp_path) -> None:
     rng = np.random.default_rng(5)
     running, down, answered = [], set(), 0
     for step in range(700):
-        r = rng.uniform()
-        if r < 0.55:
-            a = placer.place(st, int(rng.choice([1, 2, 4, 6, 8])) * WHOLE)
-            if a is not None:
-                st.take(a)
-                running.append(a)
-        elif r < 0.9 and running:
-            st.give(running.pop(int(rng.integers(len(running)))))
-        elif r < 0.95:
-            node = int(rng.integers(spec.nodes))
-            if not any(x[0] == node for a in running for x in a):
-                st.fail(node)
-                down.add(node)
-        elif down:
-            st.repair(down.pop())
+        _churn_step(st, placer, spec, rng, running, down, 0.55, [s * WHOLE for s in (1, 2, 4, 6, 8)])
         if step % 50 == 0:
             st = copy_state(st)  # the hypothetical copies backfill and preemption make
         assert [sum(1 << n for n in range(spec.nodes) if st.full_l[n] == f) for f in range(9)] == st.by_full
@@ -272,22 +264,7 @@ def test_whole_gpu_counts_follow_the_gpus() -> None:
     running: list = []
     down: set[int] = set()
     for _ in range(1500):
-        r = rng.uniform()
-        if r < 0.5:
-            m = int(rng.choice([250, 500, 1000, 2000, 4000, 8000, 16000]))
-            a = placer.place(st, m)
-            if a is not None:
-                st.take(a)
-                running.append(a)
-        elif r < 0.9 and running:
-            st.give(running.pop(int(rng.integers(len(running)))))
-        elif r < 0.95:
-            node = int(rng.integers(spec.nodes))
-            if not any(x[0] == node for a in running for x in a):
-                st.fail(node)
-                down.add(node)
-        elif down:
-            st.repair(down.pop())
+        _churn_step(st, placer, spec, rng, running, down, 0.5, [250, 500, 1000, 2000, 4000, 8000, 16000])
         counted = (st.gfree == WHOLE).sum(axis=1).tolist()
         assert st.full_l == counted == st.full.tolist()
         assert st.by_full == [sum(1 << x for x in range(spec.nodes) if counted[x] == f)

@@ -40,9 +40,7 @@ def acceptance_cmd(scenario: ScenarioArg = None, json_out: JsonOpt = False, out:
     doc = plan.to_dict()
     cmds = "\n".join(dict.fromkeys(f"# {c.id.split('@')[0]} ({c.scope})\n{c.command}" for c in plan.checks)) + "\n"
     if folder is not None:
-        folder.write("acceptance.json", to_json(doc) + "\n")
-        folder.write("acceptance-commands.txt", cmds)
-        folder.commit()
+        folder.write_all({"acceptance.json": to_json(doc) + "\n", "acceptance-commands.txt": cmds})
     if json_out:
         emit_json(doc)
         return
@@ -160,10 +158,7 @@ def check_cmd(
     rep, plan = run_check(scen, cat, nccl or [], dcgm or [], burnin or [], ibnet)
     doc = check_doc(rep, plan)
     if folder is not None:
-        page = render_html(rep, plan)
-        folder.write("check.json", to_json(doc) + "\n")
-        folder.write("check.html", page)
-        folder.commit()
+        folder.write_all({"check.json": to_json(doc) + "\n", "check.html": render_html(rep, plan)})
     if json_out:
         emit_json(doc)
         return
@@ -185,10 +180,7 @@ def plan_measured(scen: Any, cat: Any, measured: Path, json_out: bool, folder: A
     if folder is not None:
         from clustertwin.report.views.acceptance import recalibration_html
 
-        page = recalibration_html(rec)
-        folder.write("plan.json", to_json(doc) + "\n")
-        folder.write("plan.html", page)
-        folder.commit()
+        folder.write_all({"plan.json": to_json(doc) + "\n", "plan.html": recalibration_html(rec)})
     if json_out:
         emit_json(doc)
         return

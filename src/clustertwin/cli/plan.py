@@ -57,9 +57,7 @@ def plan(
         from clustertwin.report import html as html_report
 
         page = html_report.render(result, catalog=cat)  # rendered before anything is written
-        folder.write("plan.json", to_json(doc) + "\n")
-        folder.write("plan.html", page)
-        folder.commit()
+        folder.write_all({"plan.json": to_json(doc) + "\n", "plan.html": page})
     if json_out:
         sys.stdout.write(to_json(doc) + "\n")
         _exit_if_skipped(result)

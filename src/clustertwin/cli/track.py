@@ -69,11 +69,8 @@ def track_cmd(
     if skipped > 5:
         typer.echo(f"warning: {skipped} lines skipped in all (track.json lines.bad names the first 20 per file)", err=True)
     if folder is not None:
-        page, measured = track_page(res), measured_doc(res, scen, cat)
-        folder.write("track.json", to_json(doc) + "\n")
-        folder.write("track.html", page)
-        folder.write("measured.json", to_json(measured) + "\n")
-        folder.commit()
+        folder.write_all({"track.json": to_json(doc) + "\n", "track.html": track_page(res),
+                          "measured.json": to_json(measured_doc(res, scen, cat)) + "\n"})
     if json_out:
         emit_json(doc)
         return
