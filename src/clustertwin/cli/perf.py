@@ -21,23 +21,10 @@ def top_plans(scenario: Any, catalog: Any, k: int) -> dict[str, Any]:
 
     from clustertwin.deadline import train_with_search
     from clustertwin.perf.costmodel import RANK_ORDERS
+    from clustertwin.perf.stage import TIME_KEYS
 
     est, res = train_with_search(scenario, catalog)
-    keys = (
-        "step_time_s",
-        "tokens_per_s",
-        "mfu",
-        "hfu",
-        "bubble_s",
-        "compute_s",
-        "tp_comm_s",
-        "cp_comm_s",
-        "ep_comm_s",
-        "pp_comm_s",
-        "dp_exposed_s",
-        "zero3_exposed_s",
-        "optimizer_s",
-    )
+    keys = ("step_time_s", "tokens_per_s", "mfu", "hfu", TIME_KEYS[0], "compute_s", *TIME_KEYS[1:])
 
     def describe(i: int) -> dict[str, Any]:
         row = res.row(i)

@@ -33,7 +33,8 @@ GIB = 2**30
 #: least 4 micro-batches per stage boundary, m >= 4 (p - 1), idles at most (p-1)/(m+p-1) = 20%
 #: (our rule of thumb from the bubble formula of Narayanan et al. 2021, not a published limit)
 SMALL_BATCH_BUBBLE = 0.20
-_TIME_KEYS = (
+#: the step's time parts beside compute, as the search's rows and the estimate's breakdown name them
+TIME_KEYS = (
     "bubble_s",
     "tp_comm_s",
     "cp_comm_s",
@@ -167,7 +168,7 @@ def _result(
     mtf = model_flops_per_token(job.shape, job.seq) * tps / gpus
     days = scenario.training.tokens / tps / 86400
     breakdown = {"step_s": r["step_time_s"], "compute_s": r["compute_s"]}
-    breakdown.update({k: r[k] for k in _TIME_KEYS})
+    breakdown.update({k: r[k] for k in TIME_KEYS})
     membd = {
         "weights_grads_optimizer": r["state_bytes"] / GIB,
         "activations": r["activation_bytes"] / GIB,
