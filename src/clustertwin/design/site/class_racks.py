@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from clustertwin.design.site.class_reach import End, Floor
+from clustertwin.design.site.placement import switches_per_hall
 
 
 def _routed(floor: Floor, run: np.ndarray) -> np.ndarray:
@@ -154,15 +155,9 @@ def _oob(floor: Floor) -> tuple[np.ndarray, ...] | None:
 def _oob_switches(hall: np.ndarray, count: np.ndarray, n_sw: int):
     """(first switch, last switch) of each rack's devices and the rack of every switch, from
     the devices per rack (racks of a hall are consecutive in floor order)."""
-    n = int(count.sum())
     halls = np.unique(hall[count > 0])
     per_hall = np.array([int(count[hall == h].sum()) for h in halls])
-    share = per_hall * n_sw / n
-    per = np.maximum(np.minimum(1, n_sw // max(1, halls.size)), np.floor(share)).astype(int)
-    while per.sum() < n_sw:
-        per[np.argmax(share - per)] += 1
-    while per.sum() > n_sw:
-        per[np.argmax(per)] -= 1
+    per = switches_per_hall(per_hall, n_sw)
     first_sw = np.r_[0, np.cumsum(per)[:-1]]
     lo = np.zeros(count.size, dtype=np.int64)
     hi = np.zeros(count.size, dtype=np.int64)

@@ -58,6 +58,18 @@ OOB_ROLES = ("node", "nvswitch", "leaf", "spine", "core", "storage-leaf", "stora
              "storage-core", "inband", "management", "ufm", "pdu")
 
 
+def switches_per_hall(counts: np.ndarray, n_sw: int) -> np.ndarray:
+    """``n_sw`` switches shared out to halls holding ``counts`` devices: largest remainder, at
+    least one per hall while switches last (the OOB rule of :func:`oob_assignment`)."""
+    share = counts * n_sw / int(counts.sum())
+    per = np.maximum(np.minimum(1, n_sw // max(1, counts.size)), np.floor(share)).astype(int)
+    while per.sum() < n_sw:
+        per[np.argmax(share - per)] += 1
+    while per.sum() > n_sw:
+        per[np.argmax(per)] -= 1
+    return per
+
+
 def oob_assignment(rack_idx: np.ndarray, rack_hall: np.ndarray, n_sw: int) -> np.ndarray:
     """OOB switch (0-based) of each device given its rack index (-1 = unracked): switches are
     shared out to the halls by their devices (largest remainder, at least one per hall while
@@ -68,12 +80,7 @@ def oob_assignment(rack_idx: np.ndarray, rack_hall: np.ndarray, n_sw: int) -> np
         return out
     hall = np.where(rack_idx >= 0, rack_hall[np.maximum(rack_idx, 0)], 1)
     halls, counts = np.unique(hall, return_counts=True)
-    share = counts * n_sw / n
-    per = np.maximum(np.minimum(1, n_sw // max(1, halls.size)), np.floor(share)).astype(int)
-    while per.sum() < n_sw:
-        per[np.argmax(share - per)] += 1
-    while per.sum() > n_sw:
-        per[np.argmax(per)] -= 1
+    per = switches_per_hall(counts, n_sw)
     first = np.r_[0, np.cumsum(per)[:-1]]
     for h, k0, m in zip(halls.tolist(), first.tolist(), per.tolist(), strict=True):
         sel = np.flatnonzero(hall == h)
