@@ -54,6 +54,27 @@ class Server:
         except urllib.error.HTTPError as e:
             return Reply(e.code, e.read(), e.headers)
 
+    def raw_post(self, path: str, headers: dict[str, str], body: bytes = b"") -> tuple[int, bytes]:
+        """POST with exactly ``headers`` (a Content-Length that lies, none at all) over one
+        connection; the status and the body of the answer."""
+        import http.client
+        from urllib.parse import urlsplit
+
+        u = urlsplit(self.base)
+        conn = http.client.HTTPConnection(u.hostname, u.port, timeout=60)
+        conn.putrequest("POST", path)
+        for k, v in headers.items():
+            conn.putheader(k, v)
+        conn.endheaders()
+        try:
+            conn.send(body)
+        except OSError:  # the server may answer and close before reading a refused body
+            pass
+        r = conn.getresponse()
+        out = r.status, r.read()
+        conn.close()
+        return out
+
     def post_json(self, path: str, obj: Any, **kw: Any) -> Reply:
         return self.request(path, json.dumps(obj), {"Content-Type": "application/json"}, **kw)
 

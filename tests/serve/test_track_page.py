@@ -102,23 +102,8 @@ def test_pasted_yaml_wins_over_the_saved_pick(server, run):
 
 
 def _raw_upload(server, headers: dict[str, str], body: bytes = b"") -> tuple[int, str]:
-    import http.client
-    from urllib.parse import urlsplit
-
-    u = urlsplit(server.base)
-    conn = http.client.HTTPConnection(u.hostname, u.port, timeout=60)
-    conn.putrequest("POST", "/track")
-    for k, v in {"Content-Type": "multipart/form-data; boundary=x", **headers}.items():
-        conn.putheader(k, v)
-    conn.endheaders()
-    try:
-        conn.send(body)
-    except OSError:  # the server may answer and close before reading a refused body
-        pass
-    r = conn.getresponse()
-    out = r.status, r.read().decode()
-    conn.close()
-    return out
+    status, got = server.raw_post("/track", {"Content-Type": "multipart/form-data; boundary=x", **headers}, body)
+    return status, got.decode()
 
 
 def test_an_upload_over_the_limit_is_refused_with_413_pointing_to_the_cli(server):
