@@ -102,21 +102,28 @@ def implausible_figures(doc: dict[str, Any]) -> list[tuple[str, float]]:
 
     out: list[tuple[str, float]] = []
 
-    def walk(o: Any, path: str) -> None:
+    def flag(x: float, keys: tuple[Any, ...]) -> None:
+        path = ".".join(map(str, keys))
+        never = path in NEVER_KEYS or path.endswith("oversubscription")
+        if math.isnan(x) or (math.isinf(x) and not (x > 0 and never)) \
+                or ("usd" in path.rsplit(".", 1)[-1] and abs(x) > MONEY_MAX_USD):
+            out.append((path, x))
+
+    def walk(o: Any, keys: tuple[Any, ...]) -> None:
+        # the dotted path is only spelled out for a figure that is NaN, infinite or past the
+        # money bound (a plan has thousands of figures)
         if isinstance(o, dict):
             for k, v in o.items():
-                walk(v, f"{path}.{k}" if path else str(k))
+                walk(v, (*keys, k))
         elif isinstance(o, list | tuple):
             for v in o:
-                walk(v, path)
+                walk(v, keys)
         elif isinstance(o, float | int) and not isinstance(o, bool):
             x = float(o)
-            never = path in NEVER_KEYS or path.endswith("oversubscription")
-            if math.isnan(x) or (math.isinf(x) and not (x > 0 and never)) \
-                    or ("usd" in path.rsplit(".", 1)[-1] and abs(x) > MONEY_MAX_USD):
-                out.append((path, x))
+            if not -MONEY_MAX_USD <= x <= MONEY_MAX_USD:     # NaN compares false
+                flag(x, keys)
 
-    walk(doc, "")
+    walk(doc, ())
     return out
 
 

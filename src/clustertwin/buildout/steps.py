@@ -15,10 +15,11 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from clustertwin import modelcache
 from clustertwin.errors import Problem, ScenarioError
 from clustertwin.io import pydantic_problems, read_document, read_packaged
 
@@ -51,7 +52,8 @@ QUANTITY_KEYS: tuple[str, ...] = get_args(Quantity)
 
 
 class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # defer_build: the built-in book comes from clustertwin.modelcache, unvalidated
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 class Scale(_Frozen):
@@ -177,9 +179,16 @@ def site_of(profiles: dict[str, Profile], profile: str, scenario_site: str) -> s
 
 @lru_cache(maxsize=1)
 def load_steps(path: str | None = None) -> StepBook:
-    """Load and check the step book (built-in ``data/steps.yaml`` unless a path is given)."""
-    p = Path(path) if path else DATA_DIR / "steps.yaml"
-    doc = read_document(p) if path else read_packaged(p)
+    """Load and check the step book (built-in ``data/steps.yaml`` unless a path is given; the
+    built-in one validated once per content and code, :mod:`clustertwin.modelcache`)."""
+    if path:
+        return _checked_book(read_document(Path(path)), Path(path))
+    p = DATA_DIR / "steps.yaml"
+    return modelcache.load("steps", [p], lambda: _checked_book(read_packaged(p), p),
+                           (StepBook, _checked_book))
+
+
+def _checked_book(doc: Any, p: Path) -> StepBook:
     try:
         book = StepBook.model_validate(doc)
     except ValidationError as exc:
@@ -190,9 +199,16 @@ def load_steps(path: str | None = None) -> StepBook:
 
 @lru_cache(maxsize=1)
 def load_profiles(path: str | None = None) -> dict[str, Profile]:
-    """Load the build-out profiles (built-in ``data/profiles.yaml`` unless a path is given)."""
-    p = Path(path) if path else DATA_DIR / "profiles.yaml"
-    doc = read_document(p) if path else read_packaged(p)
+    """Load the build-out profiles (built-in ``data/profiles.yaml`` unless a path is given; the
+    built-in ones validated once per content and code)."""
+    if path:
+        return _checked_profiles(read_document(Path(path)), Path(path))
+    p = DATA_DIR / "profiles.yaml"
+    return modelcache.load("profiles", [p], lambda: _checked_profiles(read_packaged(p), p),
+                           (Profile, _checked_profiles))
+
+
+def _checked_profiles(doc: Any, p: Path) -> dict[str, Profile]:
     out: dict[str, Profile] = {}
     problems: list[Problem] = []
     for key, body in (doc or {}).items():

@@ -24,6 +24,7 @@ from typing import TypeVar
 
 from pydantic import ValidationError
 
+from clustertwin import modelcache
 from clustertwin.catalog.models import KINDS, Entry
 from clustertwin.errors import Problem, ScenarioError
 from clustertwin.io import pydantic_problems, read_document, read_packaged
@@ -119,11 +120,14 @@ def _yaml_files(directory: Path) -> Iterable[Path]:
 
 @lru_cache(maxsize=1)
 def _builtin() -> tuple[tuple[str, Entry, str], ...]:
-    rows = []
-    for path in _yaml_files(DATA_DIR):
-        for kind, entry in _load_file(path, packaged=True):
-            rows.append((kind, entry, path.name))
-    return tuple(rows)
+    """The built-in entries (kind, entry, file name), validated once per content and code
+    (:mod:`clustertwin.modelcache`)."""
+    files = list(_yaml_files(DATA_DIR))
+    return modelcache.load("catalog", files, lambda: _validated(files), (*KINDS.values(), _validated))
+
+
+def _validated(files: list[Path]) -> tuple[tuple[str, Entry, str], ...]:
+    return tuple((kind, entry, path.name) for path in files for kind, entry in _load_file(path, packaged=True))
 
 
 def load_catalog(user_dirs: Iterable[str | Path] = ()) -> Catalog:

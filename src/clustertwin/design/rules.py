@@ -14,6 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from clustertwin import modelcache
 from clustertwin.io import read_packaged
 
 RULES_FILE = Path(__file__).parent / "data" / "design_rules.yaml"
@@ -22,7 +23,7 @@ RULES_FILE = Path(__file__).parent / "data" / "design_rules.yaml"
 class Rule(BaseModel):
     """One sourced figure."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     value: float | str
     unit: str
@@ -34,7 +35,7 @@ class Rule(BaseModel):
 class DesignRules(BaseModel):
     """All design rules by name; ``rules.x`` / ``rules["x"]`` give the value."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     items: dict[str, Rule] = Field(description="rule name -> sourced value")
 
@@ -68,7 +69,12 @@ class DesignRules(BaseModel):
 
 @lru_cache(maxsize=1)
 def load_rules() -> DesignRules:
-    """The built-in rules (cached; the result is frozen)."""
+    """The built-in rules (cached; the result is frozen; validated once per content and code,
+    :mod:`clustertwin.modelcache`)."""
+    return modelcache.load("rules", [RULES_FILE], _validated, (DesignRules, _validated))
+
+
+def _validated() -> DesignRules:
     doc = read_packaged(RULES_FILE)
     return DesignRules(items={k: Rule.model_validate(v) for k, v in doc["rules"].items()})
 
