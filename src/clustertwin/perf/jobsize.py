@@ -35,12 +35,11 @@ import numpy as np
 
 from clustertwin.perf.costmodel import PLAN_KEYS, Job, evaluate
 from clustertwin.perf.search import (
+    PlanBlocks,
     SearchResult,
     cp_options,
     divisors,
-    inner_plans,
     pinned_values,
-    rows_to_plans,
     tp_fits_heads,
 )
 from clustertwin.perf.system import System
@@ -150,14 +149,11 @@ def outer_shapes(job: Job, sys: System, most: int, unit: int, fixed: int | None,
 def _plans(job: Job, outers: list[Outer], pinned: dict[str, Any], pruned: Counter, coarse: bool):
     """The plans of ``outers`` (each outer's rows in a run, in order), their global batches and
     how many rows each outer has."""
-    rows, sizes = [], []
-    for o in outers:
-        new = inner_plans(job.shape, (o.tp, o.cp, o.pp, o.dp), o.per_rep, pinned, pruned, coarse,
-                          job.stack.expert_tp_folding)
-        rows.extend(new)
-        sizes.append(len(new))
+    blocks = PlanBlocks(pinned)
+    sizes = [blocks.add(job.shape, (o.tp, o.cp, o.pp, o.dp), o.per_rep, pruned, coarse,
+                        job.stack.expert_tp_folding) for o in outers]
     batch = np.repeat(np.array([o.dp * o.per_rep for o in outers], dtype=np.int64), sizes)
-    return rows_to_plans(rows), batch, sizes
+    return blocks.plans(), batch, sizes
 
 
 def _evaluate(job: Job, sys: System, plans: dict[str, np.ndarray], batch: np.ndarray) -> dict[str, np.ndarray]:

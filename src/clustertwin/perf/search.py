@@ -25,7 +25,7 @@ import math
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
-from itertools import chain, product
+from itertools import product
 from typing import Any
 
 import numpy as np
@@ -211,7 +211,7 @@ def enumerate_plans(
     divs = divisors(gpus)
     tp_opts = pinned_values(pinned, "tp", [d for d in divs if d <= max(sys.nvlink_domain, 1)])
     cp_opts = cp_options(job, pinned)
-    rows: list[tuple[int, ...]] = []
+    blocks = PlanBlocks(pinned)
     for tp in tp_opts:
         if not tp_fits_heads(m, tp):
             pruned["tp does not divide the attention heads"] += 1
@@ -235,70 +235,106 @@ def enumerate_plans(
                     pruned["dp does not divide the global batch"] += 1
                     continue
                 per_rep = job.batch_seqs // dp
-                rows.extend(
-                    inner_plans(m, (tp, cp, pp, dp), per_rep, pinned, pruned,
-                                fold=job.stack.expert_tp_folding)
-                )
-    return rows_to_plans(rows), pruned
+                blocks.add(m, (tp, cp, pp, dp), per_rep, pruned, fold=job.stack.expert_tp_folding)
+    return blocks.plans(), pruned
 
 
-def inner_plans(
-    m: Any,
-    outer: tuple[int, int, int, int],
-    per_rep: int,
-    pinned: dict[str, Any],
-    pruned: Counter,
-    coarse: bool = False,
-    fold: bool = False,
-) -> list[tuple[int, ...]]:
-    """Plans (rows in :data:`PLAN_KEYS` order) for one (tp, cp, pp, dp) with
-    ``per_rep`` sequences per replica. ``coarse`` keeps a few options per key (first pass of the
-    job-size search): micro-batches 1 and 2, plain or the deepest interleaving, sequence
-    parallelism on, ZeRO-1 and the deepest ZeRO stage allowed. ``fold``: the stack folds expert
-    parallelism over the tensor, context and data-parallel ranks (ep divides tp*cp*dp)."""
-    tp, cp, pp, dp = outer
+#: the pinned keys the inner loop reads (the outer degrees are read by the callers)
+_INNER_PINS = ("ep", "micro_batch", "virtual_stages", "recompute", "sequence_parallel", "zero")
+
+
+class PlanBlocks:
+    """The plans of many (tp, cp, pp, dp) shapes, built as arrays: a shape's rows other than its
+    tp, cp and dp are the same for every shape with the same pipeline depth, per-replica batch,
+    tp == 1 and (MoE) expert span, so each such block is built once per process
+    (:func:`_inner_block`) and the shapes' degrees are filled in by ``np.repeat``. Rows come in
+    the order the nested loops of the plan rules give: shape by shape, then ep, micro-batch,
+    virtual stages, recompute, sequence parallelism, ZeRO stage."""
+
+    def __init__(self, pinned: dict[str, Any]) -> None:
+        self.pins = tuple((k, pinned[k]) for k in _INNER_PINS if k in pinned)
+        self.blocks: list[np.ndarray] = []
+        self.heads: list[tuple[int, int, int]] = []
+        self.sizes: list[int] = []
+
+    def add(self, m: Any, outer: tuple[int, int, int, int], per_rep: int, pruned: Counter,
+            coarse: bool = False, fold: bool = False) -> int:
+        """Add the plans of ``outer`` = (tp, cp, pp, dp) with ``per_rep`` sequences per replica
+        (``coarse``: the job-size search's first pass; ``fold``: the stack folds expert
+        parallelism over the tensor, context and data-parallel ranks); returns how many."""
+        tp, cp, pp, dp = outer
+        span = (tp * cp * dp if fold else dp) if m.moe else 0
+        block, refused = _inner_block(m, tp == 1, pp, span, per_rep, self.pins, coarse)
+        for why, n in refused:
+            pruned[why] += n
+        self.blocks.append(block)
+        self.heads.append((tp, cp, dp))
+        self.sizes.append(block.shape[0])
+        return block.shape[0]
+
+    def plans(self) -> dict[str, np.ndarray]:
+        """Every row added, as one int64 array per key of :data:`PLAN_KEYS`."""
+        if not self.blocks or not sum(self.sizes):
+            return {k: np.zeros(0, dtype=np.int64) for k in PLAN_KEYS}
+        cols = np.concatenate(self.blocks).T.copy()
+        heads = np.repeat(np.array(self.heads, dtype=np.int64), self.sizes, axis=0)
+        out = {k: cols[i] for i, k in enumerate(PLAN_KEYS)}
+        out["tp"], out["cp"], out["dp"] = heads[:, 0].copy(), heads[:, 1].copy(), heads[:, 2].copy()
+        return out
+
+
+@lru_cache(maxsize=8192)
+def _inner_block(m: Any, tp_one: bool, pp: int, span: int, per_rep: int,
+                 pins: tuple[tuple[str, Any], ...], coarse: bool,
+                 ) -> tuple[np.ndarray, tuple[tuple[str, int], ...]]:
+    """The rows of one shape with tp, cp and dp left 0 (a read-only array), and the counts of
+    plans the rules refused on the way: ``coarse`` keeps a few options per key (first pass of
+    the job-size search): micro-batches 1 and 2, plain or the deepest interleaving, sequence
+    parallelism on, ZeRO-1 and the deepest ZeRO stage allowed; ``span``: the ranks expert
+    parallelism divides (MoE; 0 for a dense model)."""
+    pinned = dict(pins)
+    refused: Counter = Counter()
     rc_opts = pinned_values(pinned, "recompute", [0, 1, 2])
     z_all = [0, 1, 2, 3] if not coarse else ([1, 3] if pp == 1 else [1, 2])
     z_opts = pinned_values(pinned, "zero", z_all)
-    sp_opts = [0] if tp == 1 else pinned_values(pinned, "sequence_parallel", [1] if coarse else [0, 1])
+    sp_opts = [0] if tp_one else pinned_values(pinned, "sequence_parallel", [1] if coarse else [0, 1])
     if m.moe:
-        span = tp * cp * dp if fold else dp
         ep_opts = pinned_values(pinned, "ep", [e for e in divisors(m.experts) if span % e == 0])
         ep_opts = [e for e in ep_opts if m.experts % e == 0 and span % e == 0]
     else:
         ep_opts = [1]
+    rows: list[tuple[int, ...]] = []
     if not ep_opts:
-        pruned["ep does not divide dp"] += 1
-        return []
+        refused["ep does not divide dp"] += 1
+        ep_opts = []
     mb_all = _micro_batches(per_rep)
     mb_opts = pinned_values(pinned, "micro_batch", mb_all[:2] if coarse else mb_all)
-    rows: list[tuple[int, ...]] = []
     for ep in ep_opts:
         for mb in mb_opts:
             if per_rep % mb:
-                pruned["micro_batch does not divide the per-replica batch"] += 1
+                refused["micro_batch does not divide the per-replica batch"] += 1
                 continue
             n_micro = per_rep // mb
             if pp == 1:
                 v_opts = [1]
             else:
-                v_all = [
-                    x
-                    for x in range(1, MAX_VIRTUAL + 1)
-                    if x * pp <= m.layers and (x == 1 or n_micro % pp == 0)
-                ]
-                v_opts = pinned_values(pinned, "virtual_stages", sorted({v_all[0], v_all[-1]}) if coarse and v_all else v_all)
+                v_all = [x for x in range(1, MAX_VIRTUAL + 1)
+                         if x * pp <= m.layers and (x == 1 or n_micro % pp == 0)]
+                v_opts = pinned_values(pinned, "virtual_stages",
+                                       sorted({v_all[0], v_all[-1]}) if coarse and v_all else v_all)
             if not v_opts:
-                pruned["virtual_stages impossible"] += 1
+                refused["virtual_stages impossible"] += 1
                 continue
             # FSDP/ZeRO-3 with pipeline stages only when asked for (torchtitan runs FSDP + PP)
             zs = z_opts if pp == 1 or pinned.get("zero") == 3 else [z for z in z_opts if z <= 2]
             if not zs:
-                pruned["ZeRO-3 cannot run with pipeline parallelism"] += 1
+                refused["ZeRO-3 cannot run with pipeline parallelism"] += 1
                 continue
-            head = (tp, pp, cp, ep, dp, mb)
+            head = (0, pp, 0, ep, 0, mb)
             rows.extend([head + rest for rest in product(v_opts, rc_opts, sp_opts, zs)])
-    return rows
+    block = np.array(rows, dtype=np.int64).reshape(-1, len(PLAN_KEYS))
+    block.flags.writeable = False
+    return block, tuple(refused.items())
 
 
 @lru_cache(maxsize=256)
@@ -310,15 +346,6 @@ def _micro_batches(per_rep: int) -> list[int]:
     """Micro-batch sizes for ``per_rep`` sequences per replica: its divisors up to
     :data:`MAX_MICRO_BATCH` (a search asks for the same few batches thousands of times)."""
     return list(_micro_batch_options(per_rep))
-
-
-def rows_to_plans(rows: list[tuple[int, ...]]) -> dict[str, np.ndarray]:
-    """Plan rows (in :data:`PLAN_KEYS` order) as one int64 array per key."""
-    if not rows:
-        return {k: np.zeros(0, dtype=np.int64) for k in PLAN_KEYS}
-    width = len(PLAN_KEYS)
-    cols = np.fromiter(chain.from_iterable(rows), np.int64, len(rows) * width).reshape(-1, width).T
-    return {k: cols[i] for i, k in enumerate(PLAN_KEYS)}
 
 
 def search(job: Job, sys: System, gpus: int, pinned: dict[str, Any] | None = None) -> SearchResult:
