@@ -283,7 +283,8 @@ class PlanBlocks:
         return out
 
 
-@lru_cache(maxsize=8192)
+#: blocks kept: a block is at most a few thousand rows (~100 KB), most a few dozen
+@lru_cache(maxsize=1024)
 def _inner_block(m: Any, tp_one: bool, pp: int, span: int, per_rep: int,
                  pins: tuple[tuple[str, Any], ...], coarse: bool,
                  ) -> tuple[np.ndarray, tuple[tuple[str, int], ...]]:
