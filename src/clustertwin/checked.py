@@ -12,9 +12,7 @@ from clustertwin.io import no_bool_for_number
 
 
 class CheckedModel(BaseModel):
-    # defer_build: a class builds its validator when it first validates; the built-in
-    # catalog's entry kinds usually never do (clustertwin.modelcache)
-    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False, defer_build=True)
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     @field_validator("*", mode="before")
     @classmethod

@@ -17,6 +17,7 @@ from typing import Annotated, ClassVar, Literal
 from pydantic import (
     AfterValidator,
     BeforeValidator,
+    ConfigDict,
     Field,
     ValidationInfo,
     field_validator,
@@ -80,7 +81,12 @@ OptAsOf = Annotated[str, BeforeValidator(_date_text), AfterValidator(lambda v: v
 
 
 class _Frozen(CheckedModel):
-    """Catalog figures reach every model: strict like the scenario (:mod:`clustertwin.checked`)."""
+    """Catalog figures reach every model: strict like the scenario (:mod:`clustertwin.checked`).
+    ``defer_build``: a kind builds its validator when it first validates, which the built-in
+    catalog read from :mod:`clustertwin.modelcache` never makes it do (the scenario's sections,
+    validated on every run, build theirs at import, where a parent reuses a child's)."""
+
+    model_config = ConfigDict(defer_build=True)
 
 
 def _reference(cls: type, v: str, info: ValidationInfo) -> str:
