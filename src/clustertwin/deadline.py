@@ -66,6 +66,8 @@ def train_with_search(scenario: Any, catalog: Any, *,
 
 @dataclass(frozen=True)
 class Trial:
+    """One cluster size tried by the deadline solver, and what its best plan does there."""
+
     installed: int  #: GPUs installed (whole nodes)
     used: int  #: GPUs the best plan uses
     tokens_per_s: float

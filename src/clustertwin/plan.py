@@ -50,6 +50,8 @@ ROUNDS, SHRINKS, TOLERANCE_DAYS = 4, 4, 7.0
 
 @dataclass(frozen=True)
 class Plan:
+    """Every stage's result for one scenario (None for a stage not run), with the plan's warnings."""
+
     scenario: Scenario
     training: TrainingEstimate | None = None
     design: ClusterDesign | None = None

@@ -88,12 +88,18 @@ def comment_text(text: object, max_len: int = COMMENT_MAX) -> str:
     return t if len(t) <= max_len else t[: max_len - 3] + "..."
 
 
+#: a ``[`` after a backslash that does not open a rich markup tag: rich's renderer turns such
+#: ``\[`` into ``[`` (its escape for a bare bracket), and ``rich.markup.escape`` leaves it
+_BARE_BRACKET = re.compile(r"(?<=\\)\[(?![a-z#/@][^\[]*?\])")
+
+
 def terminal_text(text: object, max_len: int = COMMENT_MAX) -> str:
     """Free text for a terminal line printed through rich: :func:`comment_text` (no escape
-    sequence or line break reaches the terminal) with rich's markup brackets escaped."""
+    sequence or line break reaches the terminal) with rich's markup brackets escaped, and a
+    backslash before a bare bracket kept (``\\[1`` shows as typed, not as ``[1``)."""
     from rich.markup import escape
 
-    return escape(comment_text(text, max_len))
+    return _BARE_BRACKET.sub(r"\\[", escape(comment_text(text, max_len)))
 
 
 #: First characters that make a spreadsheet (Excel, LibreOffice, Google Sheets) read a cell as

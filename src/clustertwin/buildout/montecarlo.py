@@ -129,6 +129,8 @@ def pert(o: np.ndarray, m: np.ndarray, p: np.ndarray, seed: int, samples: int) -
 
 @dataclass(frozen=True)
 class MCResult:
+    """The Monte Carlo's go-live day per sample and each step's criticality."""
+
     finish: np.ndarray  # (S,) go-live day of each sample
     criticality: np.ndarray  # (N,) share of samples in which each step is critical
 

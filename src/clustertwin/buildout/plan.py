@@ -45,6 +45,8 @@ QUANTILES = tuple(round(q, 2) for q in np.arange(0.01, 1.0, 0.01))
 
 @dataclass(frozen=True)
 class _Run:
+    """One simulated build-out: its steps, network, deterministic CPM and Monte Carlo."""
+
     steps: dict[int, StepInput]
     net: Network
     det: CPMResult

@@ -36,6 +36,8 @@ GPUS_PER_STORAGE_RACK = 1024
 
 @dataclass(frozen=True)
 class Quantities:
+    """The counts the build-out's scale rules read (servers, racks, cables, megawatts ...)."""
+
     gpus: int
     servers: int
     racks: int

@@ -63,12 +63,16 @@ MAX_GPUS = 1_048_576
 
 @dataclass(frozen=True)
 class Change:
+    """One ``KEY=VALUE`` of a what-if, as written."""
+
     key: str
     value: str
 
 
 @dataclass(frozen=True)
 class WhatIf:
+    """One what-if: its label, the step changes, and a profile or crew factor it sets."""
+
     label: str
     changes: tuple[Change, ...]
     profile: str | None = None

@@ -13,6 +13,8 @@ from typing import Any
 
 @dataclass(frozen=True)
 class ParamCount:
+    """A model's parameter counts (total, active per token, embeddings, per layer)."""
+
     total: float            #: every weight
     active: float           #: weights a token touches (routed top-k experts only)
     embedding: float        #: input embedding + LM head (once if tied)

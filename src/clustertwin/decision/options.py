@@ -35,6 +35,8 @@ DAYS_PER_YEAR = 365.25
 
 @dataclass(frozen=True)
 class Option:
+    """One route dated and priced: GPUs, ready and start days, cash flows."""
+
     mode: str
     gpus: int
     ready: tuple[float, float]      #: (P50, P90) days to capacity ready

@@ -35,6 +35,8 @@ INPUTS = ("gpu_lead_time", *COST_INPUTS)
 
 @dataclass(frozen=True)
 class Outcome:
+    """The route Monte Carlo's answer: chances to meet the target and to be best, and drivers."""
+
     p_meets: dict[str, float]
     p_best: dict[str, float]
     drivers: tuple[dict[str, Any], ...]

@@ -32,6 +32,8 @@ _PART_RE = re.compile(r"\b[A-Z]{2,}[0-9][A-Z0-9]*(?:-[A-Z0-9]+)+\b|\b[A-Z]{2}[0-
 
 @dataclass(frozen=True)
 class BomLine:
+    """One line of the bill of materials: a part, its quantity and its price."""
+
     category: str              #: compute | network | storage | power | cooling | facility | other
     item: str
     catalog_id: str | None

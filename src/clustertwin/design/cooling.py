@@ -26,6 +26,8 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class CoolingDesign:
+    """The cooling mode, its PUE and the heat it removes (air and liquid)."""
+
     mode: str                 #: "air" | "air-containment" | "liquid"
     pue: float                #: PUE of this mode (economics uses it when pue is 'auto')
     heat_kw: float

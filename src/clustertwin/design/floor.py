@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Racks:
+    """Racks by kind."""
+
     compute: int
     network: int      #: compute-fabric switch racks
     management: int   #: storage fabric, in-band, OOB, UFM, head nodes
@@ -25,6 +27,8 @@ class Racks:
 
 @dataclass(frozen=True)
 class FloorDesign:
+    """The data-hall floor: racks, rows, halls and area."""
+
     racks: int
     rows: int
     in_row_m2: float

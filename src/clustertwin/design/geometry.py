@@ -23,6 +23,8 @@ import numpy as np
 
 @dataclass(frozen=True)
 class Geometry:
+    """The floor's dimensions: rack footprint, aisles, trays and heights."""
+
     rack_width_m: float
     rack_depth_m: float
     cold_aisle_m: float

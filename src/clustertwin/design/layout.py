@@ -16,6 +16,8 @@ from clustertwin.errors import InfeasibleError, Problem
 
 @dataclass(frozen=True)
 class Layout:
+    """Nodes, racks and scalable units of the compute cluster."""
+
     job_nodes: int           #: installed nodes before the hot spares (the job's and idle ones)
     spare_nodes: int         #: hot spares beyond the job
     gpus_per_node: int

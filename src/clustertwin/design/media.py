@@ -21,6 +21,8 @@ from clustertwin.errors import InfeasibleError, Problem
 
 @dataclass(frozen=True)
 class Medium:
+    """A cable or transceiver medium, its reach and its price."""
+
     id: str
     kind: str
     vendor: str

@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class StorageFabric:
+    """The storage network: its switches and links."""
+
     switch_id: str
     node_links: int
     storage_links: int
@@ -52,6 +54,8 @@ class StorageFabric:
 
 @dataclass(frozen=True)
 class ManagementNetworks:
+    """The storage, in-band and out-of-band networks."""
+
     storage: StorageFabric
     inband_switch_id: str
     inband_switches: int

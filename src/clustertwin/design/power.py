@@ -19,6 +19,8 @@ TYPICAL_FRACTION = 0.85  #: catalog/models.py: typical draw defaults to 0.85 x m
 
 @dataclass(frozen=True)
 class PowerDesign:
+    """The IT load by part and the facility power it needs."""
+
     nodes_kw: float
     compute_fabric_kw: float
     storage_fabric_kw: float

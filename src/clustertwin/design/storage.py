@@ -28,6 +28,8 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class StorageTier:
+    """One storage tier: its building blocks, capacity and bandwidth."""
+
     tier: str                 #: nvme | pfs | object
     system_id: str | None     #: catalog id of the building block (None for node-local)
     blocks: int

@@ -21,6 +21,8 @@ NON_NODE_POWER_FRAC = 0.05
 
 @dataclass(frozen=True)
 class Line:
+    """One priced line of the coarse design economics falls back on."""
+
     category: str
     item: str
     catalog_id: str
@@ -35,6 +37,8 @@ class Line:
 
 @dataclass(frozen=True)
 class FallbackDesign:
+    """The coarse design economics prices when the design stage did not run."""
+
     nodes: int
     it_kw: float
     bom: tuple[Line, ...]

@@ -27,6 +27,8 @@ DEFAULT_PFS_GBPS_PER_GPU = 2000.0 / 16384.0
 
 @dataclass(frozen=True)
 class CheckpointTimes:
+    """A checkpoint's size and its write and read times on the file system."""
+
     size_gb: float               #: one full checkpoint, GB (1e9 B)
     per_gpu_gb: float
     write_gbps: float            #: effective aggregate write bandwidth, GB/s
@@ -101,6 +103,8 @@ DEFAULT_STAGE_GBPS_PER_GPU = 70.6e9 * (WEIGHT_BYTES["bf16"] + OPTIMIZER_BYTES) /
 
 @dataclass(frozen=True)
 class LocalTierTimes:
+    """The local checkpoint tier's stall, persist and restore times."""
+
     blocking_s: float   #: training stall: staging each GPU's share into host memory
     persist_s: float    #: background time until the local copy (and its replicas) is durable
     restore_s: float    #: time to load the local copy back onto the GPUs

@@ -36,6 +36,8 @@ PART_NAMES = ("evaluation", "data_loader", "batch_rampup")
 
 @dataclass(frozen=True)
 class GoodputSettings:
+    """The goodput losses besides failures: evaluation, data stalls, batch ramp-up."""
+
     eval_interval_steps: int
     eval_steps: int
     data_stall_fraction: float

@@ -55,6 +55,8 @@ KEEP_SHAPES = 24
 
 @dataclasses.dataclass(frozen=True)
 class Outer:
+    """A job shape: tensor, context, pipeline and data-parallel degrees and sequences per replica."""
+
     tp: int
     cp: int
     pp: int

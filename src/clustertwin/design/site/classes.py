@@ -39,6 +39,8 @@ KINDS = ("node-leaf", "manager-leaf", "leaf-leaf", "leaf-spine", "spine-core", "
 
 @dataclass(frozen=True)
 class CableClass:
+    """The links of one class and the cables and medium they take."""
+
     kind: str
     fabric: str        #: compute | storage | inband | oob
     links: int
@@ -54,6 +56,8 @@ class CableClass:
 
 @dataclass(frozen=True)
 class _Count:
+    """Links and cables of one class, before the medium is chosen."""
+
     kind: str
     fabric: str
     links: int

@@ -41,6 +41,8 @@ from clustertwin.design.site.placement import (
 
 @dataclass(frozen=True)
 class Rack:
+    """One placed rack: its name, kind, row and position."""
+
     name: str
     kind: str          #: compute | network | management | storage
     row: int           #: 1-based, numbered across the site
@@ -71,6 +73,8 @@ class Device:
 
 @dataclass(frozen=True, eq=False)
 class Inventory:
+    """The placed site: racks, devices and the index ranges of each role."""
+
     name: str
     racks: tuple[Rack, ...]
     devices: tuple[Device, ...]

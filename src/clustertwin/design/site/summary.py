@@ -21,6 +21,8 @@ import numpy as np
 
 @dataclass(frozen=True)
 class MediumCount:
+    """Links, cables and lengths of one medium."""
+
     medium: str
     kind: str              #: passive-copper, active-copper, active-optical, multimode, ...
     part_number: str
