@@ -56,6 +56,24 @@ def test_fast_loop_matches_the_reference_bit_for_bit(kw, intervals):
     assert fast_rng.random() == ref_rng.random()   # the generator is left where it would be
 
 
+@pytest.mark.parametrize("budget", [1, 7, 400])
+@pytest.mark.parametrize("kw", [CASES["spares"], CASES["write window"], CASES["wall-clock limit"]],
+                         ids=["spares", "write window", "wall-clock limit"])
+def test_runs_of_rows_of_any_length_give_the_same_numbers(kw, budget, monkeypatch):
+    """The pairs move a few rows at a time (one row per call for budget 1; 7 rows x pairs: a
+    row or two on the grid, cut anywhere inside the 64-event blocks): still the reference's
+    numbers bit for bit."""
+    from clustertwin.reliability import singlepairs
+
+    monkeypatch.setattr(singlepairs, "BUDGET", budget)
+    spec = _spec(**kw)
+    fast_rng, ref_rng = np.random.default_rng(12), np.random.default_rng(12)
+    fast = simulate(spec, [0.3, 1.0, 2.5], 40, fast_rng, count_causes=True, record=True)
+    ref = simulate_events(spec, [0.3, 1.0, 2.5], 40, ref_rng, count_causes=True, record=True)
+    _same(fast, ref)
+    assert fast_rng.random() == ref_rng.random()
+
+
 def test_more_events_than_the_budget_fails_the_same_way():
     fast_rng, ref_rng = np.random.default_rng(3), np.random.default_rng(3)
     with pytest.raises(RunawayError) as fast:
