@@ -33,20 +33,20 @@ CLOCK_MARGIN = 1e-6
 #: rows x pairs moved at once (bounds the scratch arrays, and the work done for a pair after
 #: it ended within a run of rows)
 BUDGET = 1 << 15
-#: the first pair's column of (rows, pairs) and (rows, intervals, trials) arrays
-_FIRST = {2: (slice(None), 0), 3: (slice(None), 0, 0)}
 
 
 class Pairs:
-    """The running pairs: totals ``acc`` (kept, stall, lost) and intervals ``tau``, cycles
-    ``period`` (``tau`` + stall), shape (intervals, trials) as a grid, (pairs,) as a list with
-    each pair's number ``pid`` (interval * trials + trial) and trial ``tr``."""
+    """The running pairs as a list: totals ``acc`` (kept, stall, lost) x pairs, intervals
+    ``tau`` and cycles ``period`` (``tau`` + stall) per pair, each pair's number ``pid``
+    (interval * trials + trial) and trial ``tr``. While ``grid`` (no pair dropped yet) the list
+    is every (interval, trial) pair in order."""
 
     def __init__(self, tau: np.ndarray, n: int, delta: float, scratch: Scratch) -> None:
         g = tau.shape[0]
         self.grid, self.n, self.scratch = True, n, scratch
-        self.acc = np.zeros((3, g, n))
-        self.tau, self.period = tau, tau + delta        # (g, 1): the reference's period
+        self.acc = np.zeros((3, g * n))
+        period = tau + delta                              # the reference's period, (g, 1)
+        self.tau, self.period = (np.repeat(a[:, 0], n) for a in (tau, period))
         self.pid, self.tr = np.arange(g * n), np.tile(np.arange(n), g)
 
     @property
@@ -56,63 +56,56 @@ class Pairs:
     def rows_at_once(self) -> int:
         return max(1, BUDGET // self.size)
 
-    def per_pair(self, x: np.ndarray, name: str | None = None) -> np.ndarray:
-        """Per-trial rows ``x`` (R, trials) read by each pair (broadcast over the grid; in the
-        scratch array ``name`` when given)."""
+    def spread(self, x: np.ndarray, name: str) -> np.ndarray:
+        """Per-trial values ``x`` (..., trials) for each pair (..., pairs), in the scratch
+        array ``name``."""
+        out = self.scratch(name, x.shape[:-1] + (self.size,), x.dtype)
         if self.grid:
-            return x[:, None, :]
-        out = None if name is None else self.scratch(name, (x.shape[0], self.size), x.dtype)
-        return np.take(x, self.tr, axis=1, out=out)
-
-    def _flat(self, a: np.ndarray) -> np.ndarray:
-        """A per-pair array of the grid as a list (trailing axes ``(g, n)`` or ``(g, 1)``)."""
-        if not self.grid:
-            return a
-        full = np.broadcast_to(a, a.shape[:-1] + (self.n,))
-        return full.reshape(a.shape[:-2] + (self.pid.size,))
+            grid = out.reshape(x.shape[:-1] + (self.size // self.n, self.n))
+            np.copyto(grid, x[..., None, :])
+        else:
+            np.take(x, self.tr, axis=-1, out=out)
+        return out
 
     def move(self, sim: Any, blk: Block, b0: int, b1: int) -> int | None:
         """Events ``b0 .. b1-1`` of ``blk``; returns the row after the last pair's end when no
         pair runs any more, else None."""
-        n_rows, tmp, n_pairs = b1 - b0, self.scratch, self.acc[0].size
-        both = tmp("sums", (n_rows + 1, 3 * n_pairs + 2 * self.n))    # pairs' and trials' totals
-        x = both[:, :3 * n_pairs].reshape((n_rows + 1,) + self.acc.shape)
-        trials = sim.trials.rows(blk.t[b0:b1], blk.avail[b0:b1],
-                                 both[:, 3 * n_pairs:].reshape(n_rows + 1, 2, self.n))
-        s = self.per_pair(trials.s, "s_pairs")
-        pf = self.per_pair(blk.planned[b0:b1].astype(float), "pf_pairs")
-        x[0] = self.acc
+        n_rows, tmp, size = b1 - b0, self.scratch, self.size
+        x = tmp("x", (3, n_rows + 1, size))               # kept, stall, lost: before, after each
+        per_trial = tmp("per_trial", (2, n_rows, self.n))  # s, planned as 1.0/0.0
+        trials = sim.trials.rows(blk.t[b0:b1], blk.avail[b0:b1], per_trial[0])
+        per_trial[1] = blk.planned[b0:b1]
+        s, pf = self.spread(per_trial, "per_pair")
+        x[:, 0] = self.acc
         if sim.persist <= 0:
-            shape = (n_rows,) + self.acc.shape[1:]
-            kt, comp = fail_rows(s, self.tau, self.period, sim.delta, x[1:], tmp("k", shape),
+            shape = (n_rows, size)
+            kt, comp = fail_rows(s, self.tau, self.period, sim.delta, x[:, 1:], tmp("k", shape),
                                  tmp("rem", shape))
-            first_kt, first_comp = kt[_FIRST[kt.ndim]].copy(), comp[_FIRST[kt.ndim]].copy()
-            plan_rows(x[1:], pf, tmp("rem", shape))
+            first_kt, first_comp = kt[:, 0].copy(), comp[:, 0].copy()
+            plan_rows(x[:, 1:], pf, tmp("rem", shape))
         else:
-            kt, comp = sim.fail(s, self.tau, self.period, sim.delta, x[1:], pf, 1.0 - pf)
-            first_kt, first_comp = kt[_FIRST[kt.ndim]], comp[_FIRST[kt.ndim]]
-        running_sums(both)
-        sim.trials.settle(trials)
-        flat = x.reshape(n_rows + 1, 3, -1)
+            kt, comp = sim.fail(s, self.tau, self.period, sim.delta, x[:, 1:], pf, 1.0 - pf)
+            first_kt, first_comp = kt[:, 0], comp[:, 0]
+        running_sums(x)
         end = self._ends(sim, blk, b0, b1, s, x)
         if sim.record and self.pid[0] == 0:
             upto = int(end[0]) if end[0] < n_rows else n_rows
-            at_fail = flat[:upto, KEPT, 0] + first_kt[:upto] + first_comp[:upto]
+            at_fail = x[KEPT, :upto, 0] + first_kt[:upto] + first_comp[:upto]
             for r in range(upto):
                 sim.out.timeline.append((float(blk.t[b0 + r, 0]), int(blk.cause[b0 + r, 0]),
-                                         float(at_fail[r]), float(flat[r + 1, KEPT, 0]),
+                                         float(at_fail[r]), float(x[KEPT, r + 1, 0]),
                                          float(trials.rec[r + 1, 0])))
         idx = np.flatnonzero(end < n_rows)
         if idx.size == 0:
-            self.acc = x[-1].copy()
+            self.acc = x[:, -1].copy()
             return None
-        self._end(sim, blk, b0, trials, flat, idx, end.take(idx))
-        if idx.size == self.size:
+        self._end(sim, blk, b0, trials, x, idx, end.take(idx))
+        if idx.size == size:
             return b0 + int(end.max()) + 1
         keep = np.flatnonzero(end == n_rows)
-        self.tau, self.period = (self._flat(a).take(keep) for a in (self.tau, self.period))
-        self.acc = flat[-1].take(keep, axis=1)
-        self.pid, self.tr, self.grid = self.pid.take(keep), self.tr.take(keep), False
+        self.tau, self.period, self.pid, self.tr = (
+            a.take(keep) for a in (self.tau, self.period, self.pid, self.tr))
+        self.acc, self.grid = x[:, -1].take(keep, axis=1), False
         return None
 
     def _ends(self, sim: Any, blk: Block, b0: int, b1: int, s: np.ndarray,
@@ -133,36 +126,35 @@ class Pairs:
         end = np.full(self.size, n_rows)
         if start == n_rows:
             return end
-        tmp, shape = self.scratch, (n_rows - start,) + x.shape[2:]
-        remaining = np.subtract(sim.work, x[start:n_rows, KEPT], out=tmp("remaining", shape))
+        tmp, shape = self.scratch, (n_rows - start, self.size)
+        remaining = np.subtract(sim.work, x[KEPT, start:n_rows], out=tmp("remaining", shape))
         hit = np.greater_equal(s[start:], remaining, out=tmp("hit", shape, bool))
-        reach = hit.reshape(shape[0], -1).any(axis=1)
+        reach = hit.any(axis=1)
         if reach.any():
             r0 = int(reach.argmax())
             rem, n_ck, hit_r = remaining[r0:], tmp("n_ck", shape)[r0:], hit[r0:]
             np.divide(rem, self.tau, out=n_ck)
             np.ceil(n_ck, out=n_ck)
             n_ck -= 1.0
-            np.maximum(n_ck, 0.0, out=n_ck)
+            np.maximum(n_ck, tmp.zeros(n_ck.shape), out=n_ck)
             n_ck *= sim.delta
             n_ck += rem                                   # need
             np.greater_equal(s[start + r0:], n_ck, out=hit_r)
         if lim is not None:
-            hit |= self.per_pair(lim[start:])
-        flat = hit.reshape(shape[0], -1)
-        if not flat.any():
+            hit |= self.spread(lim[start:], "lim")
+        if not hit.any():
             return end
         weight = np.arange(shape[0], 0, -1, dtype=np.int16)   # R - row: the first row most
-        score = np.multiply(flat, weight[:, None], out=tmp("score", flat.shape, np.int16))
+        score = np.multiply(hit, weight[:, None], out=tmp("score", shape, np.int16))
         score = score.max(axis=0)
         return np.where(score > 0, n_rows - score.astype(np.intp), end)
 
-    def _end(self, sim: Any, blk: Block, b0: int, trials: TrialRows, flat: np.ndarray,
+    def _end(self, sim: Any, blk: Block, b0: int, trials: TrialRows, x: np.ndarray,
              idx: np.ndarray, row: np.ndarray) -> None:
         """Write out the totals of the pairs ``idx`` that finish or reach the wall-clock limit
         at rows ``row`` (the reference's arithmetic for them)."""
-        kept, stall, lost = flat[row, :, idx].T
-        tau, period = (self._flat(a).take(idx) for a in (self.tau, self.period))
+        kept, stall, lost = x[:, row, idx]
+        tau, period = self.tau.take(idx), self.period.take(idx)
         pid, tr, out, delta = self.pid.take(idx), self.tr.take(idx), sim.out, sim.delta
         s = trials.s[row, tr]
         remaining = sim.work - kept
@@ -170,7 +162,7 @@ class Pairs:
         need = remaining + n_ck * delta
         vals = np.empty((len(OUT_FLOAT), idx.size))       # wall, work, stall, lost, restart, waiting
         vals[3] = lost
-        vals[5], vals[4] = trials.acc[row + 1, :, tr].T
+        vals[5], vals[4] = trials.acc[:, row + 1, tr]
         wall_finish = trials.rec[row, tr] + need
         if sim.limit is None:                             # every one finishes
             vals[0], vals[1] = wall_finish, sim.work

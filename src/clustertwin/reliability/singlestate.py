@@ -44,7 +44,8 @@ class Out:
 class Scratch:
     """Scratch arrays kept from one run of rows to the next: a fresh array of this size (a few
     hundred kB) comes as fresh pages from the system, which costs more than the arithmetic on
-    it. ``scratch(name, shape, dtype)`` is the array ``name`` (contents undefined)."""
+    it. ``scratch(name, shape, dtype)`` is the array ``name`` (contents undefined);
+    :meth:`zeros` an array of zeros (never to be written)."""
 
     def __init__(self) -> None:
         self._bufs: dict[str, np.ndarray] = {}
@@ -56,12 +57,21 @@ class Scratch:
             buf = self._bufs[name] = np.empty(size, dtype)
         return buf[:size].reshape(shape)
 
+    def zeros(self, shape: tuple[int, ...]) -> np.ndarray:
+        """Zeros of ``shape`` (``np.maximum`` against an array of zeros is faster than
+        against the scalar 0.0, the same numbers)."""
+        size = math.prod(shape)
+        buf = self._bufs.get("_zeros")
+        if buf is None or buf.size < size:
+            buf = self._bufs["_zeros"] = np.zeros(size)
+        return buf[:size].reshape(shape)
+
 
 def running_sums(x: np.ndarray) -> np.ndarray:
-    """``x[0]`` a total, ``x[1:]`` increments: each row becomes the total after its increment,
-    added in row order (in place)."""
-    for r in range(x.shape[0] - 1):
-        np.add(x[r], x[r + 1], out=x[r + 1])
+    """``x[:, 0]`` totals, ``x[:, 1:]`` increments (axis 1 the rows): each row becomes the
+    totals after its increments, added in row order (in place)."""
+    for r in range(x.shape[1] - 1):
+        np.add(x[:, r], x[:, r + 1], out=x[:, r + 1])
     return x
 
 
@@ -69,8 +79,8 @@ def running_sums(x: np.ndarray) -> np.ndarray:
 class TrialRows:
     """A run of ``R`` events of every trial: productive time before each (``s``, (R, trials)),
     and per trial the repair-wait end ``wait``, recovery end ``rec`` and the waiting and
-    restart totals ``acc`` (R + 1 rows: before the run, then after each event's recovery
-    starts)."""
+    restart totals ``acc`` ((R + 1, trials), and (2, R + 1, trials): before the run, then after
+    each event's recovery starts)."""
 
     s: np.ndarray
     wait: np.ndarray
@@ -91,47 +101,45 @@ class Trials:
         self.t_prev, self.wait_end, self.rec_end = np.zeros(n), np.zeros(n), np.zeros(n)
         self.acc = np.zeros((2, n))                       # waiting, restart
 
-    def rows(self, t: np.ndarray, avail: np.ndarray, acc: np.ndarray) -> TrialRows:
+    def rows(self, t: np.ndarray, avail: np.ndarray, s: np.ndarray) -> TrialRows:
         """The events at times ``t`` (R, trials), replacements ready at ``avail``, booked for
         every trial (for the pairs that fail there), and the state moved past them (the rows
-        are scratch arrays, valid until the next call). The waiting and restart totals go to
-        ``acc`` ((R + 1, 2, trials)) as the total before and the increments: the caller runs
-        :func:`running_sums` over them, then :meth:`settle`."""
+        are scratch arrays, valid until the next call); the productive times go to ``s``."""
         n_rows, tmp = t.shape[0], self.scratch
         t_eff = t if self.limit is None else np.minimum(t, self.limit, out=tmp("t_eff", t.shape))
+        zero = tmp.zeros(t.shape)
         wait = tmp("wait", (n_rows + 1,) + t.shape[1:])
         wait[0] = self.wait_end
         for r in range(n_rows):
             np.maximum(wait[r], avail[r], out=wait[r + 1])
         rec = np.add(wait, self.rst, out=tmp("rec", wait.shape))
         rec[0] = self.rec_end
-        s = np.subtract(t_eff, rec[:-1], out=tmp("s", t.shape))
-        np.maximum(s, 0.0, out=s)
-        acc[0] = self.acc
-        waiting, restart = acc[1:, 0], acc[1:, 1]
+        np.subtract(t_eff, rec[:-1], out=s)
+        np.maximum(s, zero, out=s)
+        acc = tmp("acc", (2,) + wait.shape)
+        acc[:, 0] = self.acc
+        waiting, restart = acc[0, 1:], acc[1, 1:]
         np.minimum(t_eff, wait[:-1], out=waiting)
         waiting[0] -= self.t_prev
         waiting[1:] -= t[:-1]
         np.minimum(t_eff, rec[:-1], out=restart)
         restart -= wait[:-1]
-        np.maximum(restart, 0.0, out=restart)
+        np.maximum(restart, zero, out=restart)
+        running_sums(acc)
         self.t_prev, self.wait_end, self.rec_end = t[-1], wait[-1].copy(), rec[-1].copy()
+        self.acc = acc[:, -1].copy()
         return TrialRows(s, wait, rec, acc)
-
-    def settle(self, rows: TrialRows) -> None:
-        """The waiting and restart totals after the rows (summed)."""
-        self.acc = rows.acc[-1].copy()
 
 
 def fail_rows(s: np.ndarray, tau: np.ndarray, period: np.ndarray, delta: float,
               out: np.ndarray, k: np.ndarray, rem: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Every pair of intervals ``tau``, cycles ``period`` fails after ``s`` productive hours at
     each of ``R`` events (no checkpoint write window, finite intervals: the reference's ``k_ok``
-    is ``k``). Writes the increments of the running totals to ``out`` ((R, 3, pairs...):
-    kept, stall, lost), as for unplanned events; returns ``(k tau, comp)`` (the work at the
+    is ``k``). Writes the increments of the running totals to ``out`` ((3, R, pairs): kept,
+    stall, lost), as for unplanned events; returns ``(k tau, comp)`` (the work at the
     failure is ``kept + k tau + comp``). :func:`plan_rows` then fixes the planned ones. ``k``
     and ``rem`` are scratch arrays of the pairs' rows."""
-    kt, st, comp = out[:, KEPT], out[:, STALL], out[:, LOST]
+    kt, st, comp = out[KEPT], out[STALL], out[LOST]
     np.divide(s, period, out=k)
     np.floor(k, out=k)
     np.multiply(k, period, out=rem)
@@ -149,7 +157,7 @@ def plan_rows(out: np.ndarray, pf: np.ndarray, a: np.ndarray) -> None:
     elsewhere; ``a`` a scratch array of the pairs' rows): a planned failure saves first (kept
     ``k tau + comp``) and loses nothing (``comp - comp`` is 0, as the reference's
     ``comp * 0.0``; elsewhere ``comp - 0.0`` is ``comp``)."""
-    kt, comp = out[:, KEPT], out[:, LOST]
+    kt, comp = out[KEPT], out[LOST]
     np.multiply(comp, pf, out=a)
     kt += a
     comp -= a
@@ -167,9 +175,9 @@ def window_rows(persist: float):
         comp = np.minimum(rem, tau)
         k_ok = np.where((rem < persist) & (k >= 1), k - 1.0, k)
         kt = k * tau
-        out[:, KEPT] = np.where(pf > 0, kt + comp, k_ok * tau)
-        out[:, STALL] = k * delta + (rem - comp)
-        out[:, LOST] = (comp + (k - k_ok) * tau) * uf
+        out[KEPT] = np.where(pf > 0, kt + comp, k_ok * tau)
+        out[STALL] = k * delta + (rem - comp)
+        out[LOST] = (comp + (k - k_ok) * tau) * uf
         return kt, comp
 
     return fail
@@ -191,7 +199,7 @@ class Counter:
         if self.cu is None:
             self.cu = np.zeros((blk.rows + 1, self.n), dtype=np.int32)
             self.cu[1:] = ~blk.planned
-            running_sums(self.cu)
+            running_sums(self.cu[None])
         return self.unexp_before.take(trials) + self.cu[b, trials]
 
     def ended(self, pid: np.ndarray, event: np.ndarray) -> None:
