@@ -111,6 +111,27 @@ def test_blocks_of_arrivals_are_the_events_one_by_one(spares, repair_h):
     assert waits > 0
 
 
+@pytest.mark.parametrize("rates,planned", [((1.0, 0.0, 1.0, 2.0), 0.0), ((0.3, 1e-9, 0.2), 0.02),
+                                           ((0.2, 0.1, 0.05), 0.02)],
+                         ids=["shares on bin edges, one repeated", "two shares in a bin", "plain"])
+def test_the_cause_table_gives_the_search_s_causes(rates, planned):
+    """The causes read from the table of bins are ``searchsorted``'s, for draws on, just
+    beside and between every share and bin edge."""
+    from clustertwin.reliability.arrivals import CAUSE_BINS
+
+    spec = _spec(rates_per_h=rates, needs_repair=(True,) * len(rates), planned_per_h=planned)
+    chunks = ArrivalChunks(spec, 100, np.random.default_rng(4))
+    cum, edges = chunks.cum, np.arange(CAUSE_BINS) / CAUSE_BINS
+    near = np.concatenate([cum, np.nextafter(cum, 0.0), np.nextafter(cum, 1.0), edges,
+                           np.nextafter(edges, 1.0), np.random.default_rng(5).random(6400)])
+    near = near[(near >= 0.0) & (near < 1.0)]
+    rng = np.random.default_rng(6)
+    for _ in range(4):
+        u = rng.choice(near, size=(chunks.ROWS, 100))
+        want = np.minimum(np.searchsorted(cum, u, side="right"), chunks.n_causes)
+        np.testing.assert_array_equal(chunks._causes(u), want)
+
+
 TIER_CASES = {
     "node-local": dict(tier=dict(replicas=0)),
     "peer copy": dict(tier=dict(replicas=1)),

@@ -78,6 +78,22 @@ class Block:
         return self.t.shape[0]
 
 
+#: equal bins of [0, 1) in the cause table (a power of two: ``u * CAUSE_BINS`` is exact)
+CAUSE_BINS = 4096
+_UNSURE = 255
+
+
+def _cause_table(cum: np.ndarray, n_causes: int) -> np.ndarray:
+    """Per bin ``[i, i + 1) / CAUSE_BINS`` the cause of every draw in it (the sorted shares
+    ``cum`` below the bin, at most ``n_causes``), or ``_UNSURE`` where a share falls inside."""
+    lo = np.arange(CAUSE_BINS) / CAUSE_BINS
+    below = np.searchsorted(cum, lo, side="left")
+    below_next = np.searchsorted(cum, lo + 1.0 / CAUSE_BINS, side="left")
+    table = np.minimum(below, n_causes).astype(np.uint8)
+    table[below != below_next] = _UNSURE
+    return table
+
+
 def _running_sums(x: np.ndarray) -> None:
     """Running sums down the rows of ``x`` in place, added in row order (as ``cumsum`` along
     the first axis, which runs column by column and is several times slower)."""
@@ -121,10 +137,15 @@ class ArrivalChunks:
         cum = self.cum
         # searchsorted(cum, u, "right") counts the cumulative shares <= u when they are sorted
         self.by_count = (cum is not None and cum.size < 255 and bool(np.all(cum[1:] >= cum[:-1])))
+        self.lookup = _cause_table(cum, self.n_causes) if self.by_count else None
+        # scratch arrays of one block that no caller keeps (fresh ones cost page faults)
+        self.u = np.empty((self.ROWS, self.n))
+        self.u_scaled, self.u_bins = np.empty((self.ROWS, self.n)), np.empty((self.ROWS, self.n), dtype=np.uint16)
+        self.rank = np.empty((self.ROWS, self.n), dtype=np.int32)
 
     def _draw(self, rows: int) -> tuple[np.ndarray, np.ndarray]:
         n, rng = self.n, self.rng
-        gaps, u = np.empty((rows, n)), np.empty((rows, n))
+        gaps, u = np.empty((rows, n)), self.u[:rows]
         exponential, uniform = rng.standard_exponential, rng.random
         bits = rng.bit_generator
         self.marks = []
@@ -141,14 +162,21 @@ class ArrivalChunks:
         return gaps, u
 
     def _causes(self, u: np.ndarray) -> np.ndarray:
+        """The causes of uniform draws ``u``: ``searchsorted(cum, u, "right")``, at most
+        ``n_causes``; with sorted shares from a table of ``CAUSE_BINS`` equal bins of [0, 1),
+        exact where no share falls inside a draw's bin (``u * CAUSE_BINS`` is exact), the
+        search itself where one does."""
         if not self.by_count:
             return np.minimum(np.searchsorted(self.cum, u, side="right"), self.n_causes)
-        cause = np.zeros(u.shape, dtype=np.uint8)
-        le = np.empty(u.shape, dtype=bool)
-        for c in self.cum:
-            np.greater_equal(u, c, out=le)
-            cause += le.view(np.uint8)
-        return np.minimum(cause, self.n_causes, out=cause)
+        rows = u.shape[0]
+        bins = self.u_bins[:rows]
+        np.copyto(bins, np.multiply(u, CAUSE_BINS, out=self.u_scaled[:rows]), casting="unsafe")
+        cause = self.lookup.take(bins)
+        unsure = np.flatnonzero(cause == _UNSURE)
+        if unsure.size:
+            found = np.searchsorted(self.cum, u.ravel()[unsure], side="right")
+            cause.ravel()[unsure] = np.minimum(found, self.n_causes)
+        return cause
 
     def block(self) -> Block:
         """The next block of events."""
@@ -161,7 +189,7 @@ class ArrivalChunks:
             cause = np.zeros((rows, self.n), dtype=np.int64)
         self.drawn += rows
         self.t_last = t[-1].copy()
-        rep = self.repair_of[cause]
+        rep = self.repair_of.take(cause)
         if self.spares == 0:
             avail = t.copy()
             np.add(t, self.hold, out=avail, where=rep)
@@ -176,7 +204,7 @@ class ArrivalChunks:
         only where that event is less than ``repair_h`` old can the job wait; there the
         failure is found by its rank (running count of repair-needing failures)."""
         s, hold = self.spares, self.hold
-        rank = np.empty(rep.shape, dtype=np.int32)
+        rank = self.rank[:rep.shape[0]]
         rank[:] = rep
         _running_sums(rank)
         wait = rep if not hold >= 0 else rep & (self._back_times(t, first) + hold > t)
@@ -215,7 +243,7 @@ class ArrivalChunks:
         """Carry each trial's last ``spares`` repair-needing failure times to the next block
         (``hist``: the failure of rank ``k`` in column ``k % spares``)."""
         s, total = self.spares, rank[-1].astype(np.int64)
-        cell = np.flatnonzero(rep & (rank > total - s))
+        cell = np.flatnonzero(rep & (rank > (total - s).astype(rank.dtype)))
         col = cell % self.n
         self.hist[col, (self.n_rep[col] + rank.ravel()[cell] - 1) % s] = t.ravel()[cell]
         self.n_rep += total
