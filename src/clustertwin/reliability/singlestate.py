@@ -193,6 +193,7 @@ class Counter:
         self.end0 = np.full(n, np.iinfo(np.int64).max)    # event at which interval 0 ended
         self.unexp_before = np.zeros(n, dtype=np.int64)    # before the current block
         self.cu: np.ndarray | None = None
+        self.cells: np.ndarray | None = None                # scratch for a block's cause cells
 
     def unexp_upto(self, blk: Block, b: np.ndarray, trials: np.ndarray) -> np.ndarray:
         """Unplanned events of ``trials`` before events ``b`` of ``blk``."""
@@ -210,14 +211,17 @@ class Counter:
         """End of a block after ``rows`` events: carry the unplanned counts; count the causes
         of interval 0's unplanned interruptions (its events before it ended)."""
         planned, counts = blk.planned[:rows], self.counts
-        self.unexp_before = self.unexp_before + (rows - np.count_nonzero(planned, axis=0))
+        n_planned = np.add.reduce(planned.view(np.uint8), axis=0, dtype=np.int32)
+        self.unexp_before = self.unexp_before + (rows - n_planned)
         self.cu = None
         if counts is None:
             return
         n, n_causes = counts.shape
         upto = np.clip(self.end0 - blk.first, 0, rows)
         if (upto == rows).all():     # planned events count in an extra column, dropped
-            cell = blk.cause[:rows] + np.arange(n) * (n_causes + 1)
+            if self.cells is None or self.cells.shape != planned.shape:
+                self.cells = np.empty(planned.shape, dtype=np.intp)
+            cell = np.add(blk.cause[:rows], np.arange(n) * (n_causes + 1), out=self.cells)
             counts += np.bincount(cell.ravel(), minlength=n * (n_causes + 1)).reshape(
                 n, n_causes + 1)[:, :n_causes]
             return
