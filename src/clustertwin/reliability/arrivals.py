@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from clustertwin.reliability.runspec import RunSpec
+from clustertwin.reliability.scratch import scratch
 
 
 class Arrivals:
@@ -118,7 +119,9 @@ def _rows_of_rank(rank: np.ndarray, cols: np.ndarray, target: np.ndarray) -> np.
 class ArrivalChunks:
     """:class:`Arrivals`, ``ROWS`` events at a time; the generator's state is saved every
     ``MARK`` events so that :meth:`rewind` redraws at most that many. (Larger blocks draw more
-    events past the end of a run than they save in per-block work.)"""
+    events past the end of a run than they save in per-block work.) A block's times and
+    replacement-ready times are written over two blocks later (fresh arrays of this size cost
+    page faults): a caller keeps no view of a block beyond the next one."""
 
     ROWS, MARK = 64, 16
 
@@ -138,14 +141,12 @@ class ArrivalChunks:
         # searchsorted(cum, u, "right") counts the cumulative shares <= u when they are sorted
         self.by_count = (cum is not None and cum.size < 255 and bool(np.all(cum[1:] >= cum[:-1])))
         self.lookup = _cause_table(cum, self.n_causes) if self.by_count else None
-        # scratch arrays of one block that no caller keeps (fresh ones cost page faults)
-        self.u = np.empty((self.ROWS, self.n))
-        self.u_scaled, self.u_bins = np.empty((self.ROWS, self.n)), np.empty((self.ROWS, self.n), dtype=np.uint16)
-        self.rank = np.empty((self.ROWS, self.n), dtype=np.int32)
+        self.times = np.empty((2, 2, self.ROWS, self.n))  # (t, avail) of this block, the last
 
     def _draw(self, rows: int) -> tuple[np.ndarray, np.ndarray]:
         n, rng = self.n, self.rng
-        gaps, u = np.empty((rows, n)), self.u[:rows]
+        gaps = self.times[self.drawn // self.ROWS % 2, 0, :rows]
+        u = scratch()("arrivals.u", (rows, n))
         exponential, uniform = rng.standard_exponential, rng.random
         bits = rng.bit_generator
         self.marks = []
@@ -168,9 +169,10 @@ class ArrivalChunks:
         search itself where one does."""
         if not self.by_count:
             return np.minimum(np.searchsorted(self.cum, u, side="right"), self.n_causes)
-        rows = u.shape[0]
-        bins = self.u_bins[:rows]
-        np.copyto(bins, np.multiply(u, CAUSE_BINS, out=self.u_scaled[:rows]), casting="unsafe")
+        tmp = scratch()
+        bins = tmp("arrivals.bins", u.shape, np.uint16)
+        scaled = np.multiply(u, CAUSE_BINS, out=tmp("arrivals.scaled", u.shape))
+        np.copyto(bins, scaled, casting="unsafe")
         cause = self.lookup.take(bins)
         unsure = np.flatnonzero(cause == _UNSURE)
         if unsure.size:
@@ -187,55 +189,60 @@ class ArrivalChunks:
         else:
             t = np.full((rows, self.n), np.inf)
             cause = np.zeros((rows, self.n), dtype=np.int64)
+        avail = self.times[self.drawn // self.ROWS % 2, 1, :rows]
         self.drawn += rows
         self.t_last = t[-1].copy()
         rep = self.repair_of.take(cause)
+        np.copyto(avail, t)
         if self.spares == 0:
-            avail = t.copy()
             np.add(t, self.hold, out=avail, where=rep)
         else:
-            avail = self._ring(t, rep, first)
+            self._ring(t, rep, first, avail)
         return Block(first, t, cause, cause == self.n_causes, avail)
 
-    def _ring(self, t: np.ndarray, rep: np.ndarray, first: int) -> np.ndarray:
-        """Replacement-ready times with spares: the node that frees the job is the one that
-        failed ``spares`` repair-needing failures earlier in the same trial, back ``repair_h``
-        after it failed. That failure came no later than the event ``spares`` places back, so
-        only where that event is less than ``repair_h`` old can the job wait; there the
-        failure is found by its rank (running count of repair-needing failures)."""
-        s, hold = self.spares, self.hold
-        rank = self.rank[:rep.shape[0]]
+    def _ring(self, t: np.ndarray, rep: np.ndarray, first: int, avail: np.ndarray) -> None:
+        """Replacement-ready times with spares, into ``avail`` (holding ``t``): the node that
+        frees the job is the one that failed ``spares`` repair-needing failures earlier in the
+        same trial, back ``repair_h`` after it failed. That failure came no later than the
+        event ``spares`` places back, so only where that event is less than ``repair_h`` old
+        can the job wait; there the failure is found by its rank (running count of
+        repair-needing failures)."""
+        s, hold, tmp = self.spares, self.hold, scratch()
+        rank = tmp("arrivals.rank", t.shape, np.int32)
         rank[:] = rep
         _running_sums(rank)
-        wait = rep if not hold >= 0 else rep & (self._back_times(t, first) + hold > t)
-        avail = t
+        wait = rep
+        if hold >= 0:
+            back = self._back_times(t, first, tmp("arrivals.back", t.shape))
+            back += hold
+            wait = np.greater(back, t, out=tmp("arrivals.wait", t.shape, bool))
+            wait &= rep
         if wait.any():
-            avail = t.copy()
             cell = np.flatnonzero(wait)
             col = cell % self.n
             r = rank.ravel()[cell].astype(np.int64)          # this failure's rank in the block
             before = self.n_rep[col] + r - 1                 # repair-needing failures before it
-            back = np.empty(cell.size)
+            freed = np.empty(cell.size)
             old = r - s < 1                                  # the one that frees it: an earlier block
-            back[old] = self.hist[col[old], before[old] % s]
+            freed[old] = self.hist[col[old], before[old] % s]
             new = ~old
-            back[new] = t[_rows_of_rank(rank, col[new], r[new] - s), col[new]]
+            freed[new] = t[_rows_of_rank(rank, col[new], r[new] - s), col[new]]
             ok = before >= s
-            avail.ravel()[cell[ok]] = np.maximum(back[ok] + hold, t.ravel()[cell[ok]])
+            avail.ravel()[cell[ok]] = np.maximum(freed[ok] + hold, t.ravel()[cell[ok]])
         self._keep_last(t, rep, rank)
-        return avail
 
-    def _back_times(self, t: np.ndarray, first: int) -> np.ndarray:
+    def _back_times(self, t: np.ndarray, first: int, back: np.ndarray) -> np.ndarray:
         """The time of the event ``spares`` places before each event of the block (-inf before
-        the run); ``t_tail`` holds the last ``spares`` events' times, event ``e`` in row
-        ``e % spares``."""
+        the run), into ``back``; ``t_tail`` holds the last ``spares`` events' times, event ``e``
+        in row ``e % spares``."""
         s, rows = self.spares, t.shape[0]
         slots = (first + np.arange(rows)) % s
         if rows <= s:
-            back = self.t_tail[slots]
+            back[:] = self.t_tail[slots]
             self.t_tail[slots] = t
             return back
-        back = np.concatenate([self.t_tail[slots[:s]], t[:rows - s]])
+        back[:s] = self.t_tail[slots[:s]]
+        back[s:] = t[:rows - s]
         self.t_tail[slots[rows - s:]] = t[rows - s:]
         return back
 

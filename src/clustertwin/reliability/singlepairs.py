@@ -16,10 +16,10 @@ from typing import Any
 import numpy as np
 
 from clustertwin.reliability.arrivals import Block
+from clustertwin.reliability.scratch import Scratch
 from clustertwin.reliability.singlestate import (
     KEPT,
     OUT_FLOAT,
-    Scratch,
     TrialRows,
     fail_rows,
     plan_rows,

@@ -11,13 +11,13 @@ first axis they run column by column and are several times slower than a loop ov
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from clustertwin.reliability.arrivals import Block
 from clustertwin.reliability.runspec import Outcome
+from clustertwin.reliability.scratch import Scratch
 
 #: the per-pair totals of an Outcome kept in one float array, in this order
 OUT_FLOAT = ("wall", "work", "stall", "lost", "restart", "waiting")
@@ -39,32 +39,6 @@ class Out:
         wall, work, stall, lost, restart, waiting = self.floats
         return Outcome(tau[:, 0], wall, work, stall, lost, restart, waiting, self.ints[0],
                        self.ints[1], self.counts, self.timeline, events)
-
-
-class Scratch:
-    """Scratch arrays kept from one run of rows to the next: a fresh array of this size (a few
-    hundred kB) comes as fresh pages from the system, which costs more than the arithmetic on
-    it. ``scratch(name, shape, dtype)`` is the array ``name`` (contents undefined);
-    :meth:`zeros` an array of zeros (never to be written)."""
-
-    def __init__(self) -> None:
-        self._bufs: dict[str, np.ndarray] = {}
-
-    def __call__(self, name: str, shape: tuple[int, ...], dtype: type = float) -> np.ndarray:
-        size = math.prod(shape)
-        buf = self._bufs.get(name)
-        if buf is None or buf.size < size:
-            buf = self._bufs[name] = np.empty(size, dtype)
-        return buf[:size].reshape(shape)
-
-    def zeros(self, shape: tuple[int, ...]) -> np.ndarray:
-        """Zeros of ``shape`` (``np.maximum`` against an array of zeros is faster than
-        against the scalar 0.0, the same numbers)."""
-        size = math.prod(shape)
-        buf = self._bufs.get("_zeros")
-        if buf is None or buf.size < size:
-            buf = self._bufs["_zeros"] = np.zeros(size)
-        return buf[:size].reshape(shape)
 
 
 def running_sums(x: np.ndarray) -> np.ndarray:

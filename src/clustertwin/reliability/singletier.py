@@ -30,8 +30,9 @@ import numpy as np
 
 from clustertwin.reliability.arrivals import ArrivalChunks
 from clustertwin.reliability.runspec import Outcome, RunawayError, RunSpec
+from clustertwin.reliability.scratch import scratch as thread_scratch
 from clustertwin.reliability.singlepairs import Pairs
-from clustertwin.reliability.singlestate import Counter, Out, Scratch, Trials, window_rows
+from clustertwin.reliability.singlestate import Counter, Out, Trials, window_rows
 
 
 class _Sim:
@@ -44,7 +45,7 @@ class _Sim:
         self.work, self.limit, self.delta = spec.work_h, spec.wall_limit_h, spec.blocking_h
         self.persist = spec.persist_h
         self.out = Out(g, n, n_causes)
-        scratch = Scratch()
+        scratch = thread_scratch()
         self.trials = Trials(n, spec.wall_limit_h, spec.restart_h, scratch)
         self.counter = Counter(n, self.out.counts)
         self.pairs = Pairs(tau, n, spec.blocking_h, scratch)

@@ -1,0 +1,58 @@
+"""Scratch arrays for the Monte Carlo's blocks and runs of rows, kept per thread from one call
+to the next.
+
+A fresh NumPy array of a few hundred kB comes as fresh pages from the system (the allocator
+hands such blocks back when they are freed), and touching them costs more than the arithmetic
+done on them; a run of the reliability stage makes thousands of such temporaries. Arrays up to
+:data:`KEEP` elements are kept per thread and name and reused (contents undefined); larger ones
+are made fresh, so what a thread keeps stays small (a few MB for a plan's runs)."""
+
+from __future__ import annotations
+
+import math
+import threading
+
+import numpy as np
+
+#: the largest array kept for reuse, elements (1 MB of floats)
+KEEP = 1 << 17
+
+_LOCAL = threading.local()
+
+
+class Scratch:
+    """``scratch(name, shape, dtype)`` is the array ``name`` of that shape (contents
+    undefined, valid until the next request for ``name`` in this thread); :meth:`zeros` an
+    array of zeros (never to be written)."""
+
+    def __init__(self) -> None:
+        self._bufs: dict[tuple[str, str], np.ndarray] = {}
+
+    def __call__(self, name: str, shape: tuple[int, ...], dtype: type = float) -> np.ndarray:
+        size = math.prod(shape)
+        if size > KEEP:
+            return np.empty(shape, dtype)
+        key = (name, np.dtype(dtype).str)
+        buf = self._bufs.get(key)
+        if buf is None or buf.size < size:
+            buf = self._bufs[key] = np.empty(size, dtype)
+        return buf[:size].reshape(shape)
+
+    def zeros(self, shape: tuple[int, ...]) -> np.ndarray:
+        """Zeros of ``shape`` (``np.maximum`` against an array of zeros is faster than
+        against the scalar 0.0, the same numbers)."""
+        size = math.prod(shape)
+        if size > KEEP:
+            return np.zeros(shape)
+        buf = self._bufs.get(("zeros", "<f8"))
+        if buf is None or buf.size < size:
+            buf = self._bufs[("zeros", "<f8")] = np.zeros(size)
+        return buf[:size].reshape(shape)
+
+
+def scratch() -> Scratch:
+    """This thread's scratch arrays."""
+    pool = getattr(_LOCAL, "pool", None)
+    if pool is None:
+        pool = _LOCAL.pool = Scratch()
+    return pool
