@@ -5,9 +5,9 @@ A pair that is still running has failed at every event so far, so over a run of 
 pair's totals follow from its trial's productive times alone (:func:`.singlestate.fail_rows`,
 summed in event order); a pair ends at the first row where it finishes (the reference's test
 ``s >= need`` on its totals before that row) or its trial's clock passes the wall-clock limit,
-and what it did after that row is never read. Until the first pair ends, the pairs are an
-``(intervals, trials)`` grid that reads its trials' values by broadcasting; from then on a flat
-list in (interval, trial) order that reads them by index, pairs that ended dropped."""
+and what it did after that row is never read. The pairs are a list in (interval, trial) order,
+pairs that ended dropped; until the first one ends it is the whole grid, which reads its trials'
+values by copying them once per interval (from then on by index)."""
 
 from __future__ import annotations
 

@@ -10,16 +10,16 @@ that end there, on a plan's small batches (25 intervals x 256 trials, or 1,000 t
   generator calls in the same order);
 - a pair that is still running has failed at every event so far, so its recovery (repair
   wait end, restart end, waiting and restart totals, productive time before the next event)
-  is its trial's: :class:`_Trials` keeps it once per trial, and a pair that ends takes its
-  trial's totals;
-- at an event where no pair ends, every pair fails, and :func:`_fail_all` applies the
-  reference's checkpoint arithmetic with the masks dropped, in place (``where(fail, x, y)``
-  is ``x``, ``d * active`` is ``d``). A pair can only finish once its trial's clock has
-  passed the work it has to do (work kept plus work since the last recovery never exceeds
-  the time elapsed), so until then the exact finishing test is skipped;
-- while every pair runs (the bulk phase) the pair state is ``(intervals, trials)`` arrays;
-  from the first event at which a pair ends, :class:`.singleflat.Flat` keeps a flat list of
-  the running pairs that reads its trial's values by index;
+  is its trial's: :class:`.singlestate.Trials` keeps it once per trial, and a pair that ends
+  takes its trial's totals;
+- the pairs move a run of events (rows) at a time (:class:`.singlepairs.Pairs`): the
+  reference's checkpoint arithmetic of a failure with the masks dropped (``where(fail, x, y)``
+  is ``x``, ``d * active`` is ``d``) for every row at once, then the running totals added
+  row by row in event order (the same sums, rounding included); each pair's end is the first
+  row at which the reference's test ends it, and what the arithmetic did with it after that
+  row is never read. A pair can only finish once its trial's clock has passed the work it has
+  to do (work kept plus work since the last recovery never exceeds the time elapsed), so until
+  then the exact finishing test is skipped;
 - a pair's interruption counts are its trial's counts of unplanned and planned events before
   it ended, taken from running counts per block.
 """
