@@ -128,26 +128,18 @@ class Pairs:
             return end
         tmp, shape = self.scratch, (n_rows - start, self.size)
         remaining = np.subtract(sim.work, x[KEPT, start:n_rows], out=tmp("remaining", shape))
-        hit = np.greater_equal(s[start:], remaining, out=tmp("hit", shape, bool))
-        reach = hit.any(axis=1)
-        if reach.any():
-            r0 = int(reach.argmax())
-            rem, n_ck, hit_r = remaining[r0:], tmp("n_ck", shape)[r0:], hit[r0:]
-            np.divide(rem, self.tau, out=n_ck)
-            np.ceil(n_ck, out=n_ck)
-            n_ck -= 1.0
-            np.maximum(n_ck, tmp.zeros(n_ck.shape), out=n_ck)
-            n_ck *= sim.delta
-            n_ck += rem                                   # need
-            np.greater_equal(s[start + r0:], n_ck, out=hit_r)
+        hit = np.greater_equal(s[start:], remaining, out=tmp("hit", shape, bool)).ravel()
+        cand = np.flatnonzero(hit)                        # work left in reach: need is no less
+        if cand.size:
+            rem = remaining.ravel().take(cand)
+            n_ck = np.maximum(np.ceil(rem / self.tau.take(cand % self.size)) - 1.0, 0.0)
+            hit[cand] = s[start:].ravel().take(cand) >= rem + n_ck * sim.delta
         if lim is not None:
-            hit |= self.spread(lim[start:], "lim")
-        if not hit.any():
-            return end
-        weight = np.arange(shape[0], 0, -1, dtype=np.int16)   # R - row: the first row most
-        score = np.multiply(hit, weight[:, None], out=tmp("score", shape, np.int16))
-        score = score.max(axis=0)
-        return np.where(score > 0, n_rows - score.astype(np.intp), end)
+            hit |= self.spread(lim[start:], "lim").ravel()
+        cells = np.flatnonzero(hit) if lim is not None else cand[hit.take(cand)]
+        if cells.size:
+            np.minimum.at(end, cells % self.size, cells // self.size + start)
+        return end
 
     def _end(self, sim: Any, blk: Block, b0: int, trials: TrialRows, x: np.ndarray,
              idx: np.ndarray, row: np.ndarray) -> None:
