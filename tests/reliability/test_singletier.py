@@ -74,6 +74,21 @@ def test_runs_of_rows_of_any_length_give_the_same_numbers(kw, budget, monkeypatc
     assert fast_rng.random() == ref_rng.random()
 
 
+@pytest.mark.parametrize("k,width", [(1, 7), (2, 150), (3, 40), (1, 5000), (3, 900)])
+def test_running_sums_and_maxima_go_row_by_row(k, width):
+    """Narrow rows (NumPy's accumulate) and wide ones (a loop over rows) alike: each row is the
+    previous total combined with it, in row order, float for float."""
+    from clustertwin.reliability.scratch import down_rows
+
+    x = np.random.default_rng(k * width).standard_exponential((k, 65, width)) * 1e3
+    want_sum, want_max = x.copy(), x.copy()
+    for r in range(1, 65):
+        want_sum[:, r] = want_sum[:, r - 1] + x[:, r]
+        want_max[:, r] = np.maximum(want_max[:, r - 1], x[:, r])
+    np.testing.assert_array_equal(down_rows(np.add, x.copy()), want_sum)
+    np.testing.assert_array_equal(down_rows(np.maximum, x.copy()), want_max)
+
+
 def test_more_events_than_the_budget_fails_the_same_way():
     fast_rng, ref_rng = np.random.default_rng(3), np.random.default_rng(3)
     with pytest.raises(RunawayError) as fast:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from clustertwin.reliability.runspec import RunSpec
-from clustertwin.reliability.scratch import scratch
+from clustertwin.reliability.scratch import down_rows, scratch
 
 
 class Arrivals:
@@ -95,13 +95,6 @@ def _cause_table(cum: np.ndarray, n_causes: int) -> np.ndarray:
     return table
 
 
-def _running_sums(x: np.ndarray) -> None:
-    """Running sums down the rows of ``x`` in place, added in row order (as ``cumsum`` along
-    the first axis, which runs column by column and is several times slower)."""
-    for r in range(1, x.shape[0]):
-        np.add(x[r - 1], x[r], out=x[r])
-
-
 def _rows_of_rank(rank: np.ndarray, cols: np.ndarray, target: np.ndarray) -> np.ndarray:
     """Per ``(cols[i], target[i])`` the first row whose running count ``rank`` (rows x cols,
     non-decreasing down each column) reaches ``target[i]``: a binary search per column."""
@@ -159,7 +152,7 @@ class ArrivalChunks:
         # one pass over the block instead of a new array per row
         gaps *= 1.0 / self.lam
         gaps[0] += self.t_last                  # t_prev + gap, summed in event order
-        _running_sums(gaps)
+        down_rows(np.add, gaps[None])
         return gaps, u
 
     def _causes(self, u: np.ndarray) -> np.ndarray:
@@ -210,7 +203,7 @@ class ArrivalChunks:
         s, hold, tmp = self.spares, self.hold, scratch()
         rank = tmp("arrivals.rank", t.shape, np.int32)
         rank[:] = rep
-        _running_sums(rank)
+        down_rows(np.add, rank[None])
         wait = rep
         if hold >= 0:
             back = self._back_times(t, first, tmp("arrivals.back", t.shape))

@@ -112,8 +112,8 @@ class Pairs:
               x: np.ndarray) -> np.ndarray:
         """Per pair the first row at which it ends (``R`` where it does not). On the grid the
         test starts at the first row at which a trial's clock nears the work or passes the
-        limit (:data:`CLOCK_MARGIN`), and a row where no pair has its work left in reach
-        (``s >= work - kept``, ``need`` being no less) skips the exact ``need``."""
+        limit (:data:`CLOCK_MARGIN`), and the exact ``need`` is worked out only where a pair
+        has its work left in reach (``s >= work - kept``, ``need`` being no less)."""
         n_rows, t, limit = b1 - b0, blk.t[b0:b1], sim.limit
         last = t.max(axis=1)
         lim = t > limit if limit is not None else None

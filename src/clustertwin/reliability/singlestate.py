@@ -17,7 +17,7 @@ import numpy as np
 
 from clustertwin.reliability.arrivals import Block
 from clustertwin.reliability.runspec import Outcome
-from clustertwin.reliability.scratch import Scratch
+from clustertwin.reliability.scratch import Scratch, down_rows
 
 #: the per-pair totals of an Outcome kept in one float array, in this order
 OUT_FLOAT = ("wall", "work", "stall", "lost", "restart", "waiting")
@@ -44,9 +44,7 @@ class Out:
 def running_sums(x: np.ndarray) -> np.ndarray:
     """``x[:, 0]`` totals, ``x[:, 1:]`` increments (axis 1 the rows): each row becomes the
     totals after its increments, added in row order (in place)."""
-    for r in range(x.shape[1] - 1):
-        np.add(x[:, r], x[:, r + 1], out=x[:, r + 1])
-    return x
+    return down_rows(np.add, x)
 
 
 @dataclass
@@ -83,9 +81,8 @@ class Trials:
         t_eff = t if self.limit is None else np.minimum(t, self.limit, out=tmp("t_eff", t.shape))
         zero = tmp.zeros(t.shape)
         wait = tmp("wait", (n_rows + 1,) + t.shape[1:])
-        wait[0] = self.wait_end
-        for r in range(n_rows):
-            np.maximum(wait[r], avail[r], out=wait[r + 1])
+        wait[0], wait[1:] = self.wait_end, avail
+        down_rows(np.maximum, wait[None])
         rec = np.add(wait, self.rst, out=tmp("rec", wait.shape))
         rec[0] = self.rec_end
         np.subtract(t_eff, rec[:-1], out=s)
