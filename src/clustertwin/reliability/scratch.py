@@ -14,8 +14,8 @@ import threading
 
 import numpy as np
 
-#: the largest array kept for reuse, elements (1 MB of floats)
-KEEP = 1 << 17
+#: the largest array kept for reuse, elements (2 MB of floats)
+KEEP = 1 << 18
 
 _LOCAL = threading.local()
 

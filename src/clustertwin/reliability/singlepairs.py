@@ -32,7 +32,7 @@ from clustertwin.reliability.singlestate import (
 CLOCK_MARGIN = 1e-6
 #: rows x pairs moved at once (bounds the scratch arrays, and the work done for a pair after
 #: it ended within a run of rows)
-BUDGET = 1 << 15
+BUDGET = 1 << 16
 
 
 class Pairs:
