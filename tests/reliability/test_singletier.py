@@ -44,7 +44,11 @@ CASES = {
 
 @pytest.mark.parametrize("kw", CASES.values(), ids=CASES.keys())
 @pytest.mark.parametrize("intervals", [[0.3, 1.0, 2.5], 0.7], ids=["grid", "one"])
-def test_fast_loop_matches_the_reference_bit_for_bit(kw, intervals):
+@pytest.mark.parametrize("block", [40, ArrivalChunks.ROWS], ids=["blocks of 40", "blocks as run"])
+def test_fast_loop_matches_the_reference_bit_for_bit(kw, intervals, block, monkeypatch):
+    """Blocks of 40 events (several a run, not a whole number of generator marks) and the
+    product's block size."""
+    monkeypatch.setattr(ArrivalChunks, "ROWS", block)
     spec = _spec(**kw)
     fast_rng, ref_rng = np.random.default_rng(11), np.random.default_rng(11)
     fast = simulate(spec, intervals, 150, fast_rng, count_causes=True, record=True,
@@ -52,7 +56,7 @@ def test_fast_loop_matches_the_reference_bit_for_bit(kw, intervals):
     ref = simulate_events(spec, intervals, 150, ref_rng, count_causes=True, record=True,
                           max_events=20_000)
     _same(fast, ref)
-    assert fast.events > 64                          # more than one block of arrivals
+    assert fast.events > 40                          # more than one block of 40 arrivals
     assert fast_rng.random() == ref_rng.random()   # the generator is left where it would be
 
 
@@ -61,11 +65,12 @@ def test_fast_loop_matches_the_reference_bit_for_bit(kw, intervals):
                          ids=["spares", "write window", "wall-clock limit"])
 def test_runs_of_rows_of_any_length_give_the_same_numbers(kw, budget, monkeypatch):
     """The pairs move a few rows at a time (one row per call for budget 1; 7 rows x pairs: a
-    row or two on the grid, cut anywhere inside the 64-event blocks): still the reference's
+    row or two on the grid, cut anywhere inside the blocks of arrivals): still the reference's
     numbers bit for bit."""
     from clustertwin.reliability import singlepairs
 
     monkeypatch.setattr(singlepairs, "BUDGET", budget)
+    monkeypatch.setattr(ArrivalChunks, "ROWS", 40)
     spec = _spec(**kw)
     fast_rng, ref_rng = np.random.default_rng(12), np.random.default_rng(12)
     fast = simulate(spec, [0.3, 1.0, 2.5], 40, fast_rng, count_causes=True, record=True)
@@ -164,6 +169,7 @@ def test_two_tier_opening_events_match_the_masked_loop(case, monkeypatch):
     from clustertwin.reliability.montecarlo import TrialLoop
     from clustertwin.reliability.tiers import TierSpec, simulate_tiers
 
+    monkeypatch.setattr(ArrivalChunks, "ROWS", 40)                # several blocks a run
     spec = _spec(**case.get("spec", {}))
     tier = TierSpec(**{**dict(local_blocking_h=0.01, local_persist_h=0.02, local_restart_h=0.05),
                        **case.get("tier", {})})
@@ -182,5 +188,5 @@ def test_two_tier_opening_events_match_the_masked_loop(case, monkeypatch):
     ref = simulate_tiers(*args, ref_rng, **kw)
     _same(fast, ref)
     np.testing.assert_array_equal(fast.local_restores, ref.local_restores)
-    assert fast.events > 64
+    assert fast.events > 40
     assert fast_rng.random() == ref_rng.random()

@@ -112,11 +112,11 @@ def _rows_of_rank(rank: np.ndarray, cols: np.ndarray, target: np.ndarray) -> np.
 class ArrivalChunks:
     """:class:`Arrivals`, ``ROWS`` events at a time; the generator's state is saved every
     ``MARK`` events so that :meth:`rewind` redraws at most that many. (Larger blocks draw more
-    events past the end of a run than they save in per-block work.) A block's times and
+    events past the end of a run than they save in per-block work; measured on a plan's runs.) A block's times and
     replacement-ready times are written over two blocks later (fresh arrays of this size cost
     page faults): a caller keeps no view of a block beyond the next one."""
 
-    ROWS, MARK = 64, 16
+    ROWS, MARK = 128, 16
 
     def __init__(self, spec: RunSpec, trials: int, rng: np.random.Generator) -> None:
         one = Arrivals(spec, 0, rng)
