@@ -79,7 +79,7 @@ def test_runs_of_rows_of_any_length_give_the_same_numbers(kw, budget, monkeypatc
     assert fast_rng.random() == ref_rng.random()
 
 
-@pytest.mark.parametrize("k,width", [(1, 7), (2, 150), (3, 40), (1, 5000), (3, 900)])
+@pytest.mark.parametrize("k,width", [(1, 7), (2, 150), (3, 40), (1, 256), (1, 5000), (3, 900)])
 def test_running_sums_and_maxima_go_row_by_row(k, width):
     """Narrow rows (NumPy's accumulate) and wide ones (a loop over rows) alike: each row is the
     previous total combined with it, in row order, float for float."""
