@@ -34,9 +34,12 @@ EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "default.yaml"
 
 
 def _inputs(gpus: int, days: float, trials: int = 1000, **extra):
-    rel = SimpleNamespace(failure_profile="llama3-h100", failures_per_1000_node_days="auto",
-                          checkpoint_interval_min="auto", checkpoint_blocking_s=10.0,
-                          restart_min=10.0, trials=trials, seed=0, **extra)
+    keys = dict(failure_profile="llama3-h100", failures_per_1000_node_days="auto",
+                checkpoint_interval_min="auto", checkpoint_blocking_s=10.0, restart_min=10.0,
+                trials=trials, seed=0, local_checkpoint_interval_min="none",
+                local_checkpoint_replicas=0, local_checkpoint_blocking_s="auto",
+                local_checkpoint_write_s="auto", repair_h="auto", include_planned=True)
+    rel = SimpleNamespace(**{**keys, **extra})     # the section's defaults where not given
     scenario = SimpleNamespace(
         source="bench", reliability=rel,
         cluster=SimpleNamespace(node="bench-node", spare_nodes=256),
