@@ -79,11 +79,13 @@ def test_runs_of_rows_of_any_length_give_the_same_numbers(kw, budget, monkeypatc
     assert fast_rng.random() == ref_rng.random()
 
 
-@pytest.mark.parametrize("k,width", [(1, 7), (2, 150), (3, 40), (1, 256), (1, 5000), (3, 900)])
+@pytest.mark.parametrize("k,width", [(1, 7), (2, 150), (3, 40), (1, 256), (1, 5000), (3, 900),
+                                     (3, 1), (2, 15), (2, 16)])
 def test_running_sums_and_maxima_go_row_by_row(k, width):
     """Narrow rows (NumPy's accumulate) and wide ones (a loop over rows) alike: each row is the
-    previous total combined with it, in row order, float for float."""
-    from clustertwin.reliability.scratch import down_rows
+    previous total combined with it, in row order, float for float; and the totals alone
+    (``row_totals``: NumPy's add.reduce down the rows where they are wide) the last row."""
+    from clustertwin.reliability.scratch import down_rows, row_totals
 
     x = np.random.default_rng(k * width).standard_exponential((k, 65, width)) * 1e3
     want_sum, want_max = x.copy(), x.copy()
@@ -92,6 +94,7 @@ def test_running_sums_and_maxima_go_row_by_row(k, width):
         want_max[:, r] = np.maximum(want_max[:, r - 1], x[:, r])
     np.testing.assert_array_equal(down_rows(np.add, x.copy()), want_sum)
     np.testing.assert_array_equal(down_rows(np.maximum, x.copy()), want_max)
+    np.testing.assert_array_equal(row_totals(x.copy()), want_sum[:, -1])
 
 
 def test_more_events_than_the_budget_fails_the_same_way():

@@ -67,6 +67,16 @@ def down_rows(op: np.ufunc, x: np.ndarray) -> np.ndarray:
     return x
 
 
+def row_totals(x: np.ndarray) -> np.ndarray:
+    """``down_rows(np.add, x)[:, -1]`` without the rows between: ``x[:, 0]`` totals plus the
+    increments ``x[:, 1:]``, added in row order. ``add.reduce`` down the rows adds them row by
+    row when the rows are contiguous and at least two elements wide (NumPy sums pairwise only
+    along the innermost axis); 16 elements are required, to be safe."""
+    if x[0, 0].size >= 16 and x.strides[-1] == x.itemsize:
+        return np.add.reduce(x, axis=1)
+    return down_rows(np.add, x)[:, -1].copy()
+
+
 def scratch() -> Scratch:
     """This thread's scratch arrays."""
     pool = getattr(_LOCAL, "pool", None)

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from clustertwin.reliability.arrivals import Block
-from clustertwin.reliability.scratch import Scratch
+from clustertwin.reliability.scratch import Scratch, row_totals
 from clustertwin.reliability.singlestate import (
     KEPT,
     OUT_FLOAT,
@@ -69,11 +69,14 @@ class Pairs:
 
     def move(self, sim: Any, blk: Block, b0: int, b1: int) -> int | None:
         """Events ``b0 .. b1-1`` of ``blk``; returns the row after the last pair's end when no
-        pair runs any more, else None."""
+        pair runs any more, else None. Where no pair can end in these rows, only the totals
+        after them are added up (:func:`.scratch.row_totals`)."""
         n_rows, tmp, size = b1 - b0, self.scratch, self.size
+        start = self._test_from(sim, blk.t[b0:b1])
+        quiet = start == n_rows
         x = tmp("x", (3, n_rows + 1, size))               # kept, stall, lost: before, after each
         per_trial = tmp("per_trial", (2, n_rows, self.n))  # s, planned as 1.0/0.0
-        trials = sim.trials.rows(blk.t[b0:b1], blk.avail[b0:b1], per_trial[0])
+        trials = sim.trials.rows(blk.t[b0:b1], blk.avail[b0:b1], per_trial[0], not quiet)
         per_trial[1] = blk.planned[b0:b1]
         s, pf = self.spread(per_trial, "per_pair")
         x[:, 0] = self.acc
@@ -81,20 +84,20 @@ class Pairs:
             shape = (n_rows, size)
             kt, comp = fail_rows(s, self.tau, self.period, sim.delta, x[:, 1:], tmp("k", shape),
                                  tmp("rem", shape))
-            first_kt, first_comp = kt[:, 0].copy(), comp[:, 0].copy()
+            first = kt[:, 0].copy(), comp[:, 0].copy()    # the first pair's, for its timeline
             plan_rows(x[:, 1:], pf, tmp("rem", shape))
         else:
             kt, comp = sim.fail(s, self.tau, self.period, sim.delta, x[:, 1:], pf, 1.0 - pf)
-            first_kt, first_comp = kt[:, 0], comp[:, 0]
+            first = kt[:, 0], comp[:, 0]
+        if quiet:
+            if sim.record and self.pid[0] == 0:
+                self._record(sim, blk, b0, trials, np.cumsum(x[KEPT, :, 0]), first, n_rows)
+            self.acc = row_totals(x)
+            return None
         running_sums(x)
-        end = self._ends(sim, blk, b0, b1, s, x)
+        end = self._ends(sim, blk, b0, b1, s, x, start)
         if sim.record and self.pid[0] == 0:
-            upto = int(end[0]) if end[0] < n_rows else n_rows
-            at_fail = x[KEPT, :upto, 0] + first_kt[:upto] + first_comp[:upto]
-            for r in range(upto):
-                sim.out.timeline.append((float(blk.t[b0 + r, 0]), int(blk.cause[b0 + r, 0]),
-                                         float(at_fail[r]), float(x[KEPT, r + 1, 0]),
-                                         float(trials.rec[r + 1, 0])))
+            self._record(sim, blk, b0, trials, x[KEPT, :, 0], first, min(int(end[0]), n_rows))
         idx = np.flatnonzero(end < n_rows)
         if idx.size == 0:
             self.acc = x[:, -1].copy()
@@ -108,24 +111,36 @@ class Pairs:
         self.acc, self.grid = x[:, -1].take(keep, axis=1), False
         return None
 
+    @staticmethod
+    def _record(sim: Any, blk: Block, b0: int, trials: TrialRows, kept: np.ndarray,
+                first: tuple[np.ndarray, np.ndarray], upto: int) -> None:
+        """The first pair's failures in rows ``0 .. upto-1`` on the timeline: the work at the
+        failure (kept before it + k tau + comp), kept after it, its trial's recovery end."""
+        at_fail = kept[:upto] + first[0][:upto] + first[1][:upto]
+        for r in range(upto):
+            sim.out.timeline.append((float(blk.t[b0 + r, 0]), int(blk.cause[b0 + r, 0]),
+                                     float(at_fail[r]), float(kept[r + 1]),
+                                     float(trials.rec[r + 1, 0])))
+
+    def _test_from(self, sim: Any, t: np.ndarray) -> int:
+        """The first of the rows at times ``t`` at which a pair may end: on the grid where a
+        trial's clock nears the work (:data:`CLOCK_MARGIN`) or passes the limit; after the
+        first end, the first row. ``len(t)`` where none may."""
+        if not self.grid:
+            return 0
+        test = t.max(axis=1) >= sim.work * (1.0 - CLOCK_MARGIN)
+        if sim.limit is not None:
+            test |= (t > sim.limit).any(axis=1)
+        return int(test.argmax()) if test.any() else t.shape[0]
+
     def _ends(self, sim: Any, blk: Block, b0: int, b1: int, s: np.ndarray,
-              x: np.ndarray) -> np.ndarray:
-        """Per pair the first row at which it ends (``R`` where it does not). On the grid the
-        test starts at the first row at which a trial's clock nears the work or passes the
-        limit (:data:`CLOCK_MARGIN`), and the exact ``need`` is worked out only where a pair
+              x: np.ndarray, start: int) -> np.ndarray:
+        """Per pair the first row at which it ends (``R`` where it does not), testing from
+        row ``start`` (:meth:`_test_from`); the exact ``need`` is worked out only where a pair
         has its work left in reach (``s >= work - kept``, ``need`` being no less)."""
         n_rows, t, limit = b1 - b0, blk.t[b0:b1], sim.limit
-        last = t.max(axis=1)
         lim = t > limit if limit is not None else None
-        start = 0
-        if self.grid:
-            test = last >= sim.work * (1.0 - CLOCK_MARGIN)
-            if lim is not None:
-                test |= lim.any(axis=1)
-            start = int(test.argmax()) if test.any() else n_rows
         end = np.full(self.size, n_rows)
-        if start == n_rows:
-            return end
         tmp, shape = self.scratch, (n_rows - start, self.size)
         remaining = np.subtract(sim.work, x[KEPT, start:n_rows], out=tmp("remaining", shape))
         hit = np.greater_equal(s[start:], remaining, out=tmp("hit", shape, bool)).ravel()

@@ -17,7 +17,7 @@ import numpy as np
 
 from clustertwin.reliability.arrivals import Block
 from clustertwin.reliability.runspec import Outcome
-from clustertwin.reliability.scratch import Scratch, down_rows
+from clustertwin.reliability.scratch import Scratch, down_rows, row_totals
 
 #: the per-pair totals of an Outcome kept in one float array, in this order
 OUT_FLOAT = ("wall", "work", "stall", "lost", "restart", "waiting")
@@ -73,10 +73,13 @@ class Trials:
         self.t_prev, self.wait_end, self.rec_end = np.zeros(n), np.zeros(n), np.zeros(n)
         self.acc = np.zeros((2, n))                       # waiting, restart
 
-    def rows(self, t: np.ndarray, avail: np.ndarray, s: np.ndarray) -> TrialRows:
+    def rows(self, t: np.ndarray, avail: np.ndarray, s: np.ndarray,
+             running: bool = True) -> TrialRows:
         """The events at times ``t`` (R, trials), replacements ready at ``avail``, booked for
         every trial (for the pairs that fail there), and the state moved past them (the rows
-        are scratch arrays, valid until the next call); the productive times go to ``s``."""
+        are scratch arrays, valid until the next call); the productive times go to ``s``.
+        Without ``running`` the waiting and restart totals are kept for the last row only
+        (``acc`` then holds the increments)."""
         n_rows, tmp = t.shape[0], self.scratch
         t_eff = t if self.limit is None else np.minimum(t, self.limit, out=tmp("t_eff", t.shape))
         zero = tmp.zeros(t.shape)
@@ -96,9 +99,11 @@ class Trials:
         np.minimum(t_eff, rec[:-1], out=restart)
         restart -= wait[:-1]
         np.maximum(restart, zero, out=restart)
-        running_sums(acc)
+        if running:
+            self.acc = running_sums(acc)[:, -1].copy()
+        else:
+            self.acc = row_totals(acc)
         self.t_prev, self.wait_end, self.rec_end = t[-1], wait[-1].copy(), rec[-1].copy()
-        self.acc = acc[:, -1].copy()
         return TrialRows(s, wait, rec, acc)
 
 
