@@ -81,16 +81,18 @@ class Block:
 
 #: equal bins of [0, 1) in the cause table (a power of two: ``u * CAUSE_BINS`` is exact)
 CAUSE_BINS = 4096
-_UNSURE = 255
+_UNSURE = 127
 
 
-def _cause_table(cum: np.ndarray, n_causes: int) -> np.ndarray:
+def _cause_table(cum: np.ndarray, n_causes: int, repair_of: np.ndarray) -> np.ndarray:
     """Per bin ``[i, i + 1) / CAUSE_BINS`` the cause of every draw in it (the sorted shares
-    ``cum`` below the bin, at most ``n_causes``), or ``_UNSURE`` where a share falls inside."""
+    ``cum`` below the bin, at most ``n_causes``, less than ``_UNSURE``), plus 128 where it
+    needs a repair; ``_UNSURE`` where a share falls inside the bin."""
     lo = np.arange(CAUSE_BINS) / CAUSE_BINS
     below = np.searchsorted(cum, lo, side="left")
     below_next = np.searchsorted(cum, lo + 1.0 / CAUSE_BINS, side="left")
-    table = np.minimum(below, n_causes).astype(np.uint8)
+    cause = np.minimum(below, n_causes)
+    table = (cause | repair_of[cause] * 128).astype(np.uint8)
     table[below != below_next] = _UNSURE
     return table
 
@@ -132,8 +134,9 @@ class ArrivalChunks:
         self.marks: list[tuple[int, dict]] = []
         cum = self.cum
         # searchsorted(cum, u, "right") counts the cumulative shares <= u when they are sorted
-        self.by_count = (cum is not None and cum.size < 255 and bool(np.all(cum[1:] >= cum[:-1])))
-        self.lookup = _cause_table(cum, self.n_causes) if self.by_count else None
+        self.by_count = (cum is not None and cum.size < _UNSURE
+                         and bool(np.all(cum[1:] >= cum[:-1])))
+        self.lookup = _cause_table(cum, self.n_causes, self.repair_of) if self.by_count else None
         self.times = np.empty((2, 2, self.ROWS, self.n))  # (t, avail) of this block, the last
 
     def _draw(self, rows: int) -> tuple[np.ndarray, np.ndarray]:
@@ -157,35 +160,46 @@ class ArrivalChunks:
 
     def _causes(self, u: np.ndarray) -> np.ndarray:
         """The causes of uniform draws ``u``: ``searchsorted(cum, u, "right")``, at most
-        ``n_causes``; with sorted shares from a table of ``CAUSE_BINS`` equal bins of [0, 1),
-        exact where no share falls inside a draw's bin (``u * CAUSE_BINS`` is exact), the
-        search itself where one does."""
+        ``n_causes``."""
         if not self.by_count:
             return np.minimum(np.searchsorted(self.cum, u, side="right"), self.n_causes)
+        return self._codes(u) & 127
+
+    def _codes(self, u: np.ndarray) -> np.ndarray:
+        """:meth:`_causes` with sorted shares, plus 128 where the cause needs a repair: from a
+        table of ``CAUSE_BINS`` equal bins of [0, 1), exact where no share falls inside a
+        draw's bin (``u * CAUSE_BINS`` is exact), the search itself where one does."""
         tmp = scratch()
         bins = tmp("arrivals.bins", u.shape, np.uint16)
         scaled = np.multiply(u, CAUSE_BINS, out=tmp("arrivals.scaled", u.shape))
         np.copyto(bins, scaled, casting="unsafe")
-        cause = self.lookup.take(bins)
-        unsure = np.flatnonzero(cause == _UNSURE)
+        code = self.lookup.take(bins)
+        unsure = np.flatnonzero(code == _UNSURE)
         if unsure.size:
-            found = np.searchsorted(self.cum, u.ravel()[unsure], side="right")
-            cause.ravel()[unsure] = np.minimum(found, self.n_causes)
-        return cause
+            found = np.minimum(np.searchsorted(self.cum, u.ravel()[unsure], side="right"),
+                               self.n_causes)
+            code.ravel()[unsure] = found | self.repair_of[found] * 128
+        return code
 
     def block(self) -> Block:
         """The next block of events."""
         rows, first = self.ROWS, self.drawn
+        rep = None
         if self.lam > 0:
             t, u = self._draw(rows)
-            cause = self._causes(u)
+            if self.by_count:
+                code = self._codes(u)
+                cause, rep = code & 127, code >= 128
+            else:
+                cause = self._causes(u)
         else:
             t = np.full((rows, self.n), np.inf)
             cause = np.zeros((rows, self.n), dtype=np.int64)
         avail = self.times[self.drawn // self.ROWS % 2, 1, :rows]
         self.drawn += rows
         self.t_last = t[-1].copy()
-        rep = self.repair_of.take(cause)
+        if rep is None:
+            rep = self.repair_of.take(cause)
         np.copyto(avail, t)
         if self.spares == 0:
             np.add(t, self.hold, out=avail, where=rep)
@@ -243,7 +257,13 @@ class ArrivalChunks:
         """Carry each trial's last ``spares`` repair-needing failure times to the next block
         (``hist``: the failure of rank ``k`` in column ``k % spares``)."""
         s, total = self.spares, rank[-1].astype(np.int64)
-        cell = np.flatnonzero(rep & (rank > (total - s).astype(rank.dtype)))
+        past = (total - s).astype(rank.dtype)
+        lo, hi = 0, rank.shape[0] - 1       # the first row where a count passes ``past``
+        while lo < hi:                      # (counts only grow down a column)
+            mid = (lo + hi) // 2
+            lo, hi = (lo, mid) if (rank[mid] > past).any() else (mid + 1, hi)
+        rank, rep, t = rank[lo:], rep[lo:], t[lo:]
+        cell = np.flatnonzero(rep & (rank > past))
         col = cell % self.n
         self.hist[col, (self.n_rep[col] + rank.ravel()[cell] - 1) % s] = t.ravel()[cell]
         self.n_rep += total
