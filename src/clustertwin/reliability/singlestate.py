@@ -4,10 +4,9 @@ fail at each of them.
 
 Everything here works on a run of ``R`` consecutive events at once (rows). Sums that the
 reference builds one event at a time (``total += increment``) are built the same way: the
-increments of all rows first, then one addition per row in event order from the total before
-the run (so each row holds the reference's running total, rounding included). NumPy's own
-``cumsum``/``maximum.accumulate`` along the rows would give the same numbers, but along the
-first axis they run column by column and are several times slower than a loop over rows."""
+increments of all rows first, then added in event order from the total before the run (so
+each row holds the reference's running total, rounding included), by
+:func:`.scratch.down_rows` (or :func:`.scratch.row_totals` where only the last row is read)."""
 
 from __future__ import annotations
 
