@@ -40,11 +40,10 @@ class _Sim:
 
     def __init__(self, spec: RunSpec, tau: np.ndarray, n: int, n_causes: int | None,
                  record: bool) -> None:
-        g = tau.shape[0]
-        self.g, self.n, self.record = g, n, record
+        self.record = record
         self.work, self.limit, self.delta = spec.work_h, spec.wall_limit_h, spec.blocking_h
         self.persist = spec.persist_h
-        self.out = Out(g, n, n_causes)
+        self.out = Out(tau.shape[0], n, n_causes)
         scratch = thread_scratch()
         self.trials = Trials(n, spec.wall_limit_h, spec.restart_h, scratch)
         self.counter = Counter(n, self.out.counts)
