@@ -9,10 +9,16 @@ Issue 25 (cold start): the stage on ``examples/default.yaml`` (16,384 H100s, its
 in CPU seconds per warm call, target <= 0.08 s, and the single-tier Monte Carlo against the
 event-by-event reference it must match bit for bit (``simulate_events``). Issue 25 follow-up:
 the same figure for a two-tier variant of the example (``local_checkpoint_interval_min: auto``),
-whose Monte Carlo must match the masked event loop bit for bit."""
+whose Monte Carlo must match the masked event loop bit for bit.
+
+Issue 36 (item 5: ``plan --json`` on the default scenario): the reliability stage runs twice per
+plan (the plan and the cloud route's re-plan); :func:`issue36_stage` prints a warm ``analyze``
+on ``examples/default.yaml``, its two Monte Carlo calls and a warm ``make_plan`` beside the
+figures of the event-by-event single-tier loop it replaced (commit 47e598d, same machine)."""
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 from types import SimpleNamespace
@@ -28,9 +34,12 @@ EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "default.yaml"
 
 
 def _inputs(gpus: int, days: float, trials: int = 1000, **extra):
-    rel = SimpleNamespace(failure_profile="llama3-h100", failures_per_1000_node_days="auto",
-                          checkpoint_interval_min="auto", checkpoint_blocking_s=10.0,
-                          restart_min=10.0, trials=trials, seed=0, **extra)
+    keys = dict(failure_profile="llama3-h100", failures_per_1000_node_days="auto",
+                checkpoint_interval_min="auto", checkpoint_blocking_s=10.0, restart_min=10.0,
+                trials=trials, seed=0, local_checkpoint_interval_min="none",
+                local_checkpoint_replicas=0, local_checkpoint_blocking_s="auto",
+                local_checkpoint_write_s="auto", repair_h="auto", include_planned=True)
+    rel = SimpleNamespace(**{**keys, **extra})     # the section's defaults where not given
     scenario = SimpleNamespace(
         source="bench", reliability=rel,
         cluster=SimpleNamespace(node="bench-node", spare_nodes=256),
@@ -124,6 +133,59 @@ def default_stage() -> dict[str, float]:
     return figures
 
 
+#: issue 36, before: the same figures at 47e598d (the event-by-event bulk and flat loops) on the
+#: 2-core machine this work was measured on, CPU ms per warm call, best of 30
+BEFORE_47E598D = {"analyze": 77.4, "search": 35.0, "main": 40.5, "make_plan": 306.0}
+
+
+def issue36_stage(repeat: int = 30) -> dict[str, float]:
+    """CPU ms per warm call (best of ``repeat``): ``analyze`` on the default example, its
+    search and main Monte Carlo calls, and the whole ``make_plan``; before and now."""
+    from clustertwin.catalog import load_catalog
+    from clustertwin.deadline import train
+    from clustertwin.design import design
+    from clustertwin.plan import make_plan
+    from clustertwin.reliability import montecarlo, runs
+    from clustertwin.scenario import load_scenario
+
+    cat = load_catalog([])
+    sc = load_scenario(EXAMPLE, cat)
+    est = train(sc, cat)
+    des = design(sc, cat, est)
+    calls = []
+
+    def spy(spec, intervals, trials, rng, **kw):  # noqa: ANN001, ANN202
+        calls.append((spec, intervals, trials, rng.bit_generator.state, kw))
+        return montecarlo.simulate(spec, intervals, trials, rng, **kw)
+
+    runs.simulate = spy
+    try:
+        analyze(sc, cat, est, des)
+    finally:
+        runs.simulate = montecarlo.simulate
+
+    def again(call: tuple):  # noqa: ANN202
+        spec, intervals, trials, state, kw = call
+
+        def go() -> None:
+            rng = np.random.default_rng()
+            rng.bit_generator.state = state
+            simulate(spec, intervals, trials, rng, **kw)
+        return go
+
+    now = {"analyze": _cpu(lambda: analyze(sc, cat, est, des), repeat),
+           "search": _cpu(again(calls[0]), repeat), "main": _cpu(again(calls[1]), repeat),
+           "make_plan": _cpu(lambda: make_plan(sc, cat), max(3, repeat // 3))}
+    print("issue 36: reliability on examples/default.yaml, CPU ms per warm call "
+          f"(best of {repeat}; load average {os.getloadavg()[0]:.2f})")
+    print(f"  {'':28s} {'before':>8s} {'now':>8s}")
+    labels = {"analyze": "analyze()", "search": "  search Monte Carlo 25 x 256",
+              "main": "  main Monte Carlo 1 x 1,000", "make_plan": "make_plan() (2 x analyze)"}
+    for key, label in labels.items():
+        print(f"  {label:28s} {BEFORE_47E598D[key]:8.1f} {now[key] * 1e3:8.1f}")
+    return {f"issue36_{k}_cpu_s": v for k, v in now.items()}
+
+
 def two_tier_default() -> dict[str, float]:
     """CPU per warm ``analyze`` call on ``examples/default.yaml`` with the local tier searched
     (``reliability.local_checkpoint_interval_min: auto``)."""
@@ -152,6 +214,7 @@ def two_tier_default() -> dict[str, float]:
 
 def main() -> dict[str, float]:
     figures = default_stage()
+    figures.update(issue36_stage())
     figures.update(two_tier_default())
     cat = _Catalog()
     print("reliability benchmark (best of 3, wall-clock seconds)")

@@ -44,7 +44,11 @@ CASES = {
 
 @pytest.mark.parametrize("kw", CASES.values(), ids=CASES.keys())
 @pytest.mark.parametrize("intervals", [[0.3, 1.0, 2.5], 0.7], ids=["grid", "one"])
-def test_fast_loop_matches_the_reference_bit_for_bit(kw, intervals):
+@pytest.mark.parametrize("block", [40, ArrivalChunks.ROWS], ids=["blocks of 40", "blocks as run"])
+def test_fast_loop_matches_the_reference_bit_for_bit(kw, intervals, block, monkeypatch):
+    """Blocks of 40 events (several a run, not a whole number of generator marks) and the
+    product's block size."""
+    monkeypatch.setattr(ArrivalChunks, "ROWS", block)
     spec = _spec(**kw)
     fast_rng, ref_rng = np.random.default_rng(11), np.random.default_rng(11)
     fast = simulate(spec, intervals, 150, fast_rng, count_causes=True, record=True,
@@ -52,8 +56,45 @@ def test_fast_loop_matches_the_reference_bit_for_bit(kw, intervals):
     ref = simulate_events(spec, intervals, 150, ref_rng, count_causes=True, record=True,
                           max_events=20_000)
     _same(fast, ref)
-    assert fast.events > 64                          # more than one block of arrivals
+    assert fast.events > 40                          # more than one block of 40 arrivals
     assert fast_rng.random() == ref_rng.random()   # the generator is left where it would be
+
+
+@pytest.mark.parametrize("budget", [1, 7, 400])
+@pytest.mark.parametrize("kw", [CASES["spares"], CASES["write window"], CASES["wall-clock limit"]],
+                         ids=["spares", "write window", "wall-clock limit"])
+def test_runs_of_rows_of_any_length_give_the_same_numbers(kw, budget, monkeypatch):
+    """The pairs move a few rows at a time (one row per call for budget 1; 7 rows x pairs: a
+    row or two on the grid, cut anywhere inside the blocks of arrivals): still the reference's
+    numbers bit for bit."""
+    from clustertwin.reliability import singlepairs
+
+    monkeypatch.setattr(singlepairs, "BUDGET", budget)
+    monkeypatch.setattr(ArrivalChunks, "ROWS", 40)
+    spec = _spec(**kw)
+    fast_rng, ref_rng = np.random.default_rng(12), np.random.default_rng(12)
+    fast = simulate(spec, [0.3, 1.0, 2.5], 40, fast_rng, count_causes=True, record=True)
+    ref = simulate_events(spec, [0.3, 1.0, 2.5], 40, ref_rng, count_causes=True, record=True)
+    _same(fast, ref)
+    assert fast_rng.random() == ref_rng.random()
+
+
+@pytest.mark.parametrize("k,width", [(1, 7), (2, 150), (3, 40), (1, 256), (1, 5000), (3, 900),
+                                     (3, 1), (2, 15), (2, 16)])
+def test_running_sums_and_maxima_go_row_by_row(k, width):
+    """Narrow rows (NumPy's accumulate) and wide ones (a loop over rows) alike: each row is the
+    previous total combined with it, in row order, float for float; and the totals alone
+    (``row_totals``: NumPy's add.reduce down the rows where they are wide) the last row."""
+    from clustertwin.reliability.scratch import down_rows, row_totals
+
+    x = np.random.default_rng(k * width).standard_exponential((k, 65, width)) * 1e3
+    want_sum, want_max = x.copy(), x.copy()
+    for r in range(1, 65):
+        want_sum[:, r] = want_sum[:, r - 1] + x[:, r]
+        want_max[:, r] = np.maximum(want_max[:, r - 1], x[:, r])
+    np.testing.assert_array_equal(down_rows(np.add, x.copy()), want_sum)
+    np.testing.assert_array_equal(down_rows(np.maximum, x.copy()), want_max)
+    np.testing.assert_array_equal(row_totals(x.copy()), want_sum[:, -1])
 
 
 def test_more_events_than_the_budget_fails_the_same_way():
@@ -93,6 +134,27 @@ def test_blocks_of_arrivals_are_the_events_one_by_one(spares, repair_h):
     assert waits > 0
 
 
+@pytest.mark.parametrize("rates,planned", [((1.0, 0.0, 1.0, 2.0), 0.0), ((0.3, 1e-9, 0.2), 0.02),
+                                           ((0.2, 0.1, 0.05), 0.02)],
+                         ids=["shares on bin edges, one repeated", "two shares in a bin", "plain"])
+def test_the_cause_table_gives_the_search_s_causes(rates, planned):
+    """The causes read from the table of bins are ``searchsorted``'s, for draws on, just
+    beside and between every share and bin edge."""
+    from clustertwin.reliability.arrivals import CAUSE_BINS
+
+    spec = _spec(rates_per_h=rates, needs_repair=(True,) * len(rates), planned_per_h=planned)
+    chunks = ArrivalChunks(spec, 100, np.random.default_rng(4))
+    cum, edges = chunks.cum, np.arange(CAUSE_BINS) / CAUSE_BINS
+    near = np.concatenate([cum, np.nextafter(cum, 0.0), np.nextafter(cum, 1.0), edges,
+                           np.nextafter(edges, 1.0), np.random.default_rng(5).random(6400)])
+    near = near[(near >= 0.0) & (near < 1.0)]
+    rng = np.random.default_rng(6)
+    for _ in range(4):
+        u = rng.choice(near, size=(chunks.ROWS, 100))
+        want = np.minimum(np.searchsorted(cum, u, side="right"), chunks.n_causes)
+        np.testing.assert_array_equal(chunks._causes(u), want)
+
+
 TIER_CASES = {
     "node-local": dict(tier=dict(replicas=0)),
     "peer copy": dict(tier=dict(replicas=1)),
@@ -110,6 +172,7 @@ def test_two_tier_opening_events_match_the_masked_loop(case, monkeypatch):
     from clustertwin.reliability.montecarlo import TrialLoop
     from clustertwin.reliability.tiers import TierSpec, simulate_tiers
 
+    monkeypatch.setattr(ArrivalChunks, "ROWS", 40)                # several blocks a run
     spec = _spec(**case.get("spec", {}))
     tier = TierSpec(**{**dict(local_blocking_h=0.01, local_persist_h=0.02, local_restart_h=0.05),
                        **case.get("tier", {})})
@@ -128,5 +191,5 @@ def test_two_tier_opening_events_match_the_masked_loop(case, monkeypatch):
     ref = simulate_tiers(*args, ref_rng, **kw)
     _same(fast, ref)
     np.testing.assert_array_equal(fast.local_restores, ref.local_restores)
-    assert fast.events > 64
+    assert fast.events > 40
     assert fast_rng.random() == ref_rng.random()

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from clustertwin.reliability.runspec import RunSpec
+from clustertwin.reliability.scratch import down_rows, scratch
 
 
 class Arrivals:
@@ -78,6 +79,24 @@ class Block:
         return self.t.shape[0]
 
 
+#: equal bins of [0, 1) in the cause table (a power of two: ``u * CAUSE_BINS`` is exact)
+CAUSE_BINS = 4096
+_UNSURE = 127
+
+
+def _cause_table(cum: np.ndarray, n_causes: int, repair_of: np.ndarray) -> np.ndarray:
+    """Per bin ``[i, i + 1) / CAUSE_BINS`` the cause of every draw in it (the sorted shares
+    ``cum`` below the bin, at most ``n_causes``, less than ``_UNSURE``), plus 128 where it
+    needs a repair; ``_UNSURE`` where a share falls inside the bin."""
+    lo = np.arange(CAUSE_BINS) / CAUSE_BINS
+    below = np.searchsorted(cum, lo, side="left")
+    below_next = np.searchsorted(cum, lo + 1.0 / CAUSE_BINS, side="left")
+    cause = np.minimum(below, n_causes)
+    table = (cause | repair_of[cause] * 128).astype(np.uint8)
+    table[below != below_next] = _UNSURE
+    return table
+
+
 def _rows_of_rank(rank: np.ndarray, cols: np.ndarray, target: np.ndarray) -> np.ndarray:
     """Per ``(cols[i], target[i])`` the first row whose running count ``rank`` (rows x cols,
     non-decreasing down each column) reaches ``target[i]``: a binary search per column."""
@@ -95,9 +114,11 @@ def _rows_of_rank(rank: np.ndarray, cols: np.ndarray, target: np.ndarray) -> np.
 class ArrivalChunks:
     """:class:`Arrivals`, ``ROWS`` events at a time; the generator's state is saved every
     ``MARK`` events so that :meth:`rewind` redraws at most that many. (Larger blocks draw more
-    events past the end of a run than they save in per-block work.)"""
+    events past the end of a run than they save in per-block work; measured on a plan's runs.) A block's times and
+    replacement-ready times are written over two blocks later (fresh arrays of this size cost
+    page faults): a caller keeps no view of a block beyond the next one."""
 
-    ROWS, MARK = 64, 16
+    ROWS, MARK = 128, 16
 
     def __init__(self, spec: RunSpec, trials: int, rng: np.random.Generator) -> None:
         one = Arrivals(spec, 0, rng)
@@ -113,11 +134,15 @@ class ArrivalChunks:
         self.marks: list[tuple[int, dict]] = []
         cum = self.cum
         # searchsorted(cum, u, "right") counts the cumulative shares <= u when they are sorted
-        self.by_count = (cum is not None and cum.size < 255 and bool(np.all(cum[1:] >= cum[:-1])))
+        self.by_count = (cum is not None and cum.size < _UNSURE
+                         and bool(np.all(cum[1:] >= cum[:-1])))
+        self.lookup = _cause_table(cum, self.n_causes, self.repair_of) if self.by_count else None
+        self.times = np.empty((2, 2, self.ROWS, self.n))  # (t, avail) of this block, the last
 
     def _draw(self, rows: int) -> tuple[np.ndarray, np.ndarray]:
         n, rng = self.n, self.rng
-        gaps, u = np.empty((rows, n)), np.empty((rows, n))
+        gaps = self.times[self.drawn // self.ROWS % 2, 0, :rows]
+        u = scratch()("arrivals.u", (rows, n))
         exponential, uniform = rng.standard_exponential, rng.random
         bits = rng.bit_generator
         self.marks = []
@@ -130,75 +155,101 @@ class ArrivalChunks:
         # one pass over the block instead of a new array per row
         gaps *= 1.0 / self.lam
         gaps[0] += self.t_last                  # t_prev + gap, summed in event order
-        np.cumsum(gaps, axis=0, out=gaps)
+        down_rows(np.add, gaps[None])
         return gaps, u
 
     def _causes(self, u: np.ndarray) -> np.ndarray:
+        """The causes of uniform draws ``u``: ``searchsorted(cum, u, "right")``, at most
+        ``n_causes``."""
         if not self.by_count:
             return np.minimum(np.searchsorted(self.cum, u, side="right"), self.n_causes)
-        cause = np.zeros(u.shape, dtype=np.uint8)
-        le = np.empty(u.shape, dtype=bool)
-        for c in self.cum:
-            np.greater_equal(u, c, out=le)
-            cause += le.view(np.uint8)
-        return np.minimum(cause, self.n_causes, out=cause)
+        return self._codes(u) & 127
+
+    def _codes(self, u: np.ndarray) -> np.ndarray:
+        """:meth:`_causes` with sorted shares, plus 128 where the cause needs a repair: from a
+        table of ``CAUSE_BINS`` equal bins of [0, 1), exact where no share falls inside a
+        draw's bin (``u * CAUSE_BINS`` is exact), the search itself where one does."""
+        tmp = scratch()
+        bins = tmp("arrivals.bins", u.shape, np.uint16)
+        scaled = np.multiply(u, CAUSE_BINS, out=tmp("arrivals.scaled", u.shape))
+        np.copyto(bins, scaled, casting="unsafe")
+        code = self.lookup.take(bins)
+        unsure = np.flatnonzero(code == _UNSURE)
+        if unsure.size:
+            found = np.minimum(np.searchsorted(self.cum, u.ravel()[unsure], side="right"),
+                               self.n_causes)
+            code.ravel()[unsure] = found | self.repair_of[found] * 128
+        return code
 
     def block(self) -> Block:
         """The next block of events."""
         rows, first = self.ROWS, self.drawn
+        rep = None
         if self.lam > 0:
             t, u = self._draw(rows)
-            cause = self._causes(u)
+            if self.by_count:
+                code = self._codes(u)
+                cause, rep = code & 127, code >= 128
+            else:
+                cause = self._causes(u)
         else:
             t = np.full((rows, self.n), np.inf)
             cause = np.zeros((rows, self.n), dtype=np.int64)
+        avail = self.times[self.drawn // self.ROWS % 2, 1, :rows]
         self.drawn += rows
         self.t_last = t[-1].copy()
-        rep = self.repair_of[cause]
+        if rep is None:
+            rep = self.repair_of.take(cause)
+        np.copyto(avail, t)
         if self.spares == 0:
-            avail = t.copy()
             np.add(t, self.hold, out=avail, where=rep)
         else:
-            avail = self._ring(t, rep, first)
+            self._ring(t, rep, first, avail)
         return Block(first, t, cause, cause == self.n_causes, avail)
 
-    def _ring(self, t: np.ndarray, rep: np.ndarray, first: int) -> np.ndarray:
-        """Replacement-ready times with spares: the node that frees the job is the one that
-        failed ``spares`` repair-needing failures earlier in the same trial, back ``repair_h``
-        after it failed. That failure came no later than the event ``spares`` places back, so
-        only where that event is less than ``repair_h`` old can the job wait; there the
-        failure is found by its rank (running count of repair-needing failures)."""
-        s, hold = self.spares, self.hold
-        rank = np.cumsum(rep, axis=0, dtype=np.int32)
-        wait = rep if not hold >= 0 else rep & (self._back_times(t, first) + hold > t)
-        avail = t
+    def _ring(self, t: np.ndarray, rep: np.ndarray, first: int, avail: np.ndarray) -> None:
+        """Replacement-ready times with spares, into ``avail`` (holding ``t``): the node that
+        frees the job is the one that failed ``spares`` repair-needing failures earlier in the
+        same trial, back ``repair_h`` after it failed. That failure came no later than the
+        event ``spares`` places back, so only where that event is less than ``repair_h`` old
+        can the job wait; there the failure is found by its rank (running count of
+        repair-needing failures)."""
+        s, hold, tmp = self.spares, self.hold, scratch()
+        rank = tmp("arrivals.rank", t.shape, np.int32)
+        rank[:] = rep
+        down_rows(np.add, rank[None])
+        wait = rep
+        if hold >= 0:
+            back = self._back_times(t, first, tmp("arrivals.back", t.shape))
+            back += hold
+            wait = np.greater(back, t, out=tmp("arrivals.wait", t.shape, bool))
+            wait &= rep
         if wait.any():
-            avail = t.copy()
             cell = np.flatnonzero(wait)
             col = cell % self.n
             r = rank.ravel()[cell].astype(np.int64)          # this failure's rank in the block
             before = self.n_rep[col] + r - 1                 # repair-needing failures before it
-            back = np.empty(cell.size)
+            freed = np.empty(cell.size)
             old = r - s < 1                                  # the one that frees it: an earlier block
-            back[old] = self.hist[col[old], before[old] % s]
+            freed[old] = self.hist[col[old], before[old] % s]
             new = ~old
-            back[new] = t[_rows_of_rank(rank, col[new], r[new] - s), col[new]]
+            freed[new] = t[_rows_of_rank(rank, col[new], r[new] - s), col[new]]
             ok = before >= s
-            avail.ravel()[cell[ok]] = np.maximum(back[ok] + hold, t.ravel()[cell[ok]])
+            avail.ravel()[cell[ok]] = np.maximum(freed[ok] + hold, t.ravel()[cell[ok]])
         self._keep_last(t, rep, rank)
-        return avail
 
-    def _back_times(self, t: np.ndarray, first: int) -> np.ndarray:
+    def _back_times(self, t: np.ndarray, first: int, back: np.ndarray) -> np.ndarray:
         """The time of the event ``spares`` places before each event of the block (-inf before
-        the run); ``t_tail`` holds the last ``spares`` events' times, event ``e`` in row
-        ``e % spares``."""
+        the run), into ``back``; ``t_tail`` holds the last ``spares`` events' times, event ``e``
+        in row ``e % spares``."""
         s, rows = self.spares, t.shape[0]
         slots = (first + np.arange(rows)) % s
         if rows <= s:
-            back = self.t_tail[slots]
+            back[:] = self.t_tail[slots]
             self.t_tail[slots] = t
             return back
-        back = np.concatenate([self.t_tail[slots[:s]], t[:rows - s]])
+        back[:s] = self.t_tail[slots[:s]]
+        back[s:] = t[:rows - s]
         self.t_tail[slots[rows - s:]] = t[rows - s:]
         return back
 
@@ -206,7 +257,13 @@ class ArrivalChunks:
         """Carry each trial's last ``spares`` repair-needing failure times to the next block
         (``hist``: the failure of rank ``k`` in column ``k % spares``)."""
         s, total = self.spares, rank[-1].astype(np.int64)
-        cell = np.flatnonzero(rep & (rank > total - s))
+        past = (total - s).astype(rank.dtype)
+        lo, hi = 0, rank.shape[0] - 1       # the first row where a count passes ``past``
+        while lo < hi:                      # (counts only grow down a column)
+            mid = (lo + hi) // 2
+            lo, hi = (lo, mid) if (rank[mid] > past).any() else (mid + 1, hi)
+        rank, rep, t = rank[lo:], rep[lo:], t[lo:]
+        cell = np.flatnonzero(rep & (rank > past))
         col = cell % self.n
         self.hist[col, (self.n_rep[col] + rank.ravel()[cell] - 1) % s] = t.ravel()[cell]
         self.n_rep += total
