@@ -3,8 +3,9 @@ and reservations, backfilling behind a blocked head (EASY) or preempting for it.
 
 from __future__ import annotations
 
+import bisect
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from itertools import starmap
 
 import numpy as np
@@ -16,6 +17,9 @@ from clustertwin.scheduling.preemption import Preemption
 #: (:meth:`Dispatch._fill_short`); longer ones with one NumPy test per try. Same entries tried.
 SHORT_TAIL = 256
 
+#: byte translation tables: ``_BELOW[n]`` maps a size class below ``n`` to 1, the others to 0
+_BELOW = [b"\x01" * n + b"\x00" * (256 - n) for n in range(257)]
+
 
 class Dispatch(Preemption, Backfill):
     """One scheduling pass after the events of an instant."""
@@ -25,13 +29,25 @@ class Dispatch(Preemption, Backfill):
     fast_fill = True
 
     def _rekey(self) -> None:
+        """Sort the queue by the order's keys now, ties by submit time, then job: the jobs are
+        put in (submit time, job) order by their ranks in it, then sorted stably by key."""
         if not self.queue:
             return
-        jobs = np.array(self.queue, dtype=np.int64)
+        arrival = self.__dict__.get("_arrival")
+        if arrival is None:  # every job in (submit time, job) order, and each one's place there
+            by = np.argsort(self.w.submit_s, kind="stable")
+            rank = np.empty_like(by)
+            rank[by] = np.arange(len(by))
+            arrival = self._arrival = (by, rank)
+        ranks = arrival[1][self.queue]
+        ranks.sort()
+        jobs = arrival[0][ranks]
         keys = self.order.keys(self.ctx, jobs, self.now)
-        idx = np.lexsort((jobs, self.w.submit_s[jobs], keys))
-        self.queue = jobs[idx].tolist()
+        idx = np.argsort(keys, kind="stable")
+        jobs = jobs[idx]
+        self.queue = jobs.tolist()
         self.qkey = keys[idx].tolist()
+        self.qclass = bytearray(np.frombuffer(self.size_class, dtype=np.uint8)[jobs].tobytes())
 
     def _schedule(self) -> None:
         if not self.queue:
@@ -43,7 +59,7 @@ class Dispatch(Preemption, Backfill):
         finally:
             self.in_pass = False
             for key, j in self.deferred:
-                self._queue_add(key, j)
+                self._queue_put(key, j)
             self.deferred.clear()
             self.fresh.clear()
 
@@ -102,7 +118,7 @@ class Dispatch(Preemption, Backfill):
                 if alloc is None:
                     failed[ck] = m if fm is None else min(fm, m)
             if alloc is not None:
-                del q[i], qk[i]
+                del q[i], qk[i], self.qclass[i]
                 self._start(j, alloc)
                 continue
             # j is blocked
@@ -110,7 +126,7 @@ class Dispatch(Preemption, Backfill):
                 if not tried_preempt:
                     tried_preempt = True
                     if self._try_preempt(j):
-                        del q[i], qk[i]
+                        del q[i], qk[i], self.qclass[i]
                         continue
                 if pol.backfill:
                     head = j
@@ -221,9 +237,9 @@ class Dispatch(Preemption, Backfill):
                 continue
             started.append(i + c - 1)
             self._start(j, alloc)
-        qk = self.qkey
+        qk, qc = self.qkey, self.qclass
         for k in reversed(started):
-            del q[k], qk[k]
+            del q[k], qk[k], qc[k]
 
     def _fill_short(self, i: int, stop: int, failed: dict[tuple[int, int, int], int],
                     shadow_t: float, reserved: np.ndarray | None, pool_extra: int) -> None:
@@ -258,6 +274,9 @@ class Dispatch(Preemption, Backfill):
         # smaller than the thresholds of the modes it may be in
         lim = min(free + 1, fm1 if late else max(fm0, fm1))
         started: list[int] = []
+        box = [lim]  # what _entries_below reads
+        if isinstance(positions, range) and positions.step == 1:
+            positions = self._entries_below(positions.start, positions.stop, box)
         for c in positions if lim > smallest else ():
             j = q[c]
             mj = milli[j]
@@ -284,9 +303,28 @@ class Dispatch(Preemption, Backfill):
                 started.append(c)
                 self._start(j, alloc)
                 free = st.free_milli
-            lim = min(free + 1, fm1 if late else max(fm0, fm1))
+            lim = box[0] = min(free + 1, fm1 if late else max(fm0, fm1))
             if free <= 0 or lim <= smallest:  # nothing left that may be tried
                 break
-        qk = self.qkey
+        qk, qc = self.qkey, self.qclass
         for k in reversed(started):
-            del q[k], qk[k]
+            del q[k], qk[k], qc[k]
+
+    def _entries_below(self, lo: int, hi: int, lim: list[int]) -> Iterator[int]:
+        """The positions in ``[lo, hi)`` of the queue entries that may need fewer than
+        ``lim[0]`` milli-GPUs, ascending, found by one bytes scan of their size classes
+        (``qclass``, see :meth:`RunState._queue_put`): every entry below is among them, and
+        where a workload has over 255 distinct demands the classes are too coarse to tell
+        some above (the caller tests each entry anyway). ``lim[0]`` may fall while the caller
+        works on an entry; it is read again before the next is looked for."""
+        levels = self.milli_levels
+        level = bisect.bisect_left(levels, lim[0])
+        row = self.qclass[lo:hi].translate(_BELOW[min(level, 256)])
+        k = row.find(1)
+        while k >= 0:
+            yield lo + k
+            now_level = bisect.bisect_left(levels, lim[0])
+            if now_level != level:
+                level = now_level
+                row = self.qclass[lo:hi].translate(_BELOW[min(level, 256)])
+            k = row.find(1, k + 1)
