@@ -29,24 +29,32 @@ class Dispatch(Preemption, Backfill):
     fast_fill = True
 
     def _rekey(self) -> None:
-        """Sort the queue by the order's keys now, ties by submit time, then job: the jobs are
-        put in (submit time, job) order by their ranks in it, then sorted stably by key."""
-        if not self.queue:
+        """Sort the queue by the order's keys now, ties by submit time, then job. Sorted
+        stably by key alone when no two keys are equal (nor NaN), which is the same order;
+        else the jobs are first put in (submit time, job) order by their ranks in it."""
+        q = self.queue
+        if not q:
             return
-        arrival = self.__dict__.get("_arrival")
-        if arrival is None:  # every job in (submit time, job) order, and each one's place there
-            by = np.argsort(self.w.submit_s, kind="stable")
-            rank = np.empty_like(by)
-            rank[by] = np.arange(len(by))
-            arrival = self._arrival = (by, rank)
-        ranks = arrival[1][self.queue]
-        ranks.sort()
-        jobs = arrival[0][ranks]
+        jobs = np.fromiter(q, dtype=np.int64, count=len(q))
         keys = self.order.keys(self.ctx, jobs, self.now)
         idx = np.argsort(keys, kind="stable")
+        sk = keys[idx]
+        if (sk[1:] == sk[:-1]).any() or np.isnan(sk[-1]):
+            arrival = self.__dict__.get("_arrival")
+            if arrival is None:  # every job in (submit time, job) order, and its place there
+                by = np.argsort(self.w.submit_s, kind="stable")
+                rank = np.empty_like(by)
+                rank[by] = np.arange(len(by))
+                arrival = self._arrival = (by, rank)
+            ranks = arrival[1][jobs]
+            ranks.sort()
+            jobs = arrival[0][ranks]
+            keys = self.order.keys(self.ctx, jobs, self.now)
+            idx = np.argsort(keys, kind="stable")
+            sk = keys[idx]
         jobs = jobs[idx]
         self.queue = jobs.tolist()
-        self.qkey = keys[idx].tolist()
+        self.qkey = sk.tolist()
         self.qclass = bytearray(np.frombuffer(self.size_class, dtype=np.uint8)[jobs].tobytes())
 
     def _schedule(self) -> None:
