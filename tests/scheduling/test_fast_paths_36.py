@@ -168,3 +168,32 @@ def test_multifactor_key_function_is_key_one(teams) -> None:
         got = np.array([key(j, now) for j in range(len(w))])
         want = np.array([order.key_one(ctx, j, now) for j in range(len(w))])
         assert got.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("cluster", ["uniform", "mixed"])
+@pytest.mark.parametrize("policy", ["fifo+backfill", "multifactor+backfill", "sjf+backfill"])
+def test_a_shadowed_head_does_not_fit(cluster, policy, tmp_path, monkeypatch) -> None:
+    """A pass skips placing a blocked head whose cached shadow time is still ahead; each time
+    it does, the placement it skips is made here and must find nothing (with node failures
+    and jobs on shares of a GPU). A pooled cluster never gets there: a head that
+    does not fit has more GPUs than are free, which the pass tests first."""
+    spec = {"uniform": uniform(24, 8), "mixed": _mixed_cluster(tmp_path)}[cluster]
+    w = _workload(spec, 900, 6)
+    rng = np.random.default_rng(6)
+    frac = np.where(rng.uniform(size=len(w)) < 0.2, rng.integers(100, 1000, len(w)), w.gpus_milli)
+    w = make_workload(w.names, w.submit_s, frac, w.duration_s, requested_s=w.requested_s,
+                      teams=[w.teams[t] for t in w.team], qos=np.arange(len(w)) % 3,
+                      checkpoint_s=np.full(len(w), 1800.0))
+    shadowed = Dispatch._shadowed
+    skipped: list[int] = []
+
+    def checked(self, h):
+        if shadowed(self, h):
+            assert self.placer.place(self.st, self.milli[h], self._mask(h)) is None
+            skipped.append(h)
+            return True
+        return False
+
+    monkeypatch.setattr(Dispatch, "_shadowed", checked)
+    simulate(w, spec, policy, SimConfig(failure_rate_per_node_day=0.1))
+    assert len(skipped) > 50

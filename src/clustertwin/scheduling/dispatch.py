@@ -121,7 +121,7 @@ class Dispatch(Preemption, Backfill):
                         alloc = self.placer.place(st, m)
                         if alloc is not None:
                             pool_extra -= m
-                else:
+                elif head is not None or not self._shadowed(j):
                     alloc = self.placer.place(st, m, self._mask(j, reserved if mode else None))
                 if alloc is None:
                     failed[ck] = m if fm is None else min(fm, m)
@@ -150,6 +150,20 @@ class Dispatch(Preemption, Backfill):
                 if not pol.greedy:
                     break
             i += 1
+
+    def _shadowed(self, h: int) -> bool:
+        """Whether the cached shadow of ``h`` says it cannot start now, so that placing it
+        would fail (fast path; no reservations, whose masks change with time, nor preemption):
+        ``now`` is before its shadow time. When it was computed ``h`` did not fit (it was
+        placed and failed, or needed more than was free), and the shadow is the first end of
+        a running attempt after which it fits the state with those attempts given back.
+        Every end since came before that, so the state then had at least the free GPUs there
+        are now (starts since only took some), and placement is monotone: more free capacity
+        never turns a fit into none. With preemption a head may be blocked untried (a victim
+        frees GPUs after a larger entry failed, and the pass skips entries no smaller)."""
+        sh = self.shadow
+        return sh is not None and sh[0] == h and self.now < sh[2] and self.fast_fill \
+            and not self.cfg.reservations and not self.pol.preempt
 
     def _late_mask(self, reserved: np.ndarray | None) -> np.ndarray | None:
         """The nodes a job that runs past the shadow time may use (all but the held ones), one
