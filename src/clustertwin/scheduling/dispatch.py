@@ -14,7 +14,7 @@ from clustertwin.scheduling.backfill import Backfill
 from clustertwin.scheduling.preemption import Preemption
 
 #: tails behind a blocked EASY head up to this long are scanned entry by entry in plain Python
-#: (:meth:`Dispatch._fill_short`); longer ones with one NumPy test per try. Same entries tried.
+#: (:meth:`Dispatch._fill_at`); longer ones with one NumPy test per try. Same entries tried.
 SHORT_TAIL = 256
 
 #: byte translation tables: ``_BELOW[n]`` maps a size class below ``n`` to 1, the others to 0
@@ -223,8 +223,8 @@ class Dispatch(Preemption, Backfill):
         stop = len(q) if depth is None else min(len(q), i + depth + 1 - seen)
         if stop <= i or st.free_milli <= 0:
             return
-        if stop - i <= SHORT_TAIL:
-            self._fill_short(i, stop, failed, shadow_t, reserved, pool_extra)
+        if stop - i <= SHORT_TAIL:  # entry by entry, without building arrays
+            self._fill_at(range(i, stop), failed, shadow_t, reserved, pool_extra)
             return
         jobs = np.array(q[i:stop], dtype=np.int64)
         m = self.w.gpus_milli[jobs]
@@ -262,13 +262,6 @@ class Dispatch(Preemption, Backfill):
         qk, qc = self.qkey, self.qclass
         for k in reversed(started):
             del q[k], qk[k], qc[k]
-
-    def _fill_short(self, i: int, stop: int, failed: dict[tuple[int, int, int], int],
-                    shadow_t: float, reserved: np.ndarray | None, pool_extra: int) -> None:
-        """:meth:`_fill_behind` for a short tail ``q[i:stop]``: the same tests with the current
-        free capacity and thresholds, made one entry at a time without building arrays (for
-        a hundred entries the NumPy calls cost more than the scan)."""
-        self._fill_at(range(i, stop), failed, shadow_t, reserved, pool_extra)
 
     def _fill_at(self, positions: Iterable[int], failed: dict[tuple[int, int, int], int],
                  shadow_t: float, reserved: np.ndarray | None, pool_extra: int) -> None:

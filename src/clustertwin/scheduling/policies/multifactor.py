@@ -103,31 +103,31 @@ class Multifactor(Order):
         nteams = len(ctx.usage)
         if nteams >= 8 or not len(w):
             return super().key_fn(ctx)
-        qmax = max(int(w.qos.max()), 1)
-        cap = max(ctx.capacity_milli, 1)
         sub, team = w.submit_s.tolist(), w.team.tolist()
-        fixed = (self.size * np.minimum(w.gpus_milli / cap, 1.0)).tolist()
-        fixed_qos = (self.qos * (w.qos / qmax)).tolist()
+        fixed, fixed_qos = (a.tolist() for a in self.fixed_terms(ctx))
         shares = np.asarray(ctx.shares, dtype=np.float64).tolist()
         w_age, w_fs, max_age = self.age, self.fairshare, self.max_age_s
         x, out = np.zeros(1), np.zeros(1)
         power = np.power
-        memo: list[Any] = [None, []]  # the usage list the factors are for, the factors
+        seen: list[float] = []  # the usage list the factors are for (replaced when it changes)
+        factors: list[float | None] = []
 
         def key(job: int, now: float) -> float:
+            nonlocal seen, factors
             usage = ctx.usage
-            if memo[0] is not usage:
-                memo[0], memo[1] = usage, [None] * nteams
+            if usage is not seen:
+                seen, factors = usage, [None] * nteams
             t = team[job]
-            fs = memo[1][t]
+            fs = factors[t]
             if fs is None:
                 tot = 0.0
                 for u in usage:
                     tot += u
                 x[0] = -(usage[t] / tot) / shares[t] if tot > 0 else -0.0 / shares[t]
                 power(2.0, x, out=out)
-                fs = memo[1][t] = out.item()
-            age = min(max((now - sub[job]) / max_age, 0.0), 1.0)
+                fs = factors[t] = out.item()
+            age = (now - sub[job]) / max_age  # min(max(age, 0.0), 1.0), the same double
+            age = 0.0 if age < 0.0 else 1.0 if age > 1.0 else age
             return -(w_age * age + w_fs * fs + fixed[job] + fixed_qos[job])
 
         return key
@@ -136,8 +136,18 @@ class Multifactor(Order):
         w = ctx.w
         age = np.clip((now - w.submit_s[jobs]) / self.max_age_s, 0.0, 1.0)
         fs = self.fair_share_factor(ctx)[w.team[jobs]]
-        size = np.minimum(w.gpus_milli[jobs] / max(ctx.capacity_milli, 1), 1.0)
-        qmax = max(int(w.qos.max()), 1) if len(w) else 1
-        qos = w.qos[jobs] / qmax
-        prio = self.age * age + self.fairshare * fs + self.size * size + self.qos * qos
+        size, qos = self.fixed_terms(ctx)
+        prio = self.age * age + self.fairshare * fs + size[jobs] + qos[jobs]
         return -prio
+
+    def fixed_terms(self, ctx: Any) -> tuple[np.ndarray, np.ndarray]:
+        """The weighted size and QoS terms of every job of the run, which do not change with
+        time: ``size * min(gpus / cluster GPUs, 1)`` and ``qos * level / highest level``,
+        computed once per run (kept on ``ctx``)."""
+        cached = ctx.__dict__.get("_multifactor_fixed")
+        if cached is None or cached[0] is not self:
+            w = ctx.w
+            qmax = max(int(w.qos.max()), 1) if len(w) else 1
+            size = self.size * np.minimum(w.gpus_milli / max(ctx.capacity_milli, 1), 1.0)
+            cached = ctx._multifactor_fixed = (self, size, self.qos * (w.qos / qmax))
+        return cached[1], cached[2]
