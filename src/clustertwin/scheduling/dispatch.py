@@ -4,7 +4,9 @@ and reservations, backfilling behind a blocked head (EASY) or preempting for it.
 from __future__ import annotations
 
 import bisect
+import functools
 import math
+import re
 from collections.abc import Iterable, Iterator
 from itertools import starmap
 
@@ -17,8 +19,6 @@ from clustertwin.scheduling.preemption import Preemption
 #: (:meth:`Dispatch._fill_at`); longer ones with one NumPy test per try. Same entries tried.
 SHORT_TAIL = 256
 
-#: byte translation tables: ``_BELOW[n]`` maps a size class below ``n`` to 1, the others to 0
-_BELOW = [b"\x01" * n + b"\x00" * (256 - n) for n in range(257)]
 
 
 class Dispatch(Preemption, Backfill):
@@ -199,7 +199,12 @@ class Dispatch(Preemption, Backfill):
         shadow_t, reserved, pool_extra = self._shadow(h)
         depth = self.cfg.scan_depth
         stop = len(q) if depth is None else min(len(q), depth + 1)
-        pos = sorted(p for p in starmap(self._queue_pos, self.fresh) if 0 < p < stop)
+        fresh = self.fresh
+        if len(fresh) == 1:  # most often
+            p = self._queue_pos(*fresh[0])
+            pos = [p] if 0 < p < stop else []
+        else:
+            pos = sorted(p for p in starmap(self._queue_pos, fresh) if 0 < p < stop)
         if not pos or st.free_milli <= 0:
             return True
         changes = st.changes
@@ -273,7 +278,10 @@ class Dispatch(Preemption, Backfill):
         Two bounds of the workload cut the scan short without changing what it tries: when even
         its shortest time limit ends past the shadow time, every entry is in mode 1 (so the
         mode-0 threshold never applies), and once no job of the workload is below the limit of
-        what may still be tried, nothing further is (typically a one-GPU job failed)."""
+        what may still be tried, nothing further is (typically a one-GPU job failed). An entry of
+        the blocked head's size (the mode-0 failure in ``failed``, the head's own without
+        preemption) fails in mode 1 without a placement: the cluster state is the one the
+        head failed in or has less free, and the mask only narrows it."""
         q = self.queue
         st = self.st
         milli, req, now = self.milli, self.req, self.now
@@ -281,6 +289,7 @@ class Dispatch(Preemption, Backfill):
         pooled = st.pooled
         fm0 = failed.get((0, 0, 0), math.inf)
         fm1 = failed.get((1, 0, 0), math.inf)
+        head_m = -1 if self.pol.preempt else fm0  # see the last paragraph above
         mask_late = self._late_mask(reserved)
         free = st.free_milli  # changes only when a job starts (the caller checked it is > 0)
         late = now + self.min_req > shadow_t  # every entry runs past the shadow time
@@ -304,8 +313,8 @@ class Dispatch(Preemption, Backfill):
                     alloc = place(st, mj) if mj <= pool_extra else None
                     if alloc is not None:
                         pool_extra -= mj
-                else:
-                    alloc = place(st, mj, mask_late)
+                else:  # the head's size fails too (the same state or less, and a mask)
+                    alloc = None if mj == head_m else place(st, mj, mask_late)
                 if alloc is None:
                     fm1 = mj
             else:
@@ -327,19 +336,26 @@ class Dispatch(Preemption, Backfill):
 
     def _entries_below(self, lo: int, hi: int, lim: list[int]) -> Iterator[int]:
         """The positions in ``[lo, hi)`` of the queue entries that may need fewer than
-        ``lim[0]`` milli-GPUs, ascending, found by one bytes scan of their size classes
+        ``lim[0]`` milli-GPUs, ascending, found by a bytes search of their size classes
         (``qclass``, see :meth:`RunState._queue_put`): every entry below is among them, and
         where a workload has over 255 distinct demands the classes are too coarse to tell
         some above (the caller tests each entry anyway). ``lim[0]`` may fall while the caller
         works on an entry; it is read again before the next is looked for."""
-        levels = self.milli_levels
-        level = bisect.bisect_left(levels, lim[0])
-        row = self.qclass[lo:hi].translate(_BELOW[min(level, 256)])
-        k = row.find(1)
-        while k >= 0:
-            yield lo + k
-            now_level = bisect.bisect_left(levels, lim[0])
-            if now_level != level:
-                level = now_level
-                row = self.qclass[lo:hi].translate(_BELOW[min(level, 256)])
-            k = row.find(1, k + 1)
+        levels, qclass = self.milli_levels, self.qclass
+        at = lo
+        while True:
+            level = bisect.bisect_left(levels, lim[0])
+            if level <= 0:
+                return
+            found = _class_below(min(level, 256)).search(qclass, at, hi)
+            if found is None:
+                return
+            at = found.start()
+            yield at
+            at += 1
+
+
+@functools.cache
+def _class_below(n: int) -> re.Pattern[bytes]:
+    """A search for one byte (a size class) below ``n``, 1 to 256."""
+    return re.compile(b"[\\x00-\\x%02x]" % (n - 1))

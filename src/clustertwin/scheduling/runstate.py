@@ -24,7 +24,8 @@ from clustertwin.scheduling.state import WHOLE, Alloc, ClusterState
 
 
 class _Ctx:
-    """What orders may read: the workload, team usage and shares, capacity.
+    """What orders may read: the workload (and its submit times and teams as lists), team
+    usage and shares, capacity.
 
     The engine keeps the decayed team usage as Python floats (``usage``, replaced as a new
     list whenever it changes); ``team_usage`` is that list as an array, built when an order
@@ -32,6 +33,8 @@ class _Ctx:
 
     def __init__(self, w: Workload, shares: np.ndarray, capacity_milli: int) -> None:
         self.w = w
+        self.submit: list[float] = w.submit_s.tolist()  # the columns as lists, for scalar reads
+        self.team: list[int] = w.team.tolist()
         self.shares = shares
         self.capacity_milli = capacity_milli
         self.usage: list[float] = [0.0] * len(w.teams)
@@ -73,11 +76,11 @@ class RunState:
         self.milli = w.gpus_milli.tolist()
         self.req = w.requested_s.tolist()
         self.ck = w.checkpoint_s.tolist()
-        self.submit = w.submit_s.tolist()
+        self.submit = self.ctx.submit
         # the workload's shortest time limit and smallest demand (bounds the EASY fill uses)
         self.min_req = min(self.req, default=math.inf)
         self.min_milli = min(self.milli, default=0)
-        self.team = w.team.tolist()
+        self.team = self.ctx.team
         self.rank = list(zip(w.qos.tolist(), w.priority.tolist(), strict=True))
         self.resv_of = w.reservation.tolist()
         self.status = [FUTURE] * n

@@ -97,17 +97,18 @@ class Multifactor(Order):
         """:meth:`key_one` for one run, bit for bit, with less work per call: the size and QoS
         terms of every job are computed once (the same products of the same doubles: NumPy
         divides and multiplies as Python does), and a team's fair-share factor once per usage
-        state, by NumPy's ``power`` on a one-element array (the loop and call form
-        :meth:`fair_share_factor` uses). With 8 teams or more, :meth:`key_one` itself."""
+        state, by NumPy's ``power`` loop on one-element arrays (the loop
+        :meth:`fair_share_factor` runs; each element is computed alone). With 8 teams or more,
+        :meth:`key_one` itself."""
         w = ctx.w
         nteams = len(ctx.usage)
         if nteams >= 8 or not len(w):
             return super().key_fn(ctx)
-        sub, team = w.submit_s.tolist(), w.team.tolist()
+        sub, team = ctx.submit, ctx.team
         fixed, fixed_qos = (a.tolist() for a in self.fixed_terms(ctx))
         shares = np.asarray(ctx.shares, dtype=np.float64).tolist()
         w_age, w_fs, max_age = self.age, self.fairshare, self.max_age_s
-        x, out = np.zeros(1), np.zeros(1)
+        two, x, out = np.full(1, 2.0), np.zeros(1), np.zeros(1)
         power = np.power
         seen: list[float] = []  # the usage list the factors are for (replaced when it changes)
         factors: list[float | None] = []
@@ -124,7 +125,7 @@ class Multifactor(Order):
                 for u in usage:
                     tot += u
                 x[0] = -(usage[t] / tot) / shares[t] if tot > 0 else -0.0 / shares[t]
-                power(2.0, x, out=out)
+                power(two, x, out)
                 fs = factors[t] = out.item()
             age = (now - sub[job]) / max_age  # min(max(age, 0.0), 1.0), the same double
             age = 0.0 if age < 0.0 else 1.0 if age > 1.0 else age
