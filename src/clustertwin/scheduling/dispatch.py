@@ -4,9 +4,7 @@ and reservations, backfilling behind a blocked head (EASY) or preempting for it.
 from __future__ import annotations
 
 import bisect
-import functools
 import math
-import re
 from collections.abc import Iterable, Iterator
 from itertools import starmap
 
@@ -18,6 +16,9 @@ from clustertwin.scheduling.preemption import Preemption
 #: tails behind a blocked EASY head up to this long are scanned entry by entry in plain Python
 #: (:meth:`Dispatch._fill_at`); longer ones with one NumPy test per try. Same entries tried.
 SHORT_TAIL = 256
+
+#: byte translation tables: ``_BELOW[n]`` maps a size class below ``n`` to 1, the others to 0
+_BELOW = [b"\x01" * n + b"\x00" * (256 - n) for n in range(257)]
 
 
 
@@ -336,26 +337,22 @@ class Dispatch(Preemption, Backfill):
 
     def _entries_below(self, lo: int, hi: int, lim: list[int]) -> Iterator[int]:
         """The positions in ``[lo, hi)`` of the queue entries that may need fewer than
-        ``lim[0]`` milli-GPUs, ascending, found by a bytes search of their size classes
+        ``lim[0]`` milli-GPUs, ascending, found by a bytes scan of their size classes
         (``qclass``, see :meth:`RunState._queue_put`): every entry below is among them, and
         where a workload has over 255 distinct demands the classes are too coarse to tell
         some above (the caller tests each entry anyway). ``lim[0]`` may fall while the caller
         works on an entry; it is read again before the next is looked for."""
-        levels, qclass = self.milli_levels, self.qclass
-        at = lo
-        while True:
-            level = bisect.bisect_left(levels, lim[0])
-            if level <= 0:
-                return
-            found = _class_below(min(level, 256)).search(qclass, at, hi)
-            if found is None:
-                return
-            at = found.start()
-            yield at
-            at += 1
-
-
-@functools.cache
-def _class_below(n: int) -> re.Pattern[bytes]:
-    """A search for one byte (a size class) below ``n``, 1 to 256."""
-    return re.compile(b"[\\x00-\\x%02x]" % (n - 1))
+        levels = self.milli_levels
+        seen = lim[0]
+        level = bisect.bisect_left(levels, seen)
+        row = self.qclass[lo:hi].translate(_BELOW[min(level, 256)])
+        k = row.find(1)
+        while k >= 0:
+            yield lo + k
+            if lim[0] != seen:
+                seen = lim[0]
+                now_level = bisect.bisect_left(levels, seen)
+                if now_level != level:
+                    level = now_level
+                    row = self.qclass[lo:hi].translate(_BELOW[min(level, 256)])
+            k = row.find(1, k + 1)
