@@ -197,3 +197,41 @@ def test_a_shadowed_head_does_not_fit(cluster, policy, tmp_path, monkeypatch) ->
     monkeypatch.setattr(Dispatch, "_shadowed", checked)
     simulate(w, spec, policy, SimConfig(failure_rate_per_node_day=0.1))
     assert len(skipped) > 50
+
+
+@pytest.mark.parametrize("cluster", ["uniform", "mixed", "nvl"])
+@pytest.mark.parametrize("policy", ["fifo+backfill", "multifactor+backfill+preempt"])
+def test_a_skipped_fill_would_start_nothing(cluster, policy, tmp_path, monkeypatch) -> None:
+    """Each time a pass skips the fill because nothing in the window can fit, every entry of
+    the window (more than the fill would try) is placed here off the held nodes, as the fill
+    would place it, and must find nothing; on equal and mixed nodes, shares of a GPU, node
+    failures. The runs equal those of the per-entry loop."""
+    spec = {"uniform": uniform(24, 8), "mixed": _mixed_cluster(tmp_path),
+            "nvl": uniform(24, 8, nvlink_domain_gpus=32)}[cluster]
+    w = _workload(spec, 900, 8)
+    rng = np.random.default_rng(8)
+    frac = np.where(rng.uniform(size=len(w)) < 0.1, rng.integers(100, 1000, len(w)), w.gpus_milli)
+    w = make_workload(w.names, w.submit_s, frac, w.duration_s, requested_s=w.requested_s * 30,
+                      teams=[w.teams[t] for t in w.team], qos=np.arange(len(w)) % 3,
+                      checkpoint_s=np.full(len(w), 1800.0))
+    none_fits = Dispatch._none_fits
+    skipped: list[int] = []
+
+    def checked(self, i, stop, shadow_t, reserved):
+        if not none_fits(self, i, stop, shadow_t, reserved):
+            return False
+        mask = self._late_mask(reserved)
+        for j in self.queue[i:stop]:
+            assert self.now + self.req[j] > shadow_t
+            assert self.placer.place(self.st, self.milli[j], mask) is None
+        skipped.append(stop - i)
+        return True
+
+    monkeypatch.setattr(Dispatch, "_none_fits", checked)
+    cfg = SimConfig(placement="topology", failure_rate_per_node_day=0.05)
+    fast = simulate(w, spec, policy, cfg)
+    assert len(skipped) > 20
+    monkeypatch.setattr(Dispatch, "fast_fill", False)
+    slow = simulate(w, spec, policy, cfg)
+    for name in FIELDS:
+        np.testing.assert_array_equal(getattr(fast, name), getattr(slow, name), err_msg=name)

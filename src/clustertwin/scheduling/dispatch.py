@@ -12,6 +12,7 @@ import numpy as np
 
 from clustertwin.scheduling.backfill import Backfill
 from clustertwin.scheduling.preemption import Preemption
+from clustertwin.scheduling.state import WHOLE
 
 #: tails behind a blocked EASY head up to this long are scanned entry by entry in plain Python
 #: (:meth:`Dispatch._fill_at`); longer ones with one NumPy test per try. Same entries tried.
@@ -230,7 +231,8 @@ class Dispatch(Preemption, Backfill):
         if stop <= i or st.free_milli <= 0:
             return
         if stop - i <= SHORT_TAIL:  # entry by entry, without building arrays
-            self._fill_at(range(i, stop), failed, shadow_t, reserved, pool_extra)
+            if not self._none_fits(i, stop, shadow_t, reserved):
+                self._fill_at(range(i, stop), failed, shadow_t, reserved, pool_extra)
             return
         jobs = np.array(q[i:stop], dtype=np.int64)
         m = self.w.gpus_milli[jobs]
@@ -268,6 +270,32 @@ class Dispatch(Preemption, Backfill):
         qk, qc = self.qkey, self.qclass
         for k in reversed(started):
             del q[k], qk[k], qc[k]
+
+    def _none_fits(self, i: int, stop: int, shadow_t: float, reserved: np.ndarray | None) -> bool:
+        """Whether no entry of ``q[i:stop]`` can start behind the blocked head, told from the
+        cluster state alone, so that the fill would try entries that all fail: every entry
+        of the workload runs past the shadow time (placed off the held nodes), none of the
+        nodes it may use is idle (which an entry over several nodes would need), and every
+        entry in the window needs more whole GPUs than any of them has free (its size class
+        says at least how many; a share of one GPU always counts as fitting)."""
+        st = self.st
+        if st.pooled or self.now + self.min_req <= shadow_t:
+            return False
+        most = self._most_free(self._late_mask(reserved))
+        if most >= self.min_node_gpus:
+            return False
+        level = bisect.bisect_left(self.milli_levels, (most + 1) * WHOLE)
+        return self.qclass[i:stop].translate(_BELOW[min(level, 256)]).find(1) < 0
+
+    def _most_free(self, mask: np.ndarray | None) -> int:
+        """The most free GPUs on one node ``mask`` allows (every node: None), from the sets of
+        nodes by free-GPU count (down nodes count 0)."""
+        allowed = -1 if mask is None else self.placer._bits(mask)
+        by = self.st.by_full
+        most = len(by) - 1
+        while most > 0 and not by[most] & allowed:
+            most -= 1
+        return most
 
     def _fill_at(self, positions: Iterable[int], failed: dict[tuple[int, int, int], int],
                  shadow_t: float, reserved: np.ndarray | None, pool_extra: int) -> None:

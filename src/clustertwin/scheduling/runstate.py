@@ -80,6 +80,7 @@ class RunState:
         # the workload's shortest time limit and smallest demand (bounds the EASY fill uses)
         self.min_req = min(self.req, default=math.inf)
         self.min_milli = min(self.milli, default=0)
+        self.min_node_gpus = min(self.st.gpus_l, default=0)  # fewest GPUs on a node
         self.team = self.ctx.team
         self.rank = list(zip(w.qos.tolist(), w.priority.tolist(), strict=True))
         self.resv_of = w.reservation.tolist()
