@@ -235,3 +235,21 @@ def test_a_skipped_fill_would_start_nothing(cluster, policy, tmp_path, monkeypat
     slow = simulate(w, spec, policy, cfg)
     for name in FIELDS:
         np.testing.assert_array_equal(getattr(fast, name), getattr(slow, name), err_msg=name)
+
+
+def test_late_mask_bits_are_the_mask() -> None:
+    """The bit set the fill hands to the placement with the nodes off the held ones is the
+    one the placement would build from the array itself."""
+    spec = uniform(70, 8)
+    w = _workload(spec, 50, 1)
+    run = _Run(w, spec, parse_policy("fifo+backfill"), SimConfig(), 0)
+    rng = np.random.default_rng(3)
+    for held in (0, 1, 2, 9, 70):
+        reserved = np.zeros(spec.nodes, dtype=bool)
+        reserved[rng.choice(spec.nodes, held, replace=False)] = True
+        late = run._late_mask(reserved)
+        want = int.from_bytes(np.packbits(late, bitorder="little").tobytes(), "little")
+        assert run._late_bits(reserved) == want
+        fresh = type(run.placer)()
+        assert run.placer._bits(late) == fresh._bits(late) == want
+    assert run._late_bits(None) == -1 and run._late_mask(None) is None

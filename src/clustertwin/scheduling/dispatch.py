@@ -169,13 +169,26 @@ class Dispatch(Preemption, Backfill):
 
     def _late_mask(self, reserved: np.ndarray | None) -> np.ndarray | None:
         """The nodes a job that runs past the shadow time may use (all but the held ones), one
-        array per cached shadow (placement keeps its bit-set form while the mask is the same)."""
+        array per cached shadow, with its bit set (bit n: node n; see :meth:`_late_bits`),
+        which the placement is given so that it need not convert the array."""
         if reserved is None:
             return None
         last = self.__dict__.get("_late")
         if last is None or last[0] is not reserved:
-            last = self._late = (reserved, ~reserved)
+            late = ~reserved
+            bits = (1 << len(reserved)) - 1
+            for node in np.flatnonzero(reserved).tolist():
+                bits ^= 1 << node
+            self.placer.know_bits(late, bits)
+            last = self._late = (reserved, late, bits)
         return last[1]
+
+    def _late_bits(self, reserved: np.ndarray | None) -> int:
+        """:meth:`_late_mask` as a bit set (-1: every node)."""
+        if reserved is None:
+            return -1
+        self._late_mask(reserved)
+        return self._late[2]
 
     def _fill_fresh(self) -> bool:
         """Run the pass on the fresh entries alone if it may (returns whether it did): a fast-path EASY pass (backfill, no team limits, reservations or preemption) when
@@ -281,16 +294,15 @@ class Dispatch(Preemption, Backfill):
         st = self.st
         if st.pooled or self.now + self.min_req <= shadow_t:
             return False
-        most = self._most_free(self._late_mask(reserved))
+        most = self._most_free(self._late_bits(reserved))
         if most >= self.min_node_gpus:
             return False
         level = bisect.bisect_left(self.milli_levels, (most + 1) * WHOLE)
         return self.qclass[i:stop].translate(_BELOW[min(level, 256)]).find(1) < 0
 
-    def _most_free(self, mask: np.ndarray | None) -> int:
-        """The most free GPUs on one node ``mask`` allows (every node: None), from the sets of
-        nodes by free-GPU count (down nodes count 0)."""
-        allowed = -1 if mask is None else self.placer._bits(mask)
+    def _most_free(self, allowed: int) -> int:
+        """The most free GPUs on one of the nodes in the bit set ``allowed``, from the sets
+        of nodes by free-GPU count (down nodes count 0)."""
         by = self.st.by_full
         most = len(by) - 1
         while most > 0 and not by[most] & allowed:
