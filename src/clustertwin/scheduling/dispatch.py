@@ -123,7 +123,7 @@ class Dispatch(Preemption, Backfill):
                         alloc = self.placer.place(st, m)
                         if alloc is not None:
                             pool_extra -= m
-                elif head is not None or not self._shadowed(j):
+                elif head is not None or self.shadow is None or not self._shadowed(j):
                     alloc = self.placer.place(st, m, self._mask(j, reserved if mode else None))
                 if alloc is None:
                     failed[ck] = m if fm is None else min(fm, m)
