@@ -187,8 +187,11 @@ class Dispatch(Preemption, Backfill):
         """:meth:`_late_mask` as a bit set (-1: every node)."""
         if reserved is None:
             return -1
-        self._late_mask(reserved)
-        return self._late[2]
+        last = self.__dict__.get("_late")
+        if last is None or last[0] is not reserved:
+            self._late_mask(reserved)
+            last = self._late
+        return last[2]
 
     def _fill_fresh(self) -> bool:
         """Run the pass on the fresh entries alone if it may (returns whether it did): a fast-path EASY pass (backfill, no team limits, reservations or preemption) when
@@ -294,20 +297,15 @@ class Dispatch(Preemption, Backfill):
         st = self.st
         if st.pooled or self.now + self.min_req <= shadow_t:
             return False
-        most = self._most_free(self._late_bits(reserved))
+        allowed = self._late_bits(reserved)
+        by = st.by_full  # the most free GPUs on a node it may use (down nodes count 0)
+        most = len(by) - 1
+        while most > 0 and not by[most] & allowed:
+            most -= 1
         if most >= self.min_node_gpus:
             return False
         level = bisect.bisect_left(self.milli_levels, (most + 1) * WHOLE)
         return self.qclass[i:stop].translate(_BELOW[min(level, 256)]).find(1) < 0
-
-    def _most_free(self, allowed: int) -> int:
-        """The most free GPUs on one of the nodes in the bit set ``allowed``, from the sets
-        of nodes by free-GPU count (down nodes count 0)."""
-        by = self.st.by_full
-        most = len(by) - 1
-        while most > 0 and not by[most] & allowed:
-            most -= 1
-        return most
 
     def _fill_at(self, positions: Iterable[int], failed: dict[tuple[int, int, int], int],
                  shadow_t: float, reserved: np.ndarray | None, pool_extra: int) -> None:
