@@ -27,10 +27,95 @@ class Backfill(Reservations):
         if self.shadow is not None and self.shadow[0] == h:
             _, _, t, nodes, extra = self.shadow
             return t, nodes, extra
-        st = self.st
         m = self.milli[h]
-        hyp = copy_state(st)
         mask = self._mask(h)
+        found = self._shadow_listed(m, mask)
+        t, nodes_arr, extra = found if found is not None else self._shadow_hyp(m, mask)
+        self.shadow = (h, 0, t, nodes_arr, extra)
+        self.head_checks.append((h, self.now, t))
+        return t, nodes_arr, extra
+
+    def _shadow_listed(self, m: int,
+                       mask: np.ndarray | None) -> tuple[float, np.ndarray | None, int] | None:
+        """:meth:`_shadow_hyp`'s answer for a head of ``k`` whole GPUs with no node mask, found
+        without copying the cluster state; None where it does not apply (the caller then uses
+        :meth:`_shadow_hyp`). Only whole-GPU attempts are given back (a fractional one on the
+        way: None), so what decides is each node's count of free GPUs: it rises by the
+        attempt's GPUs on that node (up nodes only), and a node whose GPUs are all free is idle.
+
+        * One node (``k`` up to a node's GPUs), under a placement whose node choice the
+          free-GPU sets make (first-fit, best-fit; topology with NVLink domains inside a node),
+          and no node with ``k`` free GPUs now: the first end after which a node the attempt
+          touched has ``k`` free GPUs is the shadow time (no other node has them: none had them
+          before and the others are unchanged), on the node the placement picks among those
+          touched: the lowest-numbered (first-fit) or the one with the fewest free GPUs, then
+          the lowest-numbered (best-fit).
+        * Several nodes, with fewer than ``k`` idle GPUs now: the first end after which the
+          idle nodes hold ``k`` GPUs, on the nodes the placement picks from them (its choice
+          reads only which nodes are idle and the cluster's fixed layout)."""
+        st = self.st
+        k = m // WHOLE
+        if st.pooled or mask is not None or m < WHOLE:
+            return None
+        multi = k > st.max_node_gpus
+        if multi:
+            if st.idle_node_gpus >= k:
+                return None
+            best = False
+        else:
+            rule = self.placer._rule(st)
+            if rule is None or any(st.by_full[k:]):
+                return None
+            best = rule == "best"
+        free, idle = st.free_milli, st.idle_node_gpus
+        full_l, up_l, gpus_l, alloc_of = st.full_l, st.up_l, st.gpus_l, self.alloc
+        full: dict[int, int] = {}
+        for tend, j in self._ends_in_order():
+            hit, hit_key = -1, None
+            for node, idx, milli in alloc_of[j]:
+                if milli != WHOLE:
+                    return None
+                if not up_l[node]:
+                    continue  # the node's books were cleared when it failed
+                g, was = gpus_l[node], full.get(node, full_l[node])
+                f = full[node] = was + len(idx)
+                free += WHOLE * len(idx)
+                idle += (g if f == g else 0) - (g if was == g else 0)
+                key = (f, node) if best else (0, node)
+                if f >= k and (hit_key is None or key < hit_key):
+                    hit, hit_key = node, key
+            if free < m:
+                continue
+            if multi and idle >= k:
+                return self._shadow_nodes(tend, full, k)
+            if not multi and hit >= 0:
+                nodes_arr = np.zeros(self.spec.nodes, dtype=bool)
+                nodes_arr[hit] = True
+                return tend, nodes_arr, 0
+        return math.inf, None, 0
+
+    def _shadow_nodes(self, tend: float, full: dict[int, int],
+                      k: int) -> tuple[float, np.ndarray | None, int] | None:
+        """The nodes a head of ``k`` GPUs over several nodes gets at ``tend``, when the nodes
+        idle then are those idle now plus those in ``full`` (free GPUs per node after the
+        attempts given back) with every GPU free: the placement's choice from them."""
+        st = self.st
+        ok = st.full == st.node_gpus
+        gpus_l = st.gpus_l
+        ok[[x for x, f in full.items() if f == gpus_l[x]]] = True
+        nodes = self.placer.pick_nodes(st, ok.nonzero()[0], k)
+        if nodes is None:
+            return None
+        nodes_arr = np.zeros(self.spec.nodes, dtype=bool)
+        nodes_arr[nodes] = True
+        return tend, nodes_arr, 0
+
+    def _shadow_hyp(self, m: int, mask: np.ndarray | None) -> tuple[float, np.ndarray | None, int]:
+        """The shadow of a head of ``m`` milli-GPUs: the running attempts given back one by one,
+        earliest end first, to a copy of the cluster state until the head can be placed there
+        (the placement itself decides, so this form holds for every case)."""
+        st = self.st
+        hyp = copy_state(st)
         t = math.inf
         nodes_arr: np.ndarray | None = None
         extra = 0
@@ -60,8 +145,6 @@ class Backfill(Reservations):
                     nodes_arr = np.zeros(self.spec.nodes, dtype=bool)
                     nodes_arr[[x[0] for x in a]] = True
                 break
-        self.shadow = (h, 0, t, nodes_arr, extra)
-        self.head_checks.append((h, self.now, t))
         return t, nodes_arr, extra
 
     def _ends_in_order(self) -> Iterator[tuple[float, int]]:

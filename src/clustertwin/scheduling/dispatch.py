@@ -3,18 +3,24 @@ and reservations, backfilling behind a blocked head (EASY) or preempting for it.
 
 from __future__ import annotations
 
+import bisect
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from itertools import starmap
 
 import numpy as np
 
 from clustertwin.scheduling.backfill import Backfill
 from clustertwin.scheduling.preemption import Preemption
+from clustertwin.scheduling.state import WHOLE
 
 #: tails behind a blocked EASY head up to this long are scanned entry by entry in plain Python
-#: (:meth:`Dispatch._fill_short`); longer ones with one NumPy test per try. Same entries tried.
+#: (:meth:`Dispatch._fill_at`); longer ones with one NumPy test per try. Same entries tried.
 SHORT_TAIL = 256
+
+#: byte translation tables: ``_BELOW[n]`` maps a size class below ``n`` to 1, the others to 0
+_BELOW = [b"\x01" * n + b"\x00" * (256 - n) for n in range(257)]
+
 
 
 class Dispatch(Preemption, Backfill):
@@ -25,13 +31,33 @@ class Dispatch(Preemption, Backfill):
     fast_fill = True
 
     def _rekey(self) -> None:
-        if not self.queue:
+        """Sort the queue by the order's keys now, ties by submit time, then job. Sorted
+        stably by key alone when no two keys are equal (nor NaN), which is the same order;
+        else the jobs are first put in (submit time, job) order by their ranks in it."""
+        q = self.queue
+        if not q:
             return
-        jobs = np.array(self.queue, dtype=np.int64)
+        jobs = np.fromiter(q, dtype=np.int64, count=len(q))
         keys = self.order.keys(self.ctx, jobs, self.now)
-        idx = np.lexsort((jobs, self.w.submit_s[jobs], keys))
-        self.queue = jobs[idx].tolist()
-        self.qkey = keys[idx].tolist()
+        idx = np.argsort(keys, kind="stable")
+        sk = keys[idx]
+        if (sk[1:] == sk[:-1]).any() or np.isnan(sk[-1]):
+            arrival = self.__dict__.get("_arrival")
+            if arrival is None:  # every job in (submit time, job) order, and its place there
+                by = np.argsort(self.w.submit_s, kind="stable")
+                rank = np.empty_like(by)
+                rank[by] = np.arange(len(by))
+                arrival = self._arrival = (by, rank)
+            ranks = arrival[1][jobs]
+            ranks.sort()
+            jobs = arrival[0][ranks]
+            keys = self.order.keys(self.ctx, jobs, self.now)
+            idx = np.argsort(keys, kind="stable")
+            sk = keys[idx]
+        jobs = jobs[idx]
+        self.queue = jobs.tolist()
+        self.qkey = sk.tolist()
+        self.qclass = bytearray(np.frombuffer(self.size_class, dtype=np.uint8)[jobs].tobytes())
 
     def _schedule(self) -> None:
         if not self.queue:
@@ -43,7 +69,7 @@ class Dispatch(Preemption, Backfill):
         finally:
             self.in_pass = False
             for key, j in self.deferred:
-                self._queue_add(key, j)
+                self._queue_put(key, j)
             self.deferred.clear()
             self.fresh.clear()
 
@@ -97,12 +123,12 @@ class Dispatch(Preemption, Backfill):
                         alloc = self.placer.place(st, m)
                         if alloc is not None:
                             pool_extra -= m
-                else:
+                elif head is not None or self.shadow is None or not self._shadowed(j):
                     alloc = self.placer.place(st, m, self._mask(j, reserved if mode else None))
                 if alloc is None:
                     failed[ck] = m if fm is None else min(fm, m)
             if alloc is not None:
-                del q[i], qk[i]
+                del q[i], qk[i], self.qclass[i]
                 self._start(j, alloc)
                 continue
             # j is blocked
@@ -110,7 +136,7 @@ class Dispatch(Preemption, Backfill):
                 if not tried_preempt:
                     tried_preempt = True
                     if self._try_preempt(j):
-                        del q[i], qk[i]
+                        del q[i], qk[i], self.qclass[i]
                         continue
                 if pol.backfill:
                     head = j
@@ -127,15 +153,45 @@ class Dispatch(Preemption, Backfill):
                     break
             i += 1
 
+    def _shadowed(self, h: int) -> bool:
+        """Whether the cached shadow of ``h`` says it cannot start now, so that placing it
+        would fail (fast path; no reservations, whose masks change with time, nor preemption):
+        ``now`` is before its shadow time. When it was computed ``h`` did not fit (it was
+        placed and failed, or needed more than was free), and the shadow is the first end of
+        a running attempt after which it fits the state with those attempts given back.
+        Every end since came before that, so the state then had at least the free GPUs there
+        are now (starts since only took some), and placement is monotone: more free capacity
+        never turns a fit into none. With preemption a head may be blocked untried (a victim
+        frees GPUs after a larger entry failed, and the pass skips entries no smaller)."""
+        sh = self.shadow
+        return sh is not None and sh[0] == h and self.now < sh[2] and self.fast_fill \
+            and not self.cfg.reservations and not self.pol.preempt
+
     def _late_mask(self, reserved: np.ndarray | None) -> np.ndarray | None:
         """The nodes a job that runs past the shadow time may use (all but the held ones), one
-        array per cached shadow (placement keeps its bit-set form while the mask is the same)."""
+        array per cached shadow, with its bit set (bit n: node n; see :meth:`_late_bits`),
+        which the placement is given so that it need not convert the array."""
         if reserved is None:
             return None
         last = self.__dict__.get("_late")
         if last is None or last[0] is not reserved:
-            last = self._late = (reserved, ~reserved)
+            late = ~reserved
+            bits = (1 << len(reserved)) - 1
+            for node in np.flatnonzero(reserved).tolist():
+                bits ^= 1 << node
+            self.placer.know_bits(late, bits)
+            last = self._late = (reserved, late, bits)
         return last[1]
+
+    def _late_bits(self, reserved: np.ndarray | None) -> int:
+        """:meth:`_late_mask` as a bit set (-1: every node)."""
+        if reserved is None:
+            return -1
+        last = self.__dict__.get("_late")
+        if last is None or last[0] is not reserved:
+            self._late_mask(reserved)
+            last = self._late
+        return last[2]
 
     def _fill_fresh(self) -> bool:
         """Run the pass on the fresh entries alone if it may (returns whether it did): a fast-path EASY pass (backfill, no team limits, reservations or preemption) when
@@ -161,7 +217,12 @@ class Dispatch(Preemption, Backfill):
         shadow_t, reserved, pool_extra = self._shadow(h)
         depth = self.cfg.scan_depth
         stop = len(q) if depth is None else min(len(q), depth + 1)
-        pos = sorted(p for p in starmap(self._queue_pos, self.fresh) if 0 < p < stop)
+        fresh = self.fresh
+        if len(fresh) == 1:  # most often
+            p = self._queue_pos(*fresh[0])
+            pos = [p] if 0 < p < stop else []
+        else:
+            pos = sorted(p for p in starmap(self._queue_pos, fresh) if 0 < p < stop)
         if not pos or st.free_milli <= 0:
             return True
         changes = st.changes
@@ -185,8 +246,9 @@ class Dispatch(Preemption, Backfill):
         stop = len(q) if depth is None else min(len(q), i + depth + 1 - seen)
         if stop <= i or st.free_milli <= 0:
             return
-        if stop - i <= SHORT_TAIL:
-            self._fill_short(i, stop, failed, shadow_t, reserved, pool_extra)
+        if stop - i <= SHORT_TAIL:  # entry by entry, without building arrays
+            if not self._none_fits(i, stop, shadow_t, reserved):
+                self._fill_at(range(i, stop), failed, shadow_t, reserved, pool_extra)
             return
         jobs = np.array(q[i:stop], dtype=np.int64)
         m = self.w.gpus_milli[jobs]
@@ -221,16 +283,29 @@ class Dispatch(Preemption, Backfill):
                 continue
             started.append(i + c - 1)
             self._start(j, alloc)
-        qk = self.qkey
+        qk, qc = self.qkey, self.qclass
         for k in reversed(started):
-            del q[k], qk[k]
+            del q[k], qk[k], qc[k]
 
-    def _fill_short(self, i: int, stop: int, failed: dict[tuple[int, int, int], int],
-                    shadow_t: float, reserved: np.ndarray | None, pool_extra: int) -> None:
-        """:meth:`_fill_behind` for a short tail ``q[i:stop]``: the same tests with the current
-        free capacity and thresholds, made one entry at a time without building arrays (for
-        a hundred entries the NumPy calls cost more than the scan)."""
-        self._fill_at(range(i, stop), failed, shadow_t, reserved, pool_extra)
+    def _none_fits(self, i: int, stop: int, shadow_t: float, reserved: np.ndarray | None) -> bool:
+        """Whether no entry of ``q[i:stop]`` can start behind the blocked head, told from the
+        cluster state alone, so that the fill would try entries that all fail: every entry
+        of the workload runs past the shadow time (placed off the held nodes), none of the
+        nodes it may use is idle (which an entry over several nodes would need), and every
+        entry in the window needs more whole GPUs than any of them has free (its size class
+        says at least how many; a share of one GPU always counts as fitting)."""
+        st = self.st
+        if st.pooled or self.now + self.min_req <= shadow_t:
+            return False
+        allowed = self._late_bits(reserved)
+        by = st.by_full  # the most free GPUs on a node it may use (down nodes count 0)
+        most = len(by) - 1
+        while most > 0 and not by[most] & allowed:
+            most -= 1
+        if most >= self.min_node_gpus:
+            return False
+        level = bisect.bisect_left(self.milli_levels, (most + 1) * WHOLE)
+        return self.qclass[i:stop].translate(_BELOW[min(level, 256)]).find(1) < 0
 
     def _fill_at(self, positions: Iterable[int], failed: dict[tuple[int, int, int], int],
                  shadow_t: float, reserved: np.ndarray | None, pool_extra: int) -> None:
@@ -242,7 +317,10 @@ class Dispatch(Preemption, Backfill):
         Two bounds of the workload cut the scan short without changing what it tries: when even
         its shortest time limit ends past the shadow time, every entry is in mode 1 (so the
         mode-0 threshold never applies), and once no job of the workload is below the limit of
-        what may still be tried, nothing further is (typically a one-GPU job failed)."""
+        what may still be tried, nothing further is (typically a one-GPU job failed). An entry of
+        the blocked head's size (the mode-0 failure in ``failed``, the head's own without
+        preemption) fails in mode 1 without a placement: the cluster state is the one the
+        head failed in or has less free, and the mask only narrows it."""
         q = self.queue
         st = self.st
         milli, req, now = self.milli, self.req, self.now
@@ -250,6 +328,7 @@ class Dispatch(Preemption, Backfill):
         pooled = st.pooled
         fm0 = failed.get((0, 0, 0), math.inf)
         fm1 = failed.get((1, 0, 0), math.inf)
+        head_m = -1 if self.pol.preempt else fm0  # see the last paragraph above
         mask_late = self._late_mask(reserved)
         free = st.free_milli  # changes only when a job starts (the caller checked it is > 0)
         late = now + self.min_req > shadow_t  # every entry runs past the shadow time
@@ -258,6 +337,9 @@ class Dispatch(Preemption, Backfill):
         # smaller than the thresholds of the modes it may be in
         lim = min(free + 1, fm1 if late else max(fm0, fm1))
         started: list[int] = []
+        box = [lim]  # what _entries_below reads
+        if isinstance(positions, range) and positions.step == 1:
+            positions = self._entries_below(positions.start, positions.stop, box)
         for c in positions if lim > smallest else ():
             j = q[c]
             mj = milli[j]
@@ -270,8 +352,8 @@ class Dispatch(Preemption, Backfill):
                     alloc = place(st, mj) if mj <= pool_extra else None
                     if alloc is not None:
                         pool_extra -= mj
-                else:
-                    alloc = place(st, mj, mask_late)
+                else:  # the head's size fails too (the same state or less, and a mask)
+                    alloc = None if mj == head_m else place(st, mj, mask_late)
                 if alloc is None:
                     fm1 = mj
             else:
@@ -284,9 +366,31 @@ class Dispatch(Preemption, Backfill):
                 started.append(c)
                 self._start(j, alloc)
                 free = st.free_milli
-            lim = min(free + 1, fm1 if late else max(fm0, fm1))
+            lim = box[0] = min(free + 1, fm1 if late else max(fm0, fm1))
             if free <= 0 or lim <= smallest:  # nothing left that may be tried
                 break
-        qk = self.qkey
+        qk, qc = self.qkey, self.qclass
         for k in reversed(started):
-            del q[k], qk[k]
+            del q[k], qk[k], qc[k]
+
+    def _entries_below(self, lo: int, hi: int, lim: list[int]) -> Iterator[int]:
+        """The positions in ``[lo, hi)`` of the queue entries that may need fewer than
+        ``lim[0]`` milli-GPUs, ascending, found by a bytes scan of their size classes
+        (``qclass``, see :meth:`RunState._queue_put`): every entry below is among them, and
+        where a workload has over 255 distinct demands the classes are too coarse to tell
+        some above (the caller tests each entry anyway). ``lim[0]`` may fall while the caller
+        works on an entry; it is read again before the next is looked for."""
+        levels = self.milli_levels
+        seen = lim[0]
+        level = bisect.bisect_left(levels, seen)
+        row = self.qclass[lo:hi].translate(_BELOW[min(level, 256)])
+        k = row.find(1)
+        while k >= 0:
+            yield lo + k
+            if lim[0] != seen:
+                seen = lim[0]
+                now_level = bisect.bisect_left(levels, seen)
+                if now_level != level:
+                    level = now_level
+                    row = self.qclass[lo:hi].translate(_BELOW[min(level, 256)])
+            k = row.find(1, k + 1)

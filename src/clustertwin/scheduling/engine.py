@@ -177,18 +177,18 @@ class _Run(Dispatch, Failures):
         dt = t - self.last_usage_t
         if dt > 0:
             # per team, the same IEEE operations in the same order as the former NumPy form
-            # (GPU-s used in the interval x = milli * dt / WHOLE), updated in copies of the lists
+            # (GPU-s used in the interval x = milli * dt / WHOLE); the usage in a new list (its
+            # identity marks the usage state), the GPU-seconds in place
             if self.order.dynamic:
                 hl = self.half_life_s
-                decay = 0.5 ** (dt / hl) if math.isfinite(hl) else 1.0
-                usage = self.ctx.usage[:]  # new lists (the usage list's identity marks its state)
-                gpu_s = self.team_gpu_s[:]
+                decay = 0.5 ** (dt / hl) if hl < math.inf else 1.0
+                usage = self.ctx.usage[:]
+                gpu_s = self.team_gpu_s
                 for i, tm in enumerate(self.team_milli):
                     x = tm * dt / WHOLE
                     usage[i] = usage[i] * decay + x
                     gpu_s[i] += x
                 self.ctx.usage = usage
-                self.team_gpu_s = gpu_s
             else:
                 self.team_gpu_s = [g + tm * dt / WHOLE
                                    for g, tm in zip(self.team_gpu_s, self.team_milli, strict=True)]

@@ -69,8 +69,8 @@ class Lifecycle(RunState):
         if self.static_keys is not None:
             key = self.static_keys[j]
         else:
-            key = self.order.key_one(self.ctx, j, self.now)
-        self._queue_add(key, j)
+            key = self.key_of(j, self.now)
+        self.qclass.insert(self._queue_add(key, j), self.size_class[j])  # _queue_put, inline
         self.fresh.append((key, j))
 
     def _cancel(self, j: int) -> None:
@@ -196,5 +196,5 @@ class Lifecycle(RunState):
         if self.in_pass:
             self.deferred.append((key, j))
         else:
-            self._queue_add(key, j)
+            self._queue_put(key, j)
         self.shadow = None

@@ -24,7 +24,8 @@ from clustertwin.scheduling.state import WHOLE, Alloc, ClusterState
 
 
 class _Ctx:
-    """What orders may read: the workload, team usage and shares, capacity.
+    """What orders may read: the workload (and its submit times and teams as lists), team
+    usage and shares, capacity.
 
     The engine keeps the decayed team usage as Python floats (``usage``, replaced as a new
     list whenever it changes); ``team_usage`` is that list as an array, built when an order
@@ -32,6 +33,8 @@ class _Ctx:
 
     def __init__(self, w: Workload, shares: np.ndarray, capacity_milli: int) -> None:
         self.w = w
+        self.submit: list[float] = w.submit_s.tolist()  # the columns as lists, for scalar reads
+        self.team: list[int] = w.team.tolist()
         self.shares = shares
         self.capacity_milli = capacity_milli
         self.usage: list[float] = [0.0] * len(w.teams)
@@ -73,11 +76,12 @@ class RunState:
         self.milli = w.gpus_milli.tolist()
         self.req = w.requested_s.tolist()
         self.ck = w.checkpoint_s.tolist()
-        self.submit = w.submit_s.tolist()
+        self.submit = self.ctx.submit
         # the workload's shortest time limit and smallest demand (bounds the EASY fill uses)
         self.min_req = min(self.req, default=math.inf)
         self.min_milli = min(self.milli, default=0)
-        self.team = w.team.tolist()
+        self.min_node_gpus = min(self.st.gpus_l, default=0)  # fewest GPUs on a node
+        self.team = self.ctx.team
         self.rank = list(zip(w.qos.tolist(), w.priority.tolist(), strict=True))
         self.resv_of = w.reservation.tolist()
         self.status = [FUTURE] * n
@@ -100,12 +104,7 @@ class RunState:
         for j, ds in w.deps.items():
             for _k, d in ds:
                 self.waiters.setdefault(d, []).append(j)
-        self.static_keys = None if self.order.dynamic else \
-            self.order.keys(self.ctx, np.arange(n), 0.0).tolist()
-        # the queue in policy order: the jobs, and beside them their keys (an entry sorts by
-        # (key, submit time, job); see RunState._queue_pos)
-        self.queue: list[int] = []
-        self.qkey: list[float] = []
+        self._init_queue(w)
         self.running: set[int] = set()
         # (the attempt's end, job, epoch) of the running attempts, a heap; an entry whose job
         # no longer runs that attempt (epoch or status changed) is stale and skipped
@@ -137,6 +136,23 @@ class RunState:
         self.tl: dict[str, list[float]] = {"t": [], "alloc_gpus": [], "up_gpus": [],
                                            "queue": [], "fragmentation": []}
 
+    def _init_queue(self, w: Workload) -> None:
+        """The empty queue and what keys it: a static order's key of every job, or a dynamic
+        order's key function; and the size class of every job (see :meth:`_queue_put`)."""
+        order = self.order
+        self.static_keys = None if order.dynamic else \
+            order.keys(self.ctx, np.arange(len(w)), 0.0).tolist()
+        self.key_of = order.key_fn(self.ctx) if order.dynamic else None
+        # the queue in policy order: the jobs, and beside them their keys (an entry sorts by
+        # (key, submit time, job); see RunState._queue_pos) and size classes, a byte each
+        self.queue: list[int] = []
+        self.qkey: list[float] = []
+        self.qclass = bytearray()
+        levels = np.unique(w.gpus_milli)
+        self.milli_levels: list[int] = levels.tolist()
+        self.size_class = np.minimum(np.searchsorted(levels, w.gpus_milli), 255) \
+            .astype(np.uint8).tobytes()
+
     def push(self, t: float, kind: int, payload: Any) -> None:
         heapq.heappush(self.heap, (t, next(self.seq), kind, payload))
 
@@ -152,7 +168,17 @@ class RunState:
         sub = self.submit
         return bisect.bisect_left(self.queue, (sub[j], j), lo, hi, key=lambda k: (sub[k], k))
 
-    def _queue_add(self, key: float, j: int) -> None:
+    def _queue_add(self, key: float, j: int) -> int:
+        """Insert ``j`` with its key into the queue's two lists; return its position."""
         pos = self._queue_pos(key, j)
         self.queue.insert(pos, j)
         self.qkey.insert(pos, key)
+        return pos
+
+    def _queue_put(self, key: float, j: int) -> None:
+        """Queue ``j`` (:meth:`_queue_add`) and its size class into ``qclass``: the rank of its
+        milli-GPUs among the workload's distinct demands (``milli_levels``), 255 for the 255th
+        and above. An entry is below ``lim`` milli-GPUs only if its class is below
+        ``bisect_left(milli_levels, lim)``, which lets the EASY fill find the entries it may
+        try with one bytes scan (:meth:`Dispatch._fill_at`)."""
+        self.qclass.insert(self._queue_add(key, j), self.size_class[j])

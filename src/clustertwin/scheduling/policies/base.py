@@ -3,6 +3,8 @@ from the package ``__init__``, which imports the order modules, so no import run
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -29,6 +31,11 @@ class Order:
         """The key of one job (a job entering the queue): the same number :meth:`keys` gives;
         an order may answer faster without building arrays."""
         return float(self.keys(ctx, np.array([job]), now)[0])
+
+    def key_fn(self, ctx: Any) -> Callable[[int, float], float]:
+        """:meth:`key_one` for one run as a function of (job, now), which an order may set up
+        once per run (the engine keys every arriving job of a dynamic order with it)."""
+        return partial(self.key_one, ctx)
 
 
 ORDERS: Registry[type[Order]] = Registry("policy")
