@@ -101,6 +101,7 @@ def implausible_figures(doc: dict[str, Any]) -> list[tuple[str, float]]:
     """(dotted key, value) of each plan figure that is NaN, an infinity that does not mean
     "never" (:data:`NEVER_KEYS`), or a dollar figure (``*_usd``) past :data:`MONEY_MAX_USD`."""
     import math
+    from itertools import repeat
 
     out: list[tuple[str, float]] = []
 
@@ -111,19 +112,21 @@ def implausible_figures(doc: dict[str, Any]) -> list[tuple[str, float]]:
                 or ("usd" in path.rsplit(".", 1)[-1] and abs(x) > MONEY_MAX_USD):
             out.append((path, x))
 
-    def walk(o: Any, keys: tuple[Any, ...]) -> None:
+    def walk(o: dict | list | tuple, keys: tuple[Any, ...]) -> None:
         # the dotted path is only spelled out for a figure that is NaN, infinite or past the
-        # money bound (a plan has thousands of figures)
-        if isinstance(o, dict):
-            for k, v in o.items():
-                walk(v, (*keys, k))
-        elif isinstance(o, list | tuple):
-            for v in o:
-                walk(v, keys)
-        elif isinstance(o, float | int) and not isinstance(o, bool):
-            x = float(o)
-            if not -MONEY_MAX_USD <= x <= MONEY_MAX_USD:     # NaN compares false
-                flag(x, keys)
+        # money bound, and plain floats and ints are read in the loop (a plan has thousands)
+        is_dict = isinstance(o, dict)
+        for k, v in (o.items() if is_dict else zip(repeat(None), o)):
+            t = type(v)
+            if t is float or t is int:
+                if not -MONEY_MAX_USD <= v <= MONEY_MAX_USD:     # NaN compares false
+                    flag(float(v), (*keys, k) if is_dict else keys)
+            elif isinstance(v, dict | list | tuple):
+                walk(v, (*keys, k) if is_dict else keys)
+            elif isinstance(v, float | int) and not isinstance(v, bool):
+                x = float(v)
+                if not -MONEY_MAX_USD <= x <= MONEY_MAX_USD:
+                    flag(x, (*keys, k) if is_dict else keys)
 
     walk(doc, ())
     return out

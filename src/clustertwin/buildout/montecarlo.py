@@ -73,6 +73,12 @@ class TriangularRows:
         kept = self._kept
         if kept is not None and kept[i] is not None:
             return kept[i]
+        if self._o[i] == self._p[i]:     # no spread: every sample is o (triangular's arithmetic
+            y = self._bufs[4]            # gives o + sqrt(0) or p - sqrt(0)); nothing to draw
+            y.fill(self._o[i])
+            if kept is not None:
+                kept[i] = y.copy()
+            return y
         self._bits.state = self._start
         self._bits.advance((self.numbers[i] - 1) * self.samples)
         u, low, high, x, y = self._bufs
