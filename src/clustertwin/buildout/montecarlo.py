@@ -73,15 +73,14 @@ class TriangularRows:
         kept = self._kept
         if kept is not None and kept[i] is not None:
             return kept[i]
+        u, low, high, x, y = self._bufs
+        if kept is not None:
+            y = kept[i] = np.empty(self.samples)
         if self._o[i] == self._p[i]:     # no spread: every sample is o (triangular's arithmetic
-            y = self._bufs[4]            # gives o + sqrt(0) or p - sqrt(0)); nothing to draw
-            y.fill(self._o[i])
-            if kept is not None:
-                kept[i] = y.copy()
+            y.fill(self._o[i])           # gives o + sqrt(0) or p - sqrt(0)); nothing to draw
             return y
         self._bits.state = self._start
         self._bits.advance((self.numbers[i] - 1) * self.samples)
-        u, low, high, x, y = self._bufs
         self._gen.random(out=u)
         np.less(u, self._fc[i], out=low, casting="unsafe")       # 1.0 on the left branch
         np.subtract(1.0, low, out=high)
@@ -97,8 +96,6 @@ class TriangularRows:
         np.subtract(self._p[i], y, out=y)
         y *= high
         y += x
-        if kept is not None:
-            kept[i] = y.copy()
         return y
 
 
@@ -168,10 +165,11 @@ def criticality(net: Network, d: np.ndarray | TriangularRows, ef: np.ndarray) ->
     ls: dict[int, np.ndarray] = {}
     uses = [len(pr) for pr in net.preds]
     crit = np.empty(n)
-    buf = np.empty(s)
+    buf, tight = np.empty(s), np.empty(s, dtype=bool)
+    spare: list[np.ndarray] = []     # rows every predecessor has read, written again
     for i in range(n - 1, -1, -1):
         su = net.succs[i]
-        row = np.empty(s)
+        row = spare.pop() if spare else np.empty(s)
         di = d[i]
         if not su:
             np.subtract(ef[i], di, out=row)
@@ -185,13 +183,15 @@ def criticality(net: Network, d: np.ndarray | TriangularRows, ef: np.ndarray) ->
         for k in su:
             uses[k] -= 1
             if not uses[k]:
-                del ls[k]
-        if uses[i]:
-            ls[i] = row
+                spare.append(ls.pop(k))
         # float = LS - ES = LS - (EF - d)
         np.subtract(row, ef[i], out=buf)
         buf += di
-        crit[i] = np.count_nonzero(buf <= FLOAT_TOL_DAYS) / s
+        crit[i] = np.count_nonzero(np.less_equal(buf, FLOAT_TOL_DAYS, out=tight)) / s
+        if uses[i]:
+            ls[i] = row
+        else:
+            spare.append(row)
     return crit
 
 

@@ -15,6 +15,8 @@ bulk-disposal haircut.
 from __future__ import annotations
 
 import datetime as _dt
+from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 DAYS_PER_YEAR = 365.25
@@ -34,11 +36,20 @@ def recovery_usd(capex: float, rate: float, life_years: float, days: float) -> f
 
 
 def market_fraction(catalog: Any, generation: str, bought: _dt.date, sold: _dt.date,
-                    haircut: float, holding_curve: list[float] | None = None) -> float:
+                    haircut: float, holding_curve: Sequence[float] | None = None) -> float:
     """What owned hardware bought on ``bought`` fetches on ``sold``, as a fraction of its price:
     the generation's price-by-age curve at the product's age at sale over its age at purchase
     (a user's ``decision.residual_frac_per_year`` replaces it with a curve by years held), less
-    the disposal haircut. Without a curve for the generation, the value holds (less the haircut)."""
+    the disposal haircut. Without a curve for the generation, the value holds (less the haircut).
+    Remembered per arguments: the route Monte Carlo prices each route a dozen times over the
+    same purchase and sale dates."""
+    curve = tuple(holding_curve) if holding_curve is not None else None
+    return _market_fraction(catalog, generation, bought, sold, haircut, curve)
+
+
+@lru_cache(maxsize=4096)
+def _market_fraction(catalog: Any, generation: str, bought: _dt.date, sold: _dt.date,
+                     haircut: float, holding_curve: tuple[float, ...] | None) -> float:
     from clustertwin.catalog.pricing import age_years, curve_for, fraction
 
     if holding_curve is not None:

@@ -36,7 +36,7 @@ def spread(flows: np.ndarray, day0: float, day1: float, usd_per_day: float) -> n
     edges = np.arange(m0, m1 + 2) * DAYS_PER_MONTH
     lo = np.maximum(edges[:-1], day0)
     hi = np.minimum(edges[1:], day1)
-    flows[m0:m1 + 1] += np.clip(hi - lo, 0.0, None) * usd_per_day
+    flows[m0:m1 + 1] += np.maximum(hi - lo, 0.0) * usd_per_day     # clip's wrapper costs more
     return flows
 
 

@@ -79,7 +79,7 @@ def _date(inp: Inputs, day: float) -> Any:
 def resale_usd(inp: Inputs, catalog: Any, purchases: list[tuple[float, float]], sold: float) -> float:
     """Market value on day ``sold`` of hardware bought on each purchase day, less the haircut."""
     return inp.resale_scale * sum(usd * market_fraction(catalog, inp.generation, _date(inp, day), _date(inp, sold),
-                                     inp.haircut, list(inp.holding_curve) if inp.holding_curve else None)
+                                     inp.haircut, inp.holding_curve or None)
                for day, usd in purchases)
 
 
