@@ -135,6 +135,34 @@ def test_a_sweep_past_its_time_is_stopped_and_says_which_limit():
     assert "0.3 s limit" in job.error and job.rows is None and not board._procs
 
 
+def test_a_stopped_sweep_leaves_no_pool_worker_behind():
+    """Stopping a sweep kills its process group: the pool the sweep process started goes with
+    it (killed alone, the sweep process left its workers blocked on their pipes for good)."""
+    import os
+
+    from clustertwin.serve.engine import doc_from_yaml
+    from clustertwin.serve.sweeps import SweepBoard
+    from clustertwin.sweep.study import build
+
+    board = SweepBoard((), memory_mb=1024, timeout_s=120)
+    sw = build(doc_from_yaml(DEFAULT_SCENARIO.read_text()), {"reliability.seed": list(range(1, 41))})
+    job = board.start(sw, "local")
+    deadline = time.monotonic() + 60
+    workers: list[int] = []
+    while not workers:  # the pool's workers: the sweep process's children
+        assert time.monotonic() < deadline and not job.finished, "the sweep's pool never started"
+        time.sleep(0.05)
+        sweeps = {p.pid for p in list(board._procs)}
+        workers = [int(p) for p in os.listdir("/proc") if p.isdigit() and _ppid(int(p)) in sweeps]
+    board.cancel(job)
+    board.close()
+    left = workers
+    while left and time.monotonic() < deadline:   # killed orphans may stay zombies: not running
+        left = [pid for pid in workers if _state(pid) not in ("Z", "X", "gone")]
+        time.sleep(0.05)
+    assert job.error == "cancelled" and not left, f"left running: {left}"
+
+
 def test_workers_end_when_the_server_is_killed(tmp_path):
     """kill -9 of `clustertwin serve` leaves no worker behind (a forked sibling may hold the
     server's end of a worker's pipe, so the workers watch their parent instead)."""

@@ -4,7 +4,10 @@ Pareto plot (run cost against wall-clock days) with every point labelled.
 
 A sweep runs in a process of its own, under the same memory cap as a plan (``RLIMIT_AS`` is
 inherited by the pool it starts: each process of it is capped) and a wall-clock limit
-(:data:`SWEEP_TIMEOUT_S`); past either it is stopped and the page says which limit."""
+(:data:`SWEEP_TIMEOUT_S`); past either it is stopped and the page says which limit. The sweep
+process leads a process group of its own, which the pool it starts joins: stopping a sweep
+(time limit, cancel, server shutdown) kills the whole group, so no pool worker outlives it
+(killed alone, the sweep process left its workers blocked on their pipes for good)."""
 
 from __future__ import annotations
 
@@ -72,8 +75,7 @@ class SweepBoard:
         with self._lock:
             procs = [p for p in self._procs if p.name == f"clustertwin-sweep-{job.id}"]
         for proc in procs:
-            if proc.is_alive():
-                proc.kill()
+            stop_group(proc)
 
     def start(self, sw: Any, executor: str, objective: str = "run_cost_owned_usd") -> Job:
         with self._lock:
@@ -116,12 +118,11 @@ class SweepBoard:
         with self._lock:
             self._procs.add(proc)
         if job.cancelled:  # cancelled while it was being prepared
-            proc.kill()
+            stop_group(proc)
         try:
             self._follow(job, conn, proc)
         finally:
-            if proc.is_alive():
-                proc.kill()
+            stop_group(proc)      # also the pool of a sweep process that died on its own
             proc.join(5)
             conn.close()
             with self._lock:
@@ -133,8 +134,7 @@ class SweepBoard:
         with self._lock:
             procs, threads = list(self._procs), list(self._threads)
         for proc in procs:
-            if proc.is_alive():
-                proc.kill()
+            stop_group(proc)
             proc.join(5)
             with self._lock:
                 self._procs.discard(proc)
@@ -171,13 +171,34 @@ class SweepBoard:
                 return
 
 
+def stop_group(proc: Any) -> None:
+    """Kill a sweep process and every process of its group (the pool it started). Its group
+    id is its pid once :func:`sweep_process` has made it a leader; before that no group has
+    that id (a live process group's id is never given to a new process) and only the process
+    itself is killed."""
+    import os
+    import signal
+
+    if proc.pid is not None and hasattr(os, "killpg"):
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+    if proc.is_alive():
+        proc.kill()
+
+
 def sweep_process(conn: Any, docs: list[dict[str, Any]], source: str, dirs: tuple[str, ...],
                   executor: str, skip: dict[int, str], cap_bytes: int) -> None:
-    """The sweep's own process: capped, then the sweep as ``clustertwin sweep`` runs it."""
+    """The sweep's own process: a process group of its own (:func:`stop_group`), capped, then
+    the sweep as ``clustertwin sweep`` runs it."""
     import logging
+    import os
 
     from clustertwin.serve.workers import cap_memory, where
 
+    if hasattr(os, "setpgid"):
+        os.setpgid(0, 0)
     cap_memory(cap_bytes)
     from clustertwin.sweep.run import Runner, execute
 
