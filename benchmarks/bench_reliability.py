@@ -98,9 +98,9 @@ def _compare(call: tuple) -> tuple[float, float]:
     return fast, _cpu(lambda: simulate_events(spec, intervals, trials, rng(), **kw), 3)
 
 
-def default_stage() -> dict[str, float]:
-    """CPU per warm ``analyze`` call on the default example, and its two Monte Carlo calls
-    (the interval search and the main run) against the reference loop on the same inputs."""
+def _default_calls() -> tuple:
+    """The default example's scenario, catalog, estimate and design, and the Monte Carlo calls
+    (spec, intervals, trials, generator state, options) one ``analyze`` of it makes."""
     from clustertwin.catalog import load_catalog
     from clustertwin.deadline import train
     from clustertwin.design import design
@@ -122,6 +122,13 @@ def default_stage() -> dict[str, float]:
         analyze(sc, cat, est, des)
     finally:
         runs.simulate = montecarlo.simulate
+    return sc, cat, est, des, calls
+
+
+def default_stage() -> dict[str, float]:
+    """CPU per warm ``analyze`` call on the default example, and its two Monte Carlo calls
+    (the interval search and the main run) against the reference loop on the same inputs."""
+    sc, cat, est, des, calls = _default_calls()
     figures = {"default_analyze_cpu_s": _cpu(lambda: analyze(sc, cat, est, des))}
     print("reliability stage on examples/default.yaml (CPU s per warm call, best of 7)")
     print(f"  analyze()                     {figures['default_analyze_cpu_s']:.4f} s  (target <= 0.08 s)")
@@ -141,28 +148,9 @@ BEFORE_47E598D = {"analyze": 77.4, "search": 35.0, "main": 40.5, "make_plan": 30
 def issue36_stage(repeat: int = 30) -> dict[str, float]:
     """CPU ms per warm call (best of ``repeat``): ``analyze`` on the default example, its
     search and main Monte Carlo calls, and the whole ``make_plan``; before and now."""
-    from clustertwin.catalog import load_catalog
-    from clustertwin.deadline import train
-    from clustertwin.design import design
     from clustertwin.plan import make_plan
-    from clustertwin.reliability import montecarlo, runs
-    from clustertwin.scenario import load_scenario
 
-    cat = load_catalog([])
-    sc = load_scenario(EXAMPLE, cat)
-    est = train(sc, cat)
-    des = design(sc, cat, est)
-    calls = []
-
-    def spy(spec, intervals, trials, rng, **kw):  # noqa: ANN001, ANN202
-        calls.append((spec, intervals, trials, rng.bit_generator.state, kw))
-        return montecarlo.simulate(spec, intervals, trials, rng, **kw)
-
-    runs.simulate = spy
-    try:
-        analyze(sc, cat, est, des)
-    finally:
-        runs.simulate = montecarlo.simulate
+    sc, cat, est, des, calls = _default_calls()
 
     def again(call: tuple):  # noqa: ANN202
         spec, intervals, trials, state, kw = call
