@@ -31,7 +31,8 @@ from typing import Any
 #: bumped when the entries' form changes
 FORMAT = b"clustertwin-datacache-1"
 ENV = "CLUSTERTWIN_CACHE_DIR"
-_ENTRY = re.compile(r"[A-Za-z0-9_.]+-[0-9a-f]{32}\.json")
+#: an entry's name: the parsed file's stem, then its key
+_ENTRY = re.compile(r"([A-Za-z0-9_.]+)-[0-9a-f]{32}\.json")
 
 
 def cache_dir() -> Path | None:
@@ -67,20 +68,29 @@ def _store(entry: Path, doc: Any) -> None:
         text = json.dumps(_encode(doc), separators=(",", ":"), allow_nan=False)
         if _decode(json.loads(text)) != doc:
             return
+    except (ValueError, TypeError):
+        return
+    save_entry(entry, text, _ENTRY)
+
+
+def save_entry(entry: Path, text: str, names: re.Pattern[str]) -> None:
+    """Write ``text`` to ``entry`` atomically (a temporary file, then a rename), then remove
+    the entries the same source's earlier contents left: the folder's names that ``names``
+    matches whole with the same first group (the part before the key). Never raises: a folder
+    that cannot be written only costs the next run the parse. :mod:`clustertwin.modelcache`
+    keeps its entries through here too."""
+    try:
         entry.parent.mkdir(parents=True, exist_ok=True)
         tmp = entry.with_name(f".{entry.name}.{os.getpid()}.tmp")
         tmp.write_text(text, encoding="utf-8")
         os.replace(tmp, entry)
-    except (OSError, ValueError, TypeError):
+    except OSError:
         return
-    _prune(entry)
-
-
-def _prune(entry: Path) -> None:
-    """Remove the entries of the same file's earlier contents (an edit leaves one behind)."""
-    stem = entry.name.rsplit("-", 1)[0]
-    for old in entry.parent.glob(f"{stem}-*.json"):
-        if old != entry and _ENTRY.fullmatch(old.name) and old.name.rsplit("-", 1)[0] == stem:
+    mine = names.fullmatch(entry.name)
+    stem = mine.group(1) if mine else None
+    for old in entry.parent.glob(f"{stem}-*") if stem else ():
+        same = names.fullmatch(old.name)
+        if old != entry and same and same.group(1) == stem:
             try:
                 old.unlink()
             except OSError:

@@ -29,19 +29,21 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
-import os
+import re
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import Any, TypeVar
 
-from clustertwin.datacache import cache_dir
+from clustertwin.datacache import cache_dir, save_entry
 
 T = TypeVar("T")
 #: bumped when the entries' form changes
 FORMAT = b"clustertwin-modelcache-1"
 _PACKAGE = "clustertwin"
+#: an entry's name: the name given to :func:`load`, then its key
+_ENTRY = re.compile(r"([A-Za-z0-9_]+)-[0-9a-f]{32}\.models\.json")
 
 
 def load(name: str, files: Sequence[Path], build: Callable[[], T], code: Iterable[Any]) -> T:
@@ -100,29 +102,14 @@ def code_modules(code: Iterable[Any]) -> set[ModuleType]:
 
 
 def _store(entry: Path, value: Any) -> None:
-    """Write ``value`` to ``entry`` atomically when it round-trips exactly; never raise."""
+    """Write ``value`` to ``entry`` when it round-trips exactly; never raise."""
     try:
         text = json.dumps(_encode(value), separators=(",", ":"), allow_nan=False)
         if json.loads(text, object_hook=_decode) != value:
             return
-        entry.parent.mkdir(parents=True, exist_ok=True)
-        tmp = entry.with_name(f".{entry.name}.{os.getpid()}.tmp")
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, entry)
-    except (OSError, ValueError, TypeError, KeyError, AttributeError, RecursionError):
+    except (ValueError, TypeError, KeyError, AttributeError, RecursionError):
         return
-    _prune(entry)
-
-
-def _prune(entry: Path) -> None:
-    """Remove the entries an earlier content or code left for the same name."""
-    stem = entry.name.split("-", 1)[0]
-    for old in entry.parent.glob(f"{stem}-*.models.json"):
-        if old != entry and old.name.split("-", 1)[0] == stem:
-            try:
-                old.unlink()
-            except OSError:
-                pass
+    save_entry(entry, text, _ENTRY)
 
 
 def _encode(o: Any) -> Any:

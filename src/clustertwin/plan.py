@@ -118,15 +118,12 @@ def implausible_figures(doc: dict[str, Any]) -> list[tuple[str, float]]:
         is_dict = isinstance(o, dict)
         for k, v in (o.items() if is_dict else zip(repeat(None), o)):
             t = type(v)
-            if t is float or t is int:
-                if not -MONEY_MAX_USD <= v <= MONEY_MAX_USD:     # NaN compares false
-                    flag(float(v), (*keys, k) if is_dict else keys)
+            if t is float or t is int or (t is not bool and isinstance(v, float | int)):
+                x = float(v)
+                if not -MONEY_MAX_USD <= x <= MONEY_MAX_USD:     # NaN compares false
+                    flag(x, (*keys, k) if is_dict else keys)
             elif isinstance(v, dict | list | tuple):
                 walk(v, (*keys, k) if is_dict else keys)
-            elif isinstance(v, float | int) and not isinstance(v, bool):
-                x = float(v)
-                if not -MONEY_MAX_USD <= x <= MONEY_MAX_USD:
-                    flag(x, (*keys, k) if is_dict else keys)
 
     walk(doc, ())
     return out

@@ -9,11 +9,11 @@ import bisect
 
 import numpy as np
 import pytest
+from sched_helpers import multifactor_states
 
 from clustertwin.scheduling import SimConfig, simulate, uniform
 from clustertwin.scheduling.dispatch import Dispatch
 from clustertwin.scheduling.jobs import with_time_limits
-from clustertwin.scheduling.policies import parse_policy
 from clustertwin.scheduling.traces import generate, load_trace
 
 POLICIES = ["fifo+backfill", "sjf+backfill", "multifactor+backfill",
@@ -77,19 +77,7 @@ def test_fast_fill_on_the_shipped_traces(name, nodes, traces, monkeypatch) -> No
 def test_multifactor_key_of_one_job_is_the_vector_key(teams) -> None:
     """Also the team factors from the usage list: Python sums and divisions below 8 teams,
     NumPy's from 8 on; both must be NumPy's doubles exactly."""
-    from clustertwin.scheduling.runstate import _Ctx
-
-    spec = uniform(16, 8)
-    w = generate("philly", 400, spec.gpus, np.random.default_rng(5), load=0.9, teams=teams)
-    order = parse_policy("multifactor").build()
-    rng = np.random.default_rng(teams)
-    shares = rng.uniform(0.1, 1.0, len(w.teams))
-    ctx = _Ctx(w, shares / shares.sum(), spec.gpus * 1000)
-    for step in range(6):
-        usage = rng.uniform(0, 1e6, len(w.teams)) * rng.choice([1e-3, 1.0, 1e4], len(w.teams))
-        usage[rng.uniform(size=len(w.teams)) < 0.3] = 0.0
-        ctx.usage = (usage * (step > 0)).tolist()  # the engine replaces the list each time
-        now = float(w.submit_s.max()) * rng.uniform(0.2, 1.5)
+    for order, ctx, w, now in multifactor_states("multifactor", 400, 5, teams, 6):
         jobs = np.arange(len(w))
         vector = order.keys(ctx, jobs, now)
         one = np.array([order.key_one(ctx, int(j), now) for j in jobs])

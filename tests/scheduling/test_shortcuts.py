@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from sched_helpers import multifactor_states
 
 from clustertwin.scheduling import SimConfig, simulate, uniform
 from clustertwin.scheduling.backfill import Backfill
@@ -153,20 +154,9 @@ def test_rekeyed_queue_is_the_tuple_order() -> None:
 def test_multifactor_key_function_is_key_one(teams) -> None:
     """The key function a run sets up gives :meth:`key_one`'s doubles, through usage states
     with idle teams, tiny and huge usage, and jobs older than the age cap."""
-    from clustertwin.scheduling.runstate import _Ctx
-
-    spec = uniform(16, 8)
-    w = generate("philly", 300, spec.gpus, np.random.default_rng(7), load=0.9, teams=teams)
-    order = parse_policy("multifactor:max_age_s=3600").build()
-    rng = np.random.default_rng(teams)
-    shares = rng.uniform(0.1, 1.0, len(w.teams))
-    ctx = _Ctx(w, shares / shares.sum(), spec.gpus * 1000)
-    key = order.key_fn(ctx)
-    for step in range(8):
-        usage = rng.uniform(0, 1e6, len(w.teams)) * rng.choice([1e-3, 1.0, 1e4], len(w.teams))
-        usage[rng.uniform(size=len(w.teams)) < 0.3] = 0.0
-        ctx.usage = (usage * (step > 0)).tolist()
-        now = float(w.submit_s.max()) * rng.uniform(0.2, 1.5)
+    key = None
+    for order, ctx, w, now in multifactor_states("multifactor:max_age_s=3600", 300, 7, teams, 8):
+        key = key or order.key_fn(ctx)   # set up once, at the first (zero-usage) state
         got = np.array([key(j, now) for j in range(len(w))])
         want = np.array([order.key_one(ctx, j, now) for j in range(len(w))])
         assert got.tobytes() == want.tobytes()

@@ -307,7 +307,6 @@ def _inner_block(m: Any, tp_one: bool, pp: int, span: int, per_rep: int,
     rows: list[tuple[int, ...]] = []
     if not ep_opts:
         refused["ep does not divide dp"] += 1
-        ep_opts = []
     mb_all = _micro_batches(per_rep)
     mb_opts = pinned_values(pinned, "micro_batch", mb_all[:2] if coarse else mb_all)
     for ep in ep_opts:

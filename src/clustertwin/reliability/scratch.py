@@ -30,24 +30,23 @@ class Scratch:
         self._bufs: dict[tuple[str, str], np.ndarray] = {}
 
     def __call__(self, name: str, shape: tuple[int, ...], dtype: type = float) -> np.ndarray:
-        size = math.prod(shape)
-        if size > KEEP:
-            return np.empty(shape, dtype)
-        key = (name, np.dtype(dtype).str)
-        buf = self._bufs.get(key)
-        if buf is None or buf.size < size:
-            buf = self._bufs[key] = np.empty(size, dtype)
-        return buf[:size].reshape(shape)
+        return self._kept(name, shape, dtype, np.empty)
 
     def zeros(self, shape: tuple[int, ...]) -> np.ndarray:
         """Zeros of ``shape`` (``np.maximum`` against an array of zeros is faster than
         against the scalar 0.0, the same numbers)."""
+        return self._kept("zeros", shape, float, np.zeros)
+
+    def _kept(self, name: str, shape: tuple[int, ...], dtype: type, make) -> np.ndarray:  # noqa: ANN001
+        """The kept array ``name`` (grown by ``make`` when too small), or a fresh one past
+        :data:`KEEP` elements."""
         size = math.prod(shape)
         if size > KEEP:
-            return np.zeros(shape)
-        buf = self._bufs.get(("zeros", "<f8"))
+            return make(shape, dtype)
+        key = (name, np.dtype(dtype).str)
+        buf = self._bufs.get(key)
         if buf is None or buf.size < size:
-            buf = self._bufs[("zeros", "<f8")] = np.zeros(size)
+            buf = self._bufs[key] = make(size, dtype)
         return buf[:size].reshape(shape)
 
 

@@ -42,16 +42,13 @@ class Dispatch(Preemption, Backfill):
         idx = np.argsort(keys, kind="stable")
         sk = keys[idx]
         if (sk[1:] == sk[:-1]).any() or np.isnan(sk[-1]):
-            arrival = self.__dict__.get("_arrival")
-            if arrival is None:  # every job in (submit time, job) order, and its place there
+            rank = self.__dict__.get("_arrival")
+            if rank is None:  # every job's place in (submit time, job) order
                 by = np.argsort(self.w.submit_s, kind="stable")
-                rank = np.empty_like(by)
+                rank = self._arrival = np.empty_like(by)
                 rank[by] = np.arange(len(by))
-                arrival = self._arrival = (by, rank)
-            ranks = arrival[1][jobs]
-            ranks.sort()
-            jobs = arrival[0][ranks]
-            keys = self.order.keys(self.ctx, jobs, self.now)
+            first = np.argsort(rank[jobs])          # the queue in arrival order (ranks unique)
+            jobs, keys = jobs[first], keys[first]
             idx = np.argsort(keys, kind="stable")
             sk = keys[idx]
         jobs = jobs[idx]
