@@ -25,7 +25,7 @@ PACKAGE = "clustertwin"
 #: clustertwin``) belong to the CLI layer.
 #: Packages that do not exist yet (decision, serve, drawings, measure) may stay listed.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("foundation", ("_lazy", "errors", "io", "datacache", "modelcache", "checked", "quoting", "outputs", "fmt", "layers")),
+    ("foundation", ("_lazy", "errors", "io", "children", "datacache", "modelcache", "checked", "quoting", "outputs", "fmt", "layers")),
     ("catalog", ("catalog", "data")),
     ("scenario", ("scenario",)),
     ("training", ("perf",)),

@@ -13,6 +13,7 @@ import pytest
 from clustertwin.io import read_document
 from clustertwin.scenario import DEFAULT_SCENARIO
 from clustertwin.serve.guard import HttpError
+from tests.procs import ppid, state
 
 
 def _doc(seed: int | None = None, **cluster: object) -> dict:
@@ -153,12 +154,12 @@ def test_a_stopped_sweep_leaves_no_pool_worker_behind():
         assert time.monotonic() < deadline and not job.finished, "the sweep's pool never started"
         time.sleep(0.05)
         sweeps = {p.pid for p in list(board._procs)}
-        workers = [int(p) for p in os.listdir("/proc") if p.isdigit() and _ppid(int(p)) in sweeps]
+        workers = [int(p) for p in os.listdir("/proc") if p.isdigit() and ppid(int(p)) in sweeps]
     board.cancel(job)
     board.close()
     left = workers
     while left and time.monotonic() < deadline:   # killed orphans may stay zombies: not running
-        left = [pid for pid in workers if _state(pid) not in ("Z", "X", "gone")]
+        left = [pid for pid in workers if state(pid) not in ("Z", "X", "gone")]
         time.sleep(0.05)
     assert job.error == "cancelled" and not left, f"left running: {left}"
 
@@ -185,28 +186,12 @@ def test_workers_end_when_the_server_is_killed(tmp_path):
         kids: list[int] = []
         while len(kids) < 2 and time.monotonic() < deadline:
             time.sleep(0.2)
-            kids = [int(p) for p in os.listdir("/proc") if p.isdigit() and _ppid(int(p)) == server.pid]
+            kids = [int(p) for p in os.listdir("/proc") if p.isdigit() and ppid(int(p)) == server.pid]
         assert len(kids) >= 2, kids
     finally:
         server.send_signal(signal.SIGKILL)
         server.wait(10)
     deadline = time.monotonic() + 15
-    while any(os.path.exists(f"/proc/{k}") and _state(k) != "Z" for k in kids):
+    while any(os.path.exists(f"/proc/{k}") and state(k) != "Z" for k in kids):
         assert time.monotonic() < deadline, f"workers {kids} outlived the server"
         time.sleep(0.2)
-
-
-def _ppid(pid: int) -> int:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return int(f.read().rsplit(")", 1)[1].split()[1])
-    except (OSError, ValueError, IndexError):
-        return -1
-
-
-def _state(pid: int) -> str:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return "gone"

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import csv
+import os
+import subprocess
+import sys
+import time
 
 import pytest
 import yaml
@@ -10,6 +14,7 @@ from typer.testing import CliRunner
 
 from clustertwin.cli import app
 from tests.conftest import EXAMPLES
+from tests.procs import children, still_running
 
 
 def run(*args):
@@ -105,3 +110,25 @@ def test_builtin_studies_run(tmp_path, study, rows):
     planned = [row for row in table if not row["error"]]
     assert len(planned) >= 4  # the 100,000-GPU rung needs issue 11's GPU-count work
     assert all(float(row["reliability.effective_days"]) >= float(row["training.days"]) for row in planned)
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="finds the workers in /proc (Linux)")
+def test_a_killed_sweep_leaves_no_pool_worker_behind(tmp_path):
+    """kill -9 of ``clustertwin sweep`` ends its pool's workers too: they watch their parent
+    (a forked sibling holds the sweep's end of their pipe, so without that they waited for
+    good, ~130 MB each)."""
+    seeds = ",".join(str(s) for s in range(1, 81))
+    exe = [sys.executable, "-m", "clustertwin.cli", "sweep", str(EXAMPLES / "default.yaml"),
+           "--set", f"reliability.seed={seeds}", "--workers", "2", "--out", str(tmp_path / "out")]
+    sweep = subprocess.Popen(exe, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        workers: list[int] = []
+        while len(workers) < 2 and sweep.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+            workers = children(sweep.pid)
+        assert len(workers) >= 2, f"the sweep's pool never started (exit status {sweep.poll()})"
+    finally:
+        sweep.kill()
+        sweep.wait(10)
+    assert not still_running(workers, within_s=10), f"workers {workers} outlived the sweep"

@@ -118,30 +118,14 @@ def where(exc: BaseException) -> str:
     return f"{tb.tb_frame.f_code.co_filename}:{tb.tb_lineno}" if tb else "?"
 
 
-def _exit_with_server(period_s: float = 1.0) -> None:
-    """End this worker when the server process is gone. Its pipe may never report the end: a
-    forked sibling can hold a copy of the server's side, so a killed server would leave its
-    workers behind. A daemon thread watches the parent id instead (re-parented = server gone)."""
-    import os
-    import threading
-    import time
-
-    server = os.getppid()
-
-    def watch() -> None:
-        while os.getppid() == server:
-            time.sleep(period_s)
-        os._exit(0)
-
-    threading.Thread(target=watch, name="clustertwin-worker-watch", daemon=True).start()
-
-
 def worker_main(conn: Any, catalog_dirs: tuple[str, ...], cap_bytes: int, warm: tuple[Any, ...] | None) -> None:
     """The worker process: cap memory, load the engine, answer jobs until the pipe closes."""
     import signal
 
+    from clustertwin.children import exit_with_parent
+
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the server, which stops us
-    _exit_with_server()
+    exit_with_parent()  # kill -9 of the server: no worker left behind
     cap_memory(cap_bytes)
     from clustertwin.serve.engine import Engine
 
