@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from clustertwin.catalog import Catalog
@@ -70,6 +71,18 @@ class Plan:
         return [(name, res) for name, res in zip(STAGES, results, strict=True) if res is not None]
 
     def to_dict(self) -> dict[str, Any]:
+        """The plan as its JSON document (contract section 2). Made once per plan and shared by
+        every reader (the plausibility check, ``--json``, a sweep's row, the web app): read it,
+        do not change it."""
+        return self._document
+
+    def __getstate__(self) -> dict[str, Any]:
+        # a plan sent to another process (a web-app worker's answer) leaves its document
+        # behind: the receiver makes its own if it needs one
+        return {k: v for k, v in self.__dict__.items() if k != "_document"}
+
+    @cached_property
+    def _document(self) -> dict[str, Any]:
         out: dict[str, Any] = {"scenario": self.scenario.model_dump(mode="json")}
         for name, res in self.blocks():
             out[name] = res.to_contract()

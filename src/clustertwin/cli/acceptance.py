@@ -175,8 +175,7 @@ def plan_measured(scen: Any, cat: Any, measured: Path, json_out: bool, folder: A
     from clustertwin.cli.common import emit_json, to_json
 
     rec = recalibrate(scen, cat, read_measured(measured))
-    doc = rec.measured.to_dict()
-    doc["recalibration"] = rec.to_dict()
+    doc = {**rec.measured.to_dict(), "recalibration": rec.to_dict()}  # the plan's own stays as is
     if folder is not None:
         from clustertwin.report.views.acceptance import recalibration_html
 
