@@ -19,7 +19,6 @@ between the best route and the runner-up most) and the break-even multiplier of 
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -57,14 +56,15 @@ def bounds(catalog: Any, inp: Any, wall: tuple[float, float]) -> dict[str, tuple
             "colo_rent": _spread(catalog, "colo_rent"), "resale": _spread(catalog, "resale")}
 
 
+#: the :class:`~clustertwin.decision.inputs.Inputs` fields each cost input multiplies
+MOVES = {"mfu": ("wall_p50", "wall_p90"), "ettr": ("wall_p50", "wall_p90"),
+         "hardware_price": ("it_capex", "fitout_capex"), "rental_price": ("rental_scale",),
+         "colo_rent": ("colo_scale",), "resale": ("resale_scale",)}
+
+
 def moved(inp: Any, name: str, m: float) -> Any:
     """``inp`` with one input multiplied by ``m``."""
-    if name in ("mfu", "ettr"):
-        return dataclasses.replace(inp, wall_p50=inp.wall_p50 * m, wall_p90=inp.wall_p90 * m)
-    if name == "hardware_price":
-        return dataclasses.replace(inp, it_capex=inp.it_capex * m, fitout_capex=inp.fitout_capex * m)
-    field = {"rental_price": "rental_scale", "colo_rent": "colo_scale", "resale": "resale_scale"}[name]
-    return dataclasses.replace(inp, **{field: getattr(inp, field) * m})
+    return inp.scaled(m, *MOVES[name])
 
 
 def multiplier(z: np.ndarray, lo: float, hi: float) -> np.ndarray:
@@ -87,9 +87,10 @@ class RouteSpread:
 
 
 def spread_of(mode: str, inp: Any, catalog: Any, settings: Any, build: Callable[..., Any],
-              score: Callable[[Any], float]) -> RouteSpread:
-    """Price route ``mode`` (``build(inputs)`` -> Option) at the P50 and at each input's P10/P90."""
-    base = build(inp)
+              score: Callable[[Any], float], base: Any = None) -> RouteSpread:
+    """Price route ``mode`` (``build(inputs)`` -> Option) at the P50 and at each input's P10/P90;
+    ``base``: ``build(inp)`` when the caller has it already."""
+    base = build(inp) if base is None else base
     b = bounds(catalog, inp, base.wall)
     lows, highs, mults = [], [], []
     for name in COST_INPUTS:
