@@ -67,8 +67,9 @@ def moved(inp: Any, name: str, m: float) -> Any:
     return inp.scaled(m, *MOVES[name])
 
 
-def multiplier(z: np.ndarray, lo: float, hi: float) -> np.ndarray:
-    """A normal draw ``z`` mapped to a multiplier: 1 at z = 0, ``lo`` at P10, ``hi`` at P90."""
+def multiplier(z: np.ndarray, lo: float | np.ndarray, hi: float | np.ndarray) -> np.ndarray:
+    """A normal draw ``z`` mapped to a multiplier: 1 at z = 0, ``lo`` at P10, ``hi`` at P90
+    (``lo``/``hi`` a column per route broadcast against a row of draws: a row per route)."""
     return np.clip(1.0 + np.where(z > 0, hi - 1.0, 1.0 - lo) * z / Z90, 0.05, None)
 
 
