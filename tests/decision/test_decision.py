@@ -189,11 +189,11 @@ def test_bad_decision_keys_are_one_line_each(default_doc, catalog):
 def test_gpus_to_meet_target(plan405):
     from clustertwin.decision.options import Option, gpus_to_meet
 
-    o = Option("colo", 1024, (10.0, 20.0), (10.0, 20.0), (100.0, 120.0), np.zeros(1))
+    o = Option("colo", 1024, (10.0, 20.0), (10.0, 20.0), (100.0, 120.0), lambda: (np.zeros(1), 0.0))
     # P90: 120 days of 1,024 GPUs in the 60 days left after a day-20 start -> 2,048 GPUs
     assert gpus_to_meet(o, 80.0, 8, "p90") == 2048
     assert gpus_to_meet(o, 20.0, 8, "p90") is None  # cannot start in time
-    capped = Option("cloud", 1024, (1.0, 1.0), (1.0, 1.0), (10.0, 10.0), np.zeros(1), max_gpus=1024)
+    capped = Option("cloud", 1024, (1.0, 1.0), (1.0, 1.0), (10.0, 10.0), lambda: (np.zeros(1), 0.0), max_gpus=1024)
     assert gpus_to_meet(capped, 6.0, 8, "p50") is None  # would need 2,048 on demand
     for opt in plan405.decision.options:
         if opt.meets_target:

@@ -92,3 +92,75 @@ def test_simulate_draws_match_the_spread():
     (row,) = mc.break_even([a, b], "a", "b")
     assert row["input"] == "hardware_price" and row["route"] == "b"
     assert row["multiplier"] == pytest.approx(1.0 + 0.15 * 5 / 30, abs=1e-3)
+
+
+def test_routes_drawn_together_as_each_alone():
+    """simulate prices every route in one pass (a row per route); each route's draws are its
+    own: simulated alone with the same seed, a route meets the target (and the deadline) in
+    exactly the same draws. Three routes with different spreads, dates and a utility queue."""
+    k = len(mc.COST_INPUTS)
+    rng = np.random.default_rng(3)
+    routes = []
+    for i, grid in enumerate([(0.0, 0.0), (300.0, 500.0), (0.0, 0.0)]):
+        score = 100.0 + 10.0 * i
+        low, high = score - rng.uniform(0, 20, k), score + rng.uniform(0, 30, k)
+        mults = np.column_stack([rng.uniform(0.6, 1.0, k), rng.uniform(1.0, 1.6, k)])
+        routes.append(mc.RouteSpread(f"r{i}", score, low, high, (50.0 + 40 * i, 90.0 + 60 * i),
+                                     (200.0, 260.0), mults, grid))
+    meets, best = mc.simulate(routes, 420.0, "cost", 3000, 11, deadline=240.0)
+    assert meets.shape == best.shape == (3000, 3)
+    for j, r in enumerate(routes):
+        alone, _ = mc.simulate([r], 420.0, "cost", 3000, 11, deadline=240.0)
+        assert np.array_equal(alone[:, 0], meets[:, j]), r.mode
+        assert 0.05 < alone.mean() < 0.95, r.mode  # the target and deadline cut inside the spread
+    assert (best.sum(axis=1) <= 1).all() and not (best & ~meets).any()
+    assert np.array_equal(best.any(axis=1), meets.any(axis=1))
+
+
+def test_scaled_inputs_are_a_faithful_copy(plan405, catalog):
+    """Inputs.scaled (the tornado's moves) gives what dataclasses.replace gives, and leaves the
+    original as it was."""
+    import dataclasses
+
+    from clustertwin.decision.inputs import gather
+
+    p = plan405
+    inp = gather(p.scenario, catalog, p.training, p.design, p.reliability, p.economics, p.buildout)
+    before = dataclasses.asdict(inp)
+    moved = inp.scaled(1.25, "wall_p50", "it_capex")
+    assert moved == dataclasses.replace(inp, wall_p50=inp.wall_p50 * 1.25, it_capex=inp.it_capex * 1.25)
+    assert type(moved) is type(inp) and hash(moved) != hash(inp)
+    assert dataclasses.asdict(inp) == before
+
+
+def test_exit_cash_priced_once_when_read():
+    """A route's exit-basis cash is priced on first read (the tornado's usage-basis cases never
+    read it) and only once however often flows and residual are read."""
+    from clustertwin.decision.options import Option
+
+    calls = []
+
+    def priced():
+        calls.append(1)
+        return np.array([5.0, -2.0]), 3.0
+
+    o = Option("colo", 8, (1.0, 2.0), (1.0, 2.0), (10.0, 12.0), priced, usage_usd=7.0)
+    assert not calls and o.usage_usd == 7.0
+    assert o.flows.tolist() == [5.0, -2.0] and o.residual_usd == 3.0 and o.flows.sum() == 3.0
+    assert len(calls) == 1
+
+
+def test_each_route_scored_on_its_own_inputs_draws():
+    """Two routes, no target: a flat one at 100 and, second, one moving on a single input
+    (80 at its P10, 130 at its P90). The second is best in exactly the draws where that input
+    is drawn below its median (the draws read back from the same seed)."""
+    k = len(mc.COST_INPUTS)
+    flat = mc.RouteSpread("flat", 100.0, np.full(k, 100.0), np.full(k, 100.0), (10.0, 10.0),
+                          (50.0, 50.0), np.ones((k, 2)))
+    for j in range(k):
+        low, high = np.full(k, 100.0), np.full(k, 100.0)
+        low[j], high[j] = 80.0, 130.0
+        moving = mc.RouteSpread("moving", 100.0, low, high, (10.0, 10.0), (50.0, 50.0), np.ones((k, 2)))
+        _, best = mc.simulate([flat, moving], None, "cost", 4000, 5)
+        z = np.random.default_rng(5).standard_normal((4000, len(mc.INPUTS)))
+        assert np.array_equal(best[:, 1], z[:, 1 + j] < 0), mc.COST_INPUTS[j]

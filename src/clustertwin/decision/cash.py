@@ -8,13 +8,15 @@ flow is discounted as if paid at its end: ``(1 + rate) ** ((m + 1) / 12)``.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 DAYS_PER_MONTH = 365.25 / 12
 
 
 def month_of(day: float) -> int:
-    return max(0, int(np.floor(day / DAYS_PER_MONTH)))
+    return max(0, math.floor(day / DAYS_PER_MONTH))
 
 
 def add(flows: np.ndarray, day: float, usd: float) -> np.ndarray:

@@ -51,6 +51,17 @@ class Inputs:
     resale_scale: float = 1.0              #: resale value of owned hardware
     region: str = "northern-virginia"      #: decision.region: the utility and colocation market
 
+    def scaled(self, m: float, *names: str) -> Inputs:
+        """A copy with each field of ``names`` multiplied by ``m`` (the route Monte Carlo's
+        moves, a dozen per route: ``dataclasses.replace`` re-runs ``__init__`` over every field,
+        this copies the instance's fields and changes those)."""
+        values = dict(self.__dict__)
+        for name in names:
+            values[name] = values[name] * m
+        new = object.__new__(Inputs)
+        new.__dict__.update(values)
+        return new
+
 
 class Upstream(NamedTuple):
     """The results of the stages before the decision (None where one did not run)."""

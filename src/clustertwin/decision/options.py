@@ -2,7 +2,8 @@
 
 Each returns an :class:`Option`: ready/start days and wall-clock days at P50 and P90 (days from
 the decision date), its cost on the usage basis and the monthly cash flows of the P50 case on
-the exit basis (:mod:`clustertwin.decision.basis`). On the exit basis owned routes (build, colo)
+the exit basis (:mod:`clustertwin.decision.basis`), the latter priced when first read: the route
+Monte Carlo prices each route a dozen times and, on the usage basis, reads none of them. On the exit basis owned routes (build, colo)
 buy hardware just in time (paid on delivery, shortly before its capacity is accepted), pay the
 run's energy, staff and maintenance while it trains and every commitment (a colocation
 contract's term), and sell the hardware at the end of the run at its market value by product
@@ -12,7 +13,9 @@ age less a disposal haircut. Rented routes pay the provider's price (a lease its
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property, partial
 from typing import Any
 
 import numpy as np
@@ -42,10 +45,10 @@ class Option:
     ready: tuple[float, float]      #: (P50, P90) days to capacity ready
     start: tuple[float, float]      #: (P50, P90) days to the run's start
     wall: tuple[float, float]       #: (P50, P90) wall-clock days of the run (phased runs summed)
-    flows: np.ndarray               #: monthly cash on the exit basis, P50 case (+ out, - in)
+    #: the exit basis of the P50 case: () -> (monthly cash, + out - in; residual value in USD)
+    exit_cash: Callable[[], tuple[np.ndarray, float]]
     usage_usd: float = 0.0          #: the capacity-time the run uses (usage basis)
     capex_usd: float = 0.0
-    residual_usd: float = 0.0
     commitment_months: float = 0.0  #: minimum term charged on the exit basis
     lead_days: float = 0.0          #: the GPU lead time (P50) the route waited for, 0 if none
     mfu: float = 0.0
@@ -53,6 +56,20 @@ class Option:
     max_gpus: int | None = None         #: most GPUs the route can supply (cloud without a contract)
     grid: tuple[float, float] = (0.0, 0.0)  #: the region's utility wait (P50, P90) the start waits for
     start_own: tuple[float, float] | None = None  #: (P50, P90) start without that wait
+
+    @cached_property
+    def _exit(self) -> tuple[np.ndarray, float]:
+        return self.exit_cash()
+
+    @property
+    def flows(self) -> np.ndarray:
+        """Monthly cash on the exit basis, P50 case (+ out, - in)."""
+        return self._exit[0]
+
+    @property
+    def residual_usd(self) -> float:
+        """What the owned hardware (and a build's facility) is worth after the run."""
+        return self._exit[1]
 
 
 def phased_days(offsets: list[float], fracs: list[float], full_days: float) -> float:
@@ -162,21 +179,34 @@ def build(inp: Inputs, catalog: Any, settings: Any) -> Option:
         accepted.append((day, inp.it_capex * (frac - prev)))
         prev = frac
     end = starts[0] + walls[0]
-    flows, resale = _owned_flows(inp, catalog, purchases, starts[0], end, (end, end, 0.0))
     built = max(1.0, waves[0][0] - install)  # facility paid evenly until the first hall is ready
-    flows = cash.spread(flows, 0.0, built, inp.facility_capex / built)
-    flows = cash.spread(flows, starts[0], end, inp.facility_capex * inp.facility_om_frac / DAYS_PER_YEAR)
-    book = inp.facility_capex * max(0.0, 1.0 - (end - built) / DAYS_PER_YEAR / inp.facility_life_years)
-    flows = cash.add(flows, end, -book)
     if first_wave and len(waves) > 1:
         notes.append(f"build: training starts on the first of {len(waves)} waves and re-plans at each "
                      "(progress proportional to the GPUs accepted)")
     om = inp.facility_capex * inp.facility_om_frac / 12.0
     usage = usage_owned(inp, accepted, end, starts[0], inp.facility_capex, om)
-    return Option("build", inp.gpus, (r50, r90), (starts[0], starts[1]), (walls[0], walls[1]), flows,
-                  usage, inp.it_capex + inp.facility_capex, resale + book, lead_days=inp.gpu_lead[0],
+    return Option("build", inp.gpus, (r50, r90), (starts[0], starts[1]), (walls[0], walls[1]),
+                  partial(_build_exit, inp, catalog, purchases, built, starts[0], end),
+                  usage, inp.it_capex + inp.facility_capex, lead_days=inp.gpu_lead[0],
                   mfu=inp.mfu, notes=tuple(notes), grid=grid,
                   start_own=None if own_start is None else (own_start[0], own_start[1]))
+
+
+def _build_exit(inp: Inputs, catalog: Any, purchases: list[tuple[float, float]], built: float,
+                start: float, end: float) -> tuple[np.ndarray, float]:
+    """Exit cash of a build (flows, residual): the owned cluster's (:func:`_owned_flows`), the
+    facility paid evenly until day ``built`` (the first hall ready), its O&M while the run
+    trains, and its book value at the end of the run (straight line over its life) back."""
+    flows, resale = _owned_flows(inp, catalog, purchases, start, end, (end, end, 0.0))
+    flows = cash.spread(flows, 0.0, built, inp.facility_capex / built)
+    flows = cash.spread(flows, start, end, inp.facility_capex * inp.facility_om_frac / DAYS_PER_YEAR)
+    book = inp.facility_capex * max(0.0, 1.0 - (end - built) / DAYS_PER_YEAR / inp.facility_life_years)
+    return cash.add(flows, end, -book), resale + book
+
+
+def _rented_exit(day0: float, day1: float, usd_per_day: float) -> tuple[np.ndarray, float]:
+    """Exit cash of rented capacity: ``usd_per_day`` from ``day0`` to ``day1``, nothing owned."""
+    return cash.spread(np.zeros(1), day0, day1, usd_per_day), 0.0
 
 
 def _build_starts(inp: Inputs, own: tuple[float, float], grid: tuple[float, float],
@@ -231,10 +261,10 @@ def colo(inp: Inputs, catalog: Any, settings: Any) -> Option:
     term = colo_term_months(inp, catalog)
     rent_from = min(space[0], r50)
     rent_to = max(end, rent_from + term * cash.DAYS_PER_MONTH)
-    flows, resale = _owned_flows(inp, catalog, [(delivery, capex)], r50, end, (rent_from, rent_to, rent))
+    exit_cash = partial(_owned_flows, inp, catalog, [(delivery, capex)], r50, end, (rent_from, rent_to, rent))
     usage = usage_owned(inp, [(r50, capex)], end, r50, 0.0, rent)
-    return Option("colo", inp.gpus, (r50, r90), (r50, r90), (inp.wall_p50, inp.wall_p90), flows, usage,
-                  capex, resale, term, hw[2], inp.mfu, tuple(notes))
+    return Option("colo", inp.gpus, (r50, r90), (r50, r90), (inp.wall_p50, inp.wall_p90), exit_cash, usage,
+                  capex, term, hw[2], inp.mfu, tuple(notes))
 
 
 def lease(inp: Inputs, catalog: Any, settings: Any) -> Option:
@@ -261,12 +291,12 @@ def lease(inp: Inputs, catalog: Any, settings: Any) -> Option:
     months = max(term_min, run_months)
     total = inp.gpus * price * HOURS_PER_MONTH * months
     days = months * cash.DAYS_PER_MONTH
-    flows = cash.spread(np.zeros(1), r50, r50 + days, total / days if days else 0.0)
+    exit_cash = partial(_rented_exit, r50, r50 + days, total / days if days else 0.0)
     if months > run_months:
         notes.append(f"lease: on the exit basis the {term_min:g}-month minimum term is paid though "
                      f"the run takes {run_months:.1f} months")
     usage = inp.gpus * price * 24.0 * inp.wall_p50
-    return Option("lease", inp.gpus, (r50, r90), (r50, r90), (inp.wall_p50, inp.wall_p90), flows, usage,
+    return Option("lease", inp.gpus, (r50, r90), (r50, r90), (inp.wall_p50, inp.wall_p90), exit_cash, usage,
                   commitment_months=float(term_min), lead_days=lead, mfu=inp.mfu, notes=tuple(notes))
 
 
@@ -285,9 +315,9 @@ def cloud(inp: Inputs, catalog: Any, settings: Any) -> Option:
     r50, r90 = _override(o, cl.value("ready_days"), cl.value("ready_days"))
     price = (o.usd_per_gpu_hour or inp.cloud_price
              or per_generation(cl, "usd_per_gpu_hour", inp.generation, notes)) * inp.rental_scale
-    flows = cash.spread(np.zeros(1), r50, r50 + inp.wall_p50, inp.gpus * price * 24.0)
+    exit_cash = partial(_rented_exit, r50, r50 + inp.wall_p50, inp.gpus * price * 24.0)
     usage = inp.gpus * price * 24.0 * inp.wall_p50
-    return Option("cloud", inp.gpus, (r50, r90), (r50, r90), (inp.wall_p50, inp.wall_p90), flows, usage,
+    return Option("cloud", inp.gpus, (r50, r90), (r50, r90), (inp.wall_p50, inp.wall_p90), exit_cash, usage,
                   mfu=inp.mfu, max_gpus=cap, notes=tuple(notes))
 
 
@@ -302,13 +332,20 @@ def existing(inp: Inputs, catalog: Any, settings: Any) -> Option:
     end = ready + inp.wall_p50
     rent = (settings.colo.usd_per_kw_month or inp.colo_usd_per_kw_month) * inp.it_kw * inp.colo_scale
     value = [(float(bought.days), inp.it_capex)]
-    lost = resale_usd(inp, catalog, value, ready) - resale_usd(inp, catalog, value, end)
-    flows = cash.spread(np.zeros(1), ready, end, (inp.run_opex_month + rent) / cash.DAYS_PER_MONTH)
-    flows = cash.add(flows, end, max(lost, 0.0))
     usage = usage_owned(inp, [(ready, inp.it_capex)], end, ready, 0.0, rent)
     notes = ("existing: the owned cluster, its space charged at the colocation rate",)
-    return Option("existing", inp.gpus, (ready, ready), (ready, ready),
-                  (inp.wall_p50, inp.wall_p90), flows, usage, 0.0, 0.0, mfu=inp.mfu, notes=notes)
+    return Option("existing", inp.gpus, (ready, ready), (ready, ready), (inp.wall_p50, inp.wall_p90),
+                  partial(_existing_exit, inp, catalog, value, ready, end, rent), usage, 0.0,
+                  mfu=inp.mfu, notes=notes)
+
+
+def _existing_exit(inp: Inputs, catalog: Any, value: list[tuple[float, float]], ready: float,
+                   end: float, rent: float) -> tuple[np.ndarray, float]:
+    """Exit cash of the owned cluster (flows, residual 0: it is kept): its space and the run's
+    opex while it trains, and the market value it loses over the run."""
+    lost = resale_usd(inp, catalog, value, ready) - resale_usd(inp, catalog, value, end)
+    flows = cash.spread(np.zeros(1), ready, end, (inp.run_opex_month + rent) / cash.DAYS_PER_MONTH)
+    return cash.add(flows, end, max(lost, 0.0)), 0.0
 
 
 def gpus_to_meet(o: Option, days_left: float, node_gpus: int, confidence: str) -> int | None:

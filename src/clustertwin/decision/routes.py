@@ -3,6 +3,7 @@ looked up per GPU generation, with the scenario's ``decision.<route>`` overrides
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 #: a generation without its own figure takes hopper's (the generation most figures cover)
@@ -49,9 +50,12 @@ def region(catalog: Any, region_id: str) -> Any:
     return catalog.get("region", region_id, path=f"region {region_id}")
 
 
+@lru_cache(maxsize=1024)
 def grid_wait_days(catalog: Any, region_id: str, facility_mw: float) -> tuple[float, float]:
     """(P50, P90) days until the region's utility energises a facility of ``facility_mw``:
-    linear in MW between the region's points, flat past the last, prorated below the first."""
+    linear in MW between the region's points, flat past the last, prorated below the first.
+    Remembered per arguments (a catalog is read-only once built): the route Monte Carlo prices
+    the build route a dozen times at the same load."""
     import numpy as np
 
     pts = region(catalog, region_id).grid

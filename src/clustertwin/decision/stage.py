@@ -110,11 +110,11 @@ def decide(scenario: Any, catalog: Any, upstream: Upstream, replan: Any = None) 
     inp = gather(scenario, catalog, training, design, reliability, economics, buildout)
     route_notes: list[str] = []
     route_inp = {m: _route_inputs(m, inp, catalog, settings, replan, route_notes) for m in settings.options}
-    built = [BUILDERS[m](route_inp[m], catalog, settings) for m in settings.options]
+    built = {m: BUILDERS[m](route_inp[m], catalog, settings) for m in settings.options}
     deadline = inp.deadline_days
-    options = [_option(o, inp.start, settings, inp.node_gpus, deadline) for o in built]
+    options = [_option(o, inp.start, settings, inp.node_gpus, deadline) for o in built.values()]
     best, warnings = best_of(options, settings)
-    options, extra = _uncertain(options, best, route_inp, catalog, settings, inp)
+    options, extra = _uncertain(options, best, built, route_inp, catalog, settings, inp)
     notes = [inp.staff_note, BASIS_NOTES[settings.basis], *route_notes]
     notes += [n for o in options for n in o.notes]
     if deadline is not None:
@@ -133,9 +133,8 @@ def decide(scenario: Any, catalog: Any, upstream: Upstream, replan: Any = None) 
 def _score(settings: Any) -> Callable[[Option], float]:
     """The number the objective ranks a route by on the chosen basis (cost, or NPV)."""
     def score(o: Option) -> float:
-        flows = o.flows if settings.basis == "exit" else usage_flows(o)
         if settings.objective == "npv":
-            return cash.npv(flows, settings.discount_rate)
+            return cash.npv(o.flows if settings.basis == "exit" else usage_flows(o), settings.discount_rate)
         return float(o.flows.sum()) if settings.basis == "exit" else o.usage_usd
     return score
 
@@ -146,9 +145,11 @@ def runner_up(options: list[DecisionOption], best: str, settings: Any) -> Decisi
     return min(met, key=objective_key(settings)) if met else None
 
 
-def _uncertain(options: list[DecisionOption], best: str | None, route_inp: dict[str, Inputs],
-               catalog: Any, settings: Any, inp: Inputs) -> tuple[list[DecisionOption], dict[str, Any]]:
-    """The route Monte Carlo's chances per option, the margin, drivers and break-even inputs."""
+def _uncertain(options: list[DecisionOption], best: str | None, built: dict[str, Option],
+               route_inp: dict[str, Inputs], catalog: Any, settings: Any,
+               inp: Inputs) -> tuple[list[DecisionOption], dict[str, Any]]:
+    """The route Monte Carlo's chances per option, the margin, drivers and break-even inputs
+    (``built``: each route's option as the decision priced it, the tornado's P50 case)."""
     from clustertwin.decision import uncertainty as mc
 
     chosen = best or min(options, key=lambda o: (o.trained_by(settings.confidence), o.cost_usd)).mode
@@ -159,7 +160,7 @@ def _uncertain(options: list[DecisionOption], best: str | None, route_inp: dict[
     if n <= 0:
         return options, extra
     spreads = [mc.spread_of(m, route_inp[m], catalog, settings,
-                            lambda i, m=m: BUILDERS[m](i, catalog, settings), _score(settings))
+                            lambda i, m=m: BUILDERS[m](i, catalog, settings), _score(settings), built[m])
                for m in settings.options]
     target = None if settings.target_date is None else float((settings.target_date - inp.start).days)
     meets, top = mc.simulate(spreads, target, settings.objective, n, settings.uncertainty.seed,

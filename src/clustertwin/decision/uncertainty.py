@@ -19,7 +19,6 @@ between the best route and the runner-up most) and the break-even multiplier of 
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -57,18 +56,20 @@ def bounds(catalog: Any, inp: Any, wall: tuple[float, float]) -> dict[str, tuple
             "colo_rent": _spread(catalog, "colo_rent"), "resale": _spread(catalog, "resale")}
 
 
+#: the :class:`~clustertwin.decision.inputs.Inputs` fields each cost input multiplies
+MOVES = {"mfu": ("wall_p50", "wall_p90"), "ettr": ("wall_p50", "wall_p90"),
+         "hardware_price": ("it_capex", "fitout_capex"), "rental_price": ("rental_scale",),
+         "colo_rent": ("colo_scale",), "resale": ("resale_scale",)}
+
+
 def moved(inp: Any, name: str, m: float) -> Any:
     """``inp`` with one input multiplied by ``m``."""
-    if name in ("mfu", "ettr"):
-        return dataclasses.replace(inp, wall_p50=inp.wall_p50 * m, wall_p90=inp.wall_p90 * m)
-    if name == "hardware_price":
-        return dataclasses.replace(inp, it_capex=inp.it_capex * m, fitout_capex=inp.fitout_capex * m)
-    field = {"rental_price": "rental_scale", "colo_rent": "colo_scale", "resale": "resale_scale"}[name]
-    return dataclasses.replace(inp, **{field: getattr(inp, field) * m})
+    return inp.scaled(m, *MOVES[name])
 
 
-def multiplier(z: np.ndarray, lo: float, hi: float) -> np.ndarray:
-    """A normal draw ``z`` mapped to a multiplier: 1 at z = 0, ``lo`` at P10, ``hi`` at P90."""
+def multiplier(z: np.ndarray, lo: float | np.ndarray, hi: float | np.ndarray) -> np.ndarray:
+    """A normal draw ``z`` mapped to a multiplier: 1 at z = 0, ``lo`` at P10, ``hi`` at P90
+    (``lo``/``hi`` a column per route broadcast against a row of draws: a row per route)."""
     return np.clip(1.0 + np.where(z > 0, hi - 1.0, 1.0 - lo) * z / Z90, 0.05, None)
 
 
@@ -87,9 +88,10 @@ class RouteSpread:
 
 
 def spread_of(mode: str, inp: Any, catalog: Any, settings: Any, build: Callable[..., Any],
-              score: Callable[[Any], float]) -> RouteSpread:
-    """Price route ``mode`` (``build(inputs)`` -> Option) at the P50 and at each input's P10/P90."""
-    base = build(inp)
+              score: Callable[[Any], float], base: Any = None) -> RouteSpread:
+    """Price route ``mode`` (``build(inputs)`` -> Option) at the P50 and at each input's P10/P90;
+    ``base``: ``build(inp)`` when the caller has it already."""
+    base = build(inp) if base is None else base
     b = bounds(catalog, inp, base.wall)
     lows, highs, mults = [], [], []
     for name in COST_INPUTS:
@@ -115,31 +117,45 @@ def interconnection(z: np.ndarray, grid: tuple[float, float]) -> np.ndarray:
 def simulate(spreads: list[RouteSpread], target_days: float | None, objective: str,
              samples: int, seed: int, deadline: float | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(meets, best) boolean arrays of shape (samples, routes); ``deadline``: wall-clock days the
-    run must fit in (a deadline scenario's)."""
+    run must fit in (a deadline scenario's). Every route in one pass, a row per route."""
     rng = np.random.default_rng(seed)
-    z = rng.standard_normal((samples, len(INPUTS)))
+    z = rng.standard_normal((samples, len(INPUTS))).T.copy()  # a row of draws per input
     z_grid = rng.standard_normal(samples)  # the region's utility: one queue, every greenfield build
-    scores, days, walls = [], [], []
-    for r in spreads:
-        zc = z[:, 1:]
-        up = np.where(zc > 0, r.high - r.score, r.score - r.low) * zc / Z90
-        scores.append(r.score + up.sum(axis=1))
-        lead = r.start[0] + (r.start[1] - r.start[0]) * z[:, 0] / Z90
-        lead = np.maximum(lead, max(0.0, r.start[0] - (r.start[1] - r.start[0])))
-        lead = np.maximum(lead, interconnection(z_grid, r.grid))
-        wall = r.wall[0] * multiplier(z[:, 1], *r.mults[0]) * multiplier(z[:, 2], *r.mults[1])
-        days.append(lead + wall)
-        walls.append(wall)
-    score, day = np.stack(scores, axis=1), np.stack(days, axis=1)
+    score = _scores(spreads, z[1:]).T
+    s0, s1 = _column([r.start[0] for r in spreads]), _column([r.start[1] for r in spreads])
+    lead = s0 + (s1 - s0) * z[0] / Z90
+    lead = np.maximum(lead, np.maximum(0.0, s0 - (s1 - s0)))
+    lead = np.maximum(lead, np.stack([interconnection(z_grid, r.grid) for r in spreads]))
+    m = np.array([r.mults for r in spreads])[:, :, :, None]  # (routes, inputs, P10/P90, 1)
+    wall = (_column([r.wall[0] for r in spreads]) * multiplier(z[1], m[:, 0, 0], m[:, 0, 1])
+            * multiplier(z[2], m[:, 1, 0], m[:, 1, 1]))
+    day = (lead + wall).T
     meets = np.ones_like(day, dtype=bool) if target_days is None else day <= target_days
     if deadline is not None:
-        meets &= np.stack(walls, axis=1) <= deadline + 0.5
+        meets &= wall.T <= deadline + 0.5
     key = day if objective == "date" else score
     ranked = np.where(meets, key, np.inf)
     best = np.zeros_like(meets)
     anyone = meets.any(axis=1)
     best[np.arange(len(best))[anyone], np.argmin(ranked, axis=1)[anyone]] = True
     return meets, best
+
+
+def _column(values: list[float]) -> np.ndarray:
+    return np.array(values, dtype=float)[:, None]
+
+
+def _scores(spreads: list[RouteSpread], z: np.ndarray) -> np.ndarray:
+    """(routes, samples) scores for the cost inputs' draws ``z`` (a row per input): the P50
+    score plus each input's effect in input order, linear on each side of its P50."""
+    base = _column([r.score for r in spreads])
+    up = np.array([r.high for r in spreads]) - base  # (routes, inputs): P90 less P50
+    down = base - np.array([r.low for r in spreads])
+    total = None
+    for k, zk in enumerate(z):
+        effect = np.where(zk > 0, up[:, k:k + 1], down[:, k:k + 1]) * zk / Z90
+        total = effect if total is None else total + effect
+    return base + total
 
 
 def drivers(spreads: list[RouteSpread], best: str, runner: str | None, top: int = 5) -> tuple[dict[str, Any], ...]:
