@@ -204,7 +204,10 @@ def _step_rows(book: Any, base: Any) -> list[StepSchedule]:
     """Each step's inputs, deterministic schedule (earliest/latest, slack) and Monte Carlo
     criticality, in the book's order."""
     idx = base.net.index()
-    slack = base.det.slack
+    det = base.det
+    # Python floats read once per array (the same doubles float() gives item by item)
+    es, ef, ls, lf = det.es.tolist(), det.ef.tolist(), det.ls.tolist(), det.lf.tolist()
+    slack, crit = det.slack.tolist(), base.mc.criticality.tolist()
     rows = []
     for step in book.steps:
         if step.number not in base.steps:  # a site step this site does not need
@@ -226,13 +229,13 @@ def _step_rows(book: Any, base: Any) -> list[StepSchedule]:
                 quantity_value=si.quantity_value,
                 crews=si.crews,
                 applicable=si.applicable,
-                earliest_start_days=float(base.det.es[i]),
-                earliest_finish_days=float(base.det.ef[i]),
-                latest_start_days=float(base.det.ls[i]),
-                latest_finish_days=float(base.det.lf[i]),
-                slack_days=float(max(0.0, slack[i])),
-                critical=bool(abs(slack[i]) <= 1e-6),
-                criticality=float(base.mc.criticality[i]),
+                earliest_start_days=es[i],
+                earliest_finish_days=ef[i],
+                latest_start_days=ls[i],
+                latest_finish_days=lf[i],
+                slack_days=max(0.0, slack[i]),
+                critical=abs(slack[i]) <= 1e-6,
+                criticality=crit[i],
             )
         )
     return rows
