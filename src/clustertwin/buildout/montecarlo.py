@@ -71,8 +71,10 @@ class TriangularRows:
     plan holds only the earliest finishes (8 B per step and sample) and the frontier rows.
     Step ``k`` takes uniform row ``k - 1`` in every run over the same book (common random
     numbers for what-ifs). While all rows fit in :data:`ROW_CACHE_BYTES` (a plan's 198 steps x
-    10,000 samples are 16 MB) each is kept once drawn, so the backward pass reads instead of
-    redrawing (a third of a plan's build-out time); past that, rows are drawn again."""
+    10,000 samples are 16 MB) each is kept once drawn, in one :func:`scratch` block, so the
+    backward pass reads instead of redrawing (a third of a plan's build-out time); past that,
+    or after :meth:`release`, rows are drawn again. Rows drawn in uniform-row order read
+    the stream on from where the last one stopped (no reset and advance)."""
 
     def __init__(self, o: np.ndarray, m: np.ndarray, p: np.ndarray, numbers: list[int],
                  seed: int, samples: int) -> None:
@@ -83,6 +85,7 @@ class TriangularRows:
         self._bits = np.random.PCG64(np.random.SeedSequence(seed))
         self._start = self._bits.state
         self._gen = np.random.Generator(self._bits)
+        self._at = 0  # the uniform row the stream stands at (one 64-bit output per double)
         # triangular()'s per-row constants, computed once (the same element-wise arithmetic)
         o, m, p = self.o, self.m, self.p
         span = p - o
@@ -121,9 +124,12 @@ class TriangularRows:
         if self._o[i] == self._p[i]:     # no spread: every sample is o (triangular's arithmetic
             y.fill(self._o[i])           # gives o + sqrt(0) or p - sqrt(0)); nothing to draw
             return y
-        self._bits.state = self._start
-        self._bits.advance((self.numbers[i] - 1) * self.samples)
+        row = self.numbers[i] - 1
+        if row != self._at:  # the stream stands after the row drawn last: the next is free
+            self._bits.state = self._start
+            self._bits.advance(row * self.samples)
         self._gen.random(out=u)
+        self._at = row + 1
         np.less(u, self._fc[i], out=low, casting="unsafe")       # 1.0 on the left branch
         np.subtract(1.0, low, out=high)
         np.subtract(1.0, u, out=y)
