@@ -245,7 +245,8 @@ def criticality(net: Network, d: np.ndarray | TriangularRows, ef: np.ndarray) ->
 
 def simulate(net: Network, d: np.ndarray | TriangularRows) -> MCResult:
     """Run the forward and backward passes over sampled durations ``d`` (``N x S``, or rows
-    drawn on demand)."""
+    drawn on demand). The earliest-finish block and the rows' kept block are handed back for
+    the next run (:func:`give_back`); rows read from ``d`` afterwards are drawn again."""
     ef = forward(net, d, scratch(d.shape))
     res = MCResult(finish=ef[net.sink].copy(), criticality=criticality(net, d, ef))
     give_back(ef)
