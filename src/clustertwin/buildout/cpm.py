@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -54,7 +55,20 @@ def compile_network(
 ) -> Network:
     """Topologically order the steps (``after`` maps step -> predecessors).
 
-    Raises :class:`UsageError` on unknown predecessors or a cycle."""
+    Raises :class:`UsageError` on unknown predecessors or a cycle. A graph compiled before
+    (the same steps and predecessors, in the same order) is read from a small cache: every
+    plan over one step book and profile has the same graph, whatever its seed or quantities,
+    and a :class:`Network` is immutable."""
+    return _compiled(tuple((n, tuple(ps)) for n, ps in after.items()), go_live, source, key)
+
+
+@lru_cache(maxsize=32)
+def _compiled(after: tuple[tuple[int, tuple[int, ...]], ...], go_live: int, source: str,
+              key: str) -> Network:
+    return _compile(dict(after), go_live, source, key)
+
+
+def _compile(after: Mapping[int, Sequence[int]], go_live: int, source: str, key: str) -> Network:
     known = set(after)
     problems = [
         Problem(source, f"step.{n}.after", f"unknown step {p}")
@@ -118,18 +132,17 @@ def cpm(net: Network, durations: np.ndarray) -> CPMResult:
     """Forward and backward pass with one duration per step (days)."""
     d = np.asarray(durations, dtype=float)
     n = net.size
-    ef = np.zeros(n)
-    for i in range(n):
-        pr = net.preds[i]
-        ef[i] = (max(ef[p] for p in pr) if pr else 0.0) + d[i]
-    es = ef - d
-    length = float(ef[net.sink])
-    ls = np.zeros(n)
+    dd = d.tolist()  # Python floats: the same IEEE doubles, without NumPy's per-item cost
+    efl = [0.0] * n
+    for i, pr in enumerate(net.preds):
+        efl[i] = (max([efl[p] for p in pr]) if pr else 0.0) + dd[i]
+    length = efl[net.sink]
+    lsl = [0.0] * n
     for i in range(n - 1, -1, -1):
         su = net.succs[i]
-        lf = min(ls[s] for s in su) if su else length
-        ls[i] = lf - d[i]
-    return CPMResult(es=es, ef=ef, ls=ls, lf=ls + d, length=length)
+        lsl[i] = (min([lsl[s] for s in su]) if su else length) - dd[i]
+    ef, ls = np.array(efl), np.array(lsl)
+    return CPMResult(es=ef - d, ef=ef, ls=ls, lf=ls + d, length=length)
 
 
 def critical_path(net: Network, res: CPMResult) -> list[int]:

@@ -28,7 +28,35 @@ class StepInput:
         return replace(self, o=o, m=m, p=p)
 
 
+#: the last few :func:`effective_steps` answers: (book, profiles, their other arguments, steps)
+_RECENT: list[tuple[StepBook, dict[str, Profile], tuple, dict[int, StepInput]]] = []
+_RECENT_SIZE = 16
+
+
 def effective_steps(
+    book: StepBook,
+    profiles: dict[str, Profile],
+    profile: str,
+    q: Quantities,
+    crew_multiplier: float = 1.0,
+    site: str = "greenfield",
+) -> dict[int, StepInput]:
+    """:func:`step_inputs`, remembered for the same book and profiles (the very objects, which
+    are loaded once) and the same other arguments: a sweep plans many points of one cluster
+    size, whose steps differ only in their seed. The answer is a new dict each time; its
+    :class:`StepInput` values are frozen. The arguments are compared by ``repr``, which tells
+    ``5`` from ``5.0`` and every double from every other."""
+    args = (profile, repr(q), repr(crew_multiplier), site)
+    for b, p, a, steps in _RECENT:
+        if b is book and p is profiles and a == args:
+            return dict(steps)
+    steps = step_inputs(book, profiles, profile, q, crew_multiplier, site)
+    _RECENT.insert(0, (book, profiles, args, steps))
+    del _RECENT[_RECENT_SIZE:]
+    return dict(steps)
+
+
+def step_inputs(
     book: StepBook,
     profiles: dict[str, Profile],
     profile: str,

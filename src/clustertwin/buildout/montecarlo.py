@@ -9,6 +9,7 @@ matrix, so a what-if run with the same seed is paired sample by sample with the 
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from typing import Literal
 
@@ -22,6 +23,37 @@ FLOAT_TOL_DAYS = 1e-6
 #: sampled durations kept between the forward and backward passes while they fit in this
 #: (:class:`TriangularRows`); larger runs draw each row twice instead
 ROW_CACHE_BYTES = 64 * 2**20
+
+
+#: ``N x S`` scratch blocks a finished Monte Carlo handed back (:func:`simulate`), at most this
+#: many: the next plan of the same shape writes into them instead of into fresh memory, whose
+#: every page the kernel must zero and fault in (a 10,000-sample plan's two blocks are 32 MB)
+SPARE_BLOCKS = 2
+_spare: list[np.ndarray] = []
+_spare_lock = threading.Lock()
+
+
+def scratch(shape: tuple[int, int]) -> np.ndarray:
+    """An uninitialised float block of ``shape``: a spare one if there is one, else new."""
+    with _spare_lock:
+        for k, a in enumerate(_spare):
+            if a.shape == shape:
+                return _spare.pop(k)
+    return np.empty(shape)
+
+
+def give_back(block: np.ndarray) -> None:
+    """Keep ``block`` for a later :func:`scratch` (the newest :data:`SPARE_BLOCKS` are kept);
+    the caller holds no view of it any more."""
+    with _spare_lock:
+        _spare.append(block)
+        del _spare[:-SPARE_BLOCKS]
+
+
+def drop_spares() -> None:
+    """Forget the spare blocks (a memory measurement that should see a plan's own blocks)."""
+    with _spare_lock:
+        _spare.clear()
 
 
 def uniforms(seed: int, n: int, samples: int) -> np.ndarray:
@@ -39,8 +71,10 @@ class TriangularRows:
     plan holds only the earliest finishes (8 B per step and sample) and the frontier rows.
     Step ``k`` takes uniform row ``k - 1`` in every run over the same book (common random
     numbers for what-ifs). While all rows fit in :data:`ROW_CACHE_BYTES` (a plan's 198 steps x
-    10,000 samples are 16 MB) each is kept once drawn, so the backward pass reads instead of
-    redrawing (a third of a plan's build-out time); past that, rows are drawn again."""
+    10,000 samples are 16 MB) each is kept once drawn, in one :func:`scratch` block, so the
+    backward pass reads instead of redrawing (a third of a plan's build-out time); past that,
+    or after :meth:`release`, rows are drawn again. Rows drawn in uniform-row order read
+    the stream on from where the last one stopped (no reset and advance)."""
 
     def __init__(self, o: np.ndarray, m: np.ndarray, p: np.ndarray, numbers: list[int],
                  seed: int, samples: int) -> None:
@@ -51,6 +85,7 @@ class TriangularRows:
         self._bits = np.random.PCG64(np.random.SeedSequence(seed))
         self._start = self._bits.state
         self._gen = np.random.Generator(self._bits)
+        self._at = 0  # the uniform row the stream stands at (one 64-bit output per double)
         # triangular()'s per-row constants, computed once (the same element-wise arithmetic)
         o, m, p = self.o, self.m, self.p
         span = p - o
@@ -61,7 +96,16 @@ class TriangularRows:
         self._o, self._p = o.tolist(), p.tolist()
         self._bufs = tuple(np.empty(samples) for _ in range(5))
         keep = len(self.numbers) * samples * 8 <= ROW_CACHE_BYTES
-        self._kept: list[np.ndarray | None] | None = [None] * len(self.numbers) if keep else None
+        # kept rows live in one block: one allocation (a few large pages) instead of a fresh
+        # heap row per step, whose first writes each fault a page in
+        self._kept: np.ndarray | None = scratch(self.shape) if keep else None
+        self._drawn = [False] * len(self.numbers)
+
+    def release(self) -> None:
+        """Hand the kept rows' block back (:func:`give_back`); later rows are drawn again."""
+        if self._kept is not None:
+            give_back(self._kept)
+            self._kept = None
 
     def __getitem__(self, i: int) -> np.ndarray:
         """Row ``i``: :func:`triangular` of its uniform row, with one square root per sample
@@ -71,17 +115,21 @@ class TriangularRows:
         passes read each row once, before asking for the next), or, while rows are kept, into
         a row of its own."""
         kept = self._kept
-        if kept is not None and kept[i] is not None:
-            return kept[i]
         u, low, high, x, y = self._bufs
         if kept is not None:
-            y = kept[i] = np.empty(self.samples)
+            y = kept[i]
+            if self._drawn[i]:
+                return y
+            self._drawn[i] = True
         if self._o[i] == self._p[i]:     # no spread: every sample is o (triangular's arithmetic
             y.fill(self._o[i])           # gives o + sqrt(0) or p - sqrt(0)); nothing to draw
             return y
-        self._bits.state = self._start
-        self._bits.advance((self.numbers[i] - 1) * self.samples)
+        row = self.numbers[i] - 1
+        if row != self._at:  # the stream stands after the row drawn last: the next is free
+            self._bits.state = self._start
+            self._bits.advance(row * self.samples)
         self._gen.random(out=u)
+        self._at = row + 1
         np.less(u, self._fc[i], out=low, casting="unsafe")       # 1.0 on the left branch
         np.subtract(1.0, low, out=high)
         np.subtract(1.0, u, out=y)
@@ -138,9 +186,9 @@ class MCResult:
     criticality: np.ndarray  # (N,) share of samples in which each step is critical
 
 
-def forward(net: Network, d: np.ndarray | TriangularRows) -> np.ndarray:
-    """Earliest finish of every step in every sample (``N x S``)."""
-    ef = np.empty(d.shape)
+def forward(net: Network, d: np.ndarray | TriangularRows, out: np.ndarray | None = None) -> np.ndarray:
+    """Earliest finish of every step in every sample (``N x S``; into ``out`` if given)."""
+    ef = np.empty(d.shape) if out is None else out
     for i, pr in enumerate(net.preds):
         row = ef[i]
         di = d[i]
@@ -197,6 +245,11 @@ def criticality(net: Network, d: np.ndarray | TriangularRows, ef: np.ndarray) ->
 
 def simulate(net: Network, d: np.ndarray | TriangularRows) -> MCResult:
     """Run the forward and backward passes over sampled durations ``d`` (``N x S``, or rows
-    drawn on demand)."""
-    ef = forward(net, d)
-    return MCResult(finish=ef[net.sink].copy(), criticality=criticality(net, d, ef))
+    drawn on demand). The earliest-finish block and the rows' kept block are handed back for
+    the next run (:func:`give_back`); rows read from ``d`` afterwards are drawn again."""
+    ef = forward(net, d, scratch(d.shape))
+    res = MCResult(finish=ef[net.sink].copy(), criticality=criticality(net, d, ef))
+    give_back(ef)
+    if isinstance(d, TriangularRows):
+        d.release()
+    return res

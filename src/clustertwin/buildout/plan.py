@@ -41,6 +41,9 @@ DEFAULT_SAMPLES = 10_000
 READS = ("source", "model", "training", "cluster", "buildout", "reliability.seed", "decision.site",
          *SPARES_READS)
 QUANTILES = tuple(round(q, 2) for q in np.arange(0.01, 1.0, 0.01))
+#: where P10, P50, P80 and P90 stand in :data:`QUANTILES` (the same q, so the same numbers
+#: ``np.percentile`` gives for 10, 50, 80, 90)
+_PCT_AT = [QUANTILES.index(q) for q in (0.1, 0.5, 0.8, 0.9)]
 
 
 @dataclass(frozen=True)
@@ -52,6 +55,8 @@ class _Run:
     det: CPMResult
     mc: MCResult
     quantiles: dict[str, float]
+    table: tuple[tuple[float, float], ...] = ()  #: (q, go-live day) at every QUANTILES q
+
 
 
 def _rescale(q: Quantities, gpus: int) -> Quantities:
@@ -85,7 +90,10 @@ def _simulate(
     seed: int,
     distribution: Distribution,
     label: str = "",
+    table: bool = False,
 ) -> _Run:
+    """One run; ``table``: also every :data:`QUANTILES` go-live day (one sort, which P10 ...
+    P90 are read from too)."""
     net = compile_network(
         {n: s.after for n, s in steps.items()}, GO_LIVE, source="--what-if", key=label
     )
@@ -99,10 +107,11 @@ def _simulate(
     else:
         assert u is not None
         # uniform rows follow step numbers so every run (any topological order) pairs the
-        # same draws; they are drawn again on demand, never held (see TriangularRows)
+        # same draws; they are drawn on demand, never as a uniform matrix (see TriangularRows)
         d = TriangularRows(o, m, p, list(net.numbers), seed, samples)
     mc = simulate(net, d)
-    pct = np.percentile(mc.finish, [10, 50, 80, 90])
+    values = np.quantile(np.sort(mc.finish), QUANTILES) if table else None  # one pass, not 99 sorts
+    pct = values[_PCT_AT] if values is not None else np.percentile(mc.finish, [10, 50, 80, 90])
     quantiles = {
         "mean": float(mc.finish.mean()),
         "p10": float(pct[0]),
@@ -110,7 +119,9 @@ def _simulate(
         "p80": float(pct[2]),
         "p90": float(pct[3]),
     }
-    return _Run(steps, net, det, mc, quantiles)
+    quant = () if values is None else tuple(
+        (float(qq), float(v)) for qq, v in zip(QUANTILES, values, strict=True))
+    return _Run(steps, net, det, mc, quantiles, quant)
 
 
 def plan_buildout(
@@ -140,7 +151,8 @@ def plan_buildout(
     wanted = scenario_site(scenario)
     site = site_of(profiles, profile, wanted)
     u = len(book.steps) if distribution == "triangular" else None  # rows of the shared draws
-    base = _simulate(base_steps(book, profiles, profile, q, own, site), u, samples, seed, distribution)
+    base = _simulate(base_steps(book, profiles, profile, q, own, site), u, samples, seed, distribution,
+                     table=True)
     shifts = [
         _what_if(with_base(w, own), book, profiles, (profile, wanted), q,
                  Sampling(u, samples, seed, distribution), base)
@@ -149,9 +161,6 @@ def plan_buildout(
 
     cp = critical_path(base.net, base.det)
     rows = _step_rows(book, base)
-    finish = np.sort(base.mc.finish)
-    values = np.quantile(finish, np.asarray(QUANTILES, dtype=float))  # one pass, not 99 sorts
-    quant = tuple((float(qq), float(v)) for qq, v in zip(QUANTILES, values, strict=True))
     notes = [
         f"quantities from {q.source}; durations in calendar days",
         f"{samples} {distribution} samples, seed {seed}; what-ifs use the same draws",
@@ -176,7 +185,7 @@ def plan_buildout(
         go_live_days_p50=base.quantiles["p50"],
         go_live_days_p80=base.quantiles["p80"],
         go_live_days_p90=base.quantiles["p90"],
-        go_live_quantiles=quant,
+        go_live_quantiles=base.table,
         waves=waves(start, base.quantiles["p50"], install_window_days(rows, base.det.length), q.gpus,
                     wave_count(design.scalable_units if design is not None else None)),
         critical_path=tuple(cp),
@@ -204,7 +213,10 @@ def _step_rows(book: Any, base: Any) -> list[StepSchedule]:
     """Each step's inputs, deterministic schedule (earliest/latest, slack) and Monte Carlo
     criticality, in the book's order."""
     idx = base.net.index()
-    slack = base.det.slack
+    det = base.det
+    # Python floats read once per array (the same doubles float() gives item by item)
+    es, ef, ls, lf = det.es.tolist(), det.ef.tolist(), det.ls.tolist(), det.lf.tolist()
+    slack, crit = det.slack.tolist(), base.mc.criticality.tolist()
     rows = []
     for step in book.steps:
         if step.number not in base.steps:  # a site step this site does not need
@@ -226,13 +238,13 @@ def _step_rows(book: Any, base: Any) -> list[StepSchedule]:
                 quantity_value=si.quantity_value,
                 crews=si.crews,
                 applicable=si.applicable,
-                earliest_start_days=float(base.det.es[i]),
-                earliest_finish_days=float(base.det.ef[i]),
-                latest_start_days=float(base.det.ls[i]),
-                latest_finish_days=float(base.det.lf[i]),
-                slack_days=float(max(0.0, slack[i])),
-                critical=bool(abs(slack[i]) <= 1e-6),
-                criticality=float(base.mc.criticality[i]),
+                earliest_start_days=es[i],
+                earliest_finish_days=ef[i],
+                latest_start_days=ls[i],
+                latest_finish_days=lf[i],
+                slack_days=max(0.0, slack[i]),
+                critical=abs(slack[i]) <= 1e-6,
+                criticality=crit[i],
             )
         )
     return rows

@@ -110,6 +110,8 @@ class BuildoutPlan(_Frozen):
     # views -----------------------------------------------------------------
     def to_contract(self) -> dict[str, Any]:
         """The contract's ``buildout`` block plus the detail (JSON-ready)."""
+        # the steps and what-ifs in one serializer call (the same dicts as each one's model_dump)
+        detail = self.model_dump(include={"steps", "what_ifs"})
         return {
             "go_live_days_p50": self.go_live_days_p50,
             "go_live_days_p90": self.go_live_days_p90,
@@ -129,8 +131,8 @@ class BuildoutPlan(_Frozen):
             "distribution": self.distribution,
             "seed": self.seed,
             "quantities": dict(self.quantities),
-            "steps": [s.model_dump() for s in self.steps],
-            "what_ifs": [w.model_dump() for w in self.what_ifs],
+            "steps": list(detail["steps"]),
+            "what_ifs": list(detail["what_ifs"]),
             "notes": list(self.notes),
         }
 
