@@ -136,24 +136,32 @@ class Pairs:
     def _ends(self, sim: Any, blk: Block, b0: int, b1: int, s: np.ndarray,
               x: np.ndarray, start: int) -> np.ndarray:
         """Per pair the first row at which it ends (``R`` where it does not), testing from
-        row ``start`` (:meth:`_test_from`); the exact ``need`` is worked out only where a pair
-        has its work left in reach (``s >= work - kept``, ``need`` being no less)."""
-        n_rows, t, limit = b1 - b0, blk.t[b0:b1], sim.limit
-        lim = t > limit if limit is not None else None
-        end = np.full(self.size, n_rows)
-        tmp, shape = self.scratch, (n_rows - start, self.size)
+        row ``start`` (:meth:`_test_from`) row by row, each row only the pairs that have not
+        ended in the rows before (what the arithmetic did with a pair after its end is never
+        read, and tested it would be candidate again); the exact ``need`` is worked out only
+        where a pair has its work left in reach (``s >= work - kept``, ``need`` being no less)."""
+        n_rows, limit, size = b1 - b0, sim.limit, self.size
+        lim = blk.t[b0 + start:b1] > limit if limit is not None else None
+        end = np.full(size, n_rows)
+        tmp, shape = self.scratch, (n_rows - start, size)
         remaining = np.subtract(sim.work, x[KEPT, start:n_rows], out=tmp("remaining", shape))
-        hit = np.greater_equal(s[start:], remaining, out=tmp("hit", shape, bool)).ravel()
-        cand = np.flatnonzero(hit)                        # work left in reach: need is no less
-        if cand.size:
-            rem = remaining.ravel().take(cand)
-            n_ck = np.maximum(np.ceil(rem / self.tau.take(cand % self.size)) - 1.0, 0.0)
-            hit[cand] = s[start:].ravel().take(cand) >= rem + n_ck * sim.delta
-        if lim is not None:
-            hit |= self.spread(lim[start:], "lim").ravel()
-        cells = np.flatnonzero(hit) if lim is not None else cand[hit.take(cand)]
-        if cells.size:
-            np.minimum.at(end, cells % self.size, cells // self.size + start)
+        hit = np.greater_equal(s[start:], remaining, out=tmp("hit", shape, bool))
+        running = None                                    # the pairs not ended yet, once one has
+        for r in range(n_rows - start):
+            row = hit[r] if running is None else np.logical_and(hit[r], running, out=hit[r])
+            cells = np.flatnonzero(row)                   # work left in reach: need is no less
+            if cells.size:
+                rem = remaining[r].take(cells)
+                n_ck = np.maximum(np.ceil(rem / self.tau.take(cells)) - 1.0, 0.0)
+                cells = cells[s[start + r].take(cells) >= rem + n_ck * sim.delta]
+            if lim is not None and lim[r].any():          # the trial's window closed
+                stop = np.flatnonzero(lim[r].take(self.tr))
+                cells = np.concatenate((cells, stop if running is None else stop[running[stop]]))
+            if cells.size:
+                end[cells] = start + r
+                if running is None:
+                    running = np.ones(size, dtype=bool)
+                running[cells] = False
         return end
 
     def _end(self, sim: Any, blk: Block, b0: int, trials: TrialRows, x: np.ndarray,
