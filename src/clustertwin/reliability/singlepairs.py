@@ -136,32 +136,35 @@ class Pairs:
     def _ends(self, sim: Any, blk: Block, b0: int, b1: int, s: np.ndarray,
               x: np.ndarray, start: int) -> np.ndarray:
         """Per pair the first row at which it ends (``R`` where it does not), testing from
-        row ``start`` (:meth:`_test_from`) row by row, each row only the pairs that have not
-        ended in the rows before (what the arithmetic did with a pair after its end is never
-        read, and tested it would be candidate again); the exact ``need`` is worked out only
-        where a pair has its work left in reach (``s >= work - kept``, ``need`` being no less)."""
-        n_rows, limit, size = b1 - b0, sim.limit, self.size
-        lim = blk.t[b0 + start:b1] > limit if limit is not None else None
-        end = np.full(size, n_rows)
+        row ``start`` (:meth:`_test_from`). A pair can only finish where its work left is in
+        reach (``s >= work - kept``, ``need`` being no less): the exact ``need`` is worked out
+        at each pair's first such row, and where it does not finish there, at its next (what
+        the arithmetic did with a pair after its end is never read); the first row at which
+        its trial's clock passes the wall-clock limit ends it too."""
+        n_rows, size = b1 - b0, self.size
         tmp, shape = self.scratch, (n_rows - start, size)
         remaining = np.subtract(sim.work, x[KEPT, start:n_rows], out=tmp("remaining", shape))
         hit = np.greater_equal(s[start:], remaining, out=tmp("hit", shape, bool))
-        running = None                                    # the pairs not ended yet, once one has
-        for r in range(n_rows - start):
-            row = hit[r] if running is None else np.logical_and(hit[r], running, out=hit[r])
-            cells = np.flatnonzero(row)                   # work left in reach: need is no less
+        end = np.full(size, n_rows)
+        cells = np.flatnonzero(hit.any(axis=0))
+        rows = hit.argmax(axis=0).take(cells)             # each pair's first row in reach
+        s_flat, rem_flat = s[start:].reshape(-1), remaining.reshape(-1)
+        while cells.size:
+            flat = rows * size + cells
+            rem = rem_flat.take(flat)
+            n_ck = np.maximum(np.ceil(rem / self.tau.take(cells)) - 1.0, 0.0)
+            ok = s_flat.take(flat) >= rem + n_ck * sim.delta
+            end[cells[ok]] = rows[ok] + start
+            cells, rows = cells[~ok], rows[~ok]           # the event interrupts these: on
             if cells.size:
-                rem = remaining[r].take(cells)
-                n_ck = np.maximum(np.ceil(rem / self.tau.take(cells)) - 1.0, 0.0)
-                cells = cells[s[start + r].take(cells) >= rem + n_ck * sim.delta]
-            if lim is not None and lim[r].any():          # the trial's window closed
-                stop = np.flatnonzero(lim[r].take(self.tr))
-                cells = np.concatenate((cells, stop if running is None else stop[running[stop]]))
-            if cells.size:
-                end[cells] = start + r
-                if running is None:
-                    running = np.ones(size, dtype=bool)
-                running[cells] = False
+                hit.reshape(-1)[rows * size + cells] = False
+                later = hit[:, cells]
+                more = later.any(axis=0)
+                cells, rows = cells[more], later.argmax(axis=0)[more]
+        if sim.limit is not None:                         # the trial's window closed
+            lim = blk.t[b0 + start:b1] > sim.limit
+            lim_row = np.where(lim.any(axis=0), lim.argmax(axis=0) + start, n_rows)
+            np.minimum(end, lim_row.take(self.tr), out=end)
         return end
 
     def _end(self, sim: Any, blk: Block, b0: int, trials: TrialRows, x: np.ndarray,
