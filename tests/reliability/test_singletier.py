@@ -98,6 +98,17 @@ def test_a_first_block_of_any_size_gives_the_same_numbers(kw, first, monkeypatch
     assert fast_rng.random() == ref_rng.random()
 
 
+def test_without_rewind_the_numbers_are_the_same():
+    """The stage drops each generator after its run and skips the rewind: same outcome, the
+    generator only further on."""
+    spec = _spec()
+    kept_rng, dropped_rng = np.random.default_rng(14), np.random.default_rng(14)
+    kept = simulate(spec, [0.3, 1.0], 80, kept_rng, count_causes=True, record=True)
+    dropped = simulate(spec, [0.3, 1.0], 80, dropped_rng, count_causes=True, record=True,
+                       rewind=False)
+    _same(kept, dropped)
+
+
 def test_the_first_block_covers_a_short_run_and_stays_a_block():
     """A run of ~20 expected arrivals draws about what its slowest trial needs (whole marks),
     a long one a full block."""

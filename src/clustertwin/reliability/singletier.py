@@ -82,9 +82,11 @@ def first_block(spec: RunSpec, tau: np.ndarray) -> int:
 
 
 def run_single(spec: RunSpec, tau: np.ndarray, trials: int, rng: np.random.Generator,
-               count_causes: bool, record: bool, max_events: int) -> Outcome | None:
+               count_causes: bool, record: bool, max_events: int,
+               rewind: bool = True) -> Outcome | None:
     """:func:`.montecarlo.simulate` of intervals ``tau`` (hours, shape (intervals, 1)); None
-    where :func:`usable` says no (the caller then runs the reference)."""
+    where :func:`usable` says no (the caller then runs the reference). Without ``rewind`` the
+    generator is left past the events drawn ahead (for a caller that drops it)."""
     if not usable(spec, tau):
         return None
     src = ArrivalChunks(spec, trials, rng, first_block(spec, tau))
@@ -100,7 +102,8 @@ def run_single(spec: RunSpec, tau: np.ndarray, trials: int, rng: np.random.Gener
                 done = sim.pairs.move(sim, blk, b, b1)
                 if done is not None:
                     sim.counter.close(blk, done)
-                    src.rewind(blk.first + done)
+                    if rewind:
+                        src.rewind(blk.first + done)
                     return sim.out.outcome(tau, blk.first + done)
                 b = b1
             if rows < blk.rows:
