@@ -58,7 +58,9 @@ class Pairs:
 
     def spread(self, x: np.ndarray, name: str) -> np.ndarray:
         """Per-trial values ``x`` (..., trials) for each pair (..., pairs), in the scratch
-        array ``name``."""
+        array ``name`` (``x`` itself while the pairs are the trials of one interval)."""
+        if self.grid and self.size == self.n:
+            return x
         out = self.scratch(name, x.shape[:-1] + (self.size,), x.dtype)
         if self.grid:
             grid = out.reshape(x.shape[:-1] + (self.size // self.n, self.n))
