@@ -174,27 +174,28 @@ class Pairs:
         """Write out the totals of the pairs ``idx`` that finish or reach the wall-clock limit
         at rows ``row`` (the reference's arithmetic for them)."""
         kept, stall, lost = x[:, row, idx]
-        tau, period = self.tau.take(idx), self.period.take(idx)
+        tau = self.tau.take(idx)
         pid, tr, out, delta = self.pid.take(idx), self.tr.take(idx), sim.out, sim.delta
-        s = trials.s[row, tr]
         remaining = sim.work - kept
         n_ck = np.maximum(np.ceil(remaining / tau) - 1.0, 0.0)
-        need = remaining + n_ck * delta
+        ck_stall = n_ck * delta                           # the checkpoints still to write
+        need = remaining + ck_stall
         vals = np.empty((len(OUT_FLOAT), idx.size))       # wall, work, stall, lost, restart, waiting
         vals[3] = lost
         vals[5], vals[4] = trials.acc[:, row + 1, tr]
         wall_finish = trials.rec[row, tr] + need
         if sim.limit is None:                             # every one finishes
             vals[0], vals[1] = wall_finish, sim.work
-            np.add(stall, n_ck * delta, out=vals[2])
+            np.add(stall, ck_stall, out=vals[2])
         else:
+            s, period = trials.s[row, tr], self.period.take(idx)
             finish = s >= need
             k = np.floor(s / period)
             rem = s - k * period
             comp = np.minimum(rem, tau)
             vals[0] = np.where(finish, wall_finish, sim.limit if sim.limit else 0.0)
             vals[1] = np.where(finish, sim.work, kept + k * tau + comp)
-            vals[2] = stall + np.where(finish, n_ck * delta, k * delta + (rem - comp))
+            vals[2] = stall + np.where(finish, ck_stall, k * delta + (rem - comp))
         out.floats.reshape(len(OUT_FLOAT), -1)[:, pid] = vals
         event = blk.first + b0 + row
         n_unexp = sim.counter.unexp_upto(blk, b0 + row, tr)
