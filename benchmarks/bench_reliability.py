@@ -95,7 +95,8 @@ def _compare(call: tuple) -> tuple[float, float]:
         return r
 
     fast = _cpu(lambda: simulate(spec, intervals, trials, rng(), **kw))
-    return fast, _cpu(lambda: simulate_events(spec, intervals, trials, rng(), **kw), 3)
+    ref_kw = {k: v for k, v in kw.items() if k != "rewind"}   # the reference never draws ahead
+    return fast, _cpu(lambda: simulate_events(spec, intervals, trials, rng(), **ref_kw), 3)
 
 
 def _default_calls() -> tuple:
@@ -200,9 +201,43 @@ def two_tier_default() -> dict[str, float]:
     return {"default_two_tier_analyze_cpu_s": secs}
 
 
+#: issue 36 (sweep CPU per point): :func:`sweep_points` at 7f808db on the same machine, CPU ms
+#: per warm call (best of 15 in each of three runs interleaved with runs of the code after it)
+BEFORE_SWEEP_POINTS = {512: 12.9, 2048: 12.7, 4096: 12.1}
+
+
+def sweep_points(repeat: int = 15) -> dict[str, float]:
+    """CPU ms per warm ``analyze`` at three points of the sweep benchmark's grid (its base
+    scenario, Llama-3-70B for 2e12 tokens, at 512, 2,048 and 4,096 H100s): runs of a few
+    dozen interruptions, where per-call and per-block work weighs more than per-event work
+    (the grid's Monte Carlo runs see 30-90 events)."""
+    from bench_sweep import BASE
+
+    from clustertwin.deadline import train
+    from clustertwin.design import design
+    from clustertwin.scenario import scenario_from_dict
+
+    cat = load_catalog([])
+    figures = {}
+    print(f"issue 36: sweep grid points, CPU ms per warm analyze() (best of {repeat}; load "
+          f"average {os.getloadavg()[0]:.2f})")
+    for gpus, before in BEFORE_SWEEP_POINTS.items():
+        doc = {**BASE, "cluster": {**BASE["cluster"], "gpus": gpus}}
+        sc = scenario_from_dict(doc, "bench", cat)
+        est = train(sc, cat)
+        des = design(sc, cat, est)
+        res = analyze(sc, cat, est, des)
+        secs = _cpu(lambda sc=sc, est=est, des=des: analyze(sc, cat, est, des), repeat)
+        figures[f"sweep_{gpus}_analyze_cpu_s"] = secs
+        print(f"  {gpus:>5,} GPUs, {res.interruptions_mean:5.1f} interruptions a run: "
+              f"before {before:5.1f}  now {secs * 1e3:5.1f}")
+    return figures
+
+
 def main() -> dict[str, float]:
     figures = default_stage()
     figures.update(issue36_stage())
+    figures.update(sweep_points())
     figures.update(two_tier_default())
     cat = _Catalog()
     print("reliability benchmark (best of 3, wall-clock seconds)")

@@ -79,6 +79,47 @@ def test_runs_of_rows_of_any_length_give_the_same_numbers(kw, budget, monkeypatc
     assert fast_rng.random() == ref_rng.random()
 
 
+@pytest.mark.parametrize("first", [1, 5, 16, 33, 10_000])
+@pytest.mark.parametrize("kw", [CASES["spares"], CASES["many spares"], CASES["wall-clock limit"]],
+                         ids=["spares", "many spares", "wall-clock limit"])
+def test_a_first_block_of_any_size_gives_the_same_numbers(kw, first, monkeypatch):
+    """The first block of arrivals is sized to the run (singletier.first_block); a first block
+    of one event, of fewer events than the spares, off the generator marks, or past ``ROWS``
+    (capped) leaves every number and the generator as the reference does."""
+    from clustertwin.reliability import singletier
+
+    monkeypatch.setattr(singletier, "first_block", lambda spec, tau: first)
+    monkeypatch.setattr(ArrivalChunks, "ROWS", 40)
+    spec = _spec(**kw)
+    fast_rng, ref_rng = np.random.default_rng(13), np.random.default_rng(13)
+    fast = simulate(spec, [0.3, 1.0, 2.5], 60, fast_rng, count_causes=True, record=True)
+    ref = simulate_events(spec, [0.3, 1.0, 2.5], 60, ref_rng, count_causes=True, record=True)
+    _same(fast, ref)
+    assert fast_rng.random() == ref_rng.random()
+
+
+def test_without_rewind_the_numbers_are_the_same():
+    """The stage drops each generator after its run and skips the rewind: same outcome, the
+    generator only further on."""
+    spec = _spec()
+    kept_rng, dropped_rng = np.random.default_rng(14), np.random.default_rng(14)
+    kept = simulate(spec, [0.3, 1.0], 80, kept_rng, count_causes=True, record=True)
+    dropped = simulate(spec, [0.3, 1.0], 80, dropped_rng, count_causes=True, record=True,
+                       rewind=False)
+    _same(kept, dropped)
+
+
+def test_the_first_block_covers_a_short_run_and_stays_a_block():
+    """A run of ~20 expected arrivals draws about what its slowest trial needs (whole marks),
+    a long one a full block."""
+    from clustertwin.reliability.singletier import first_block
+
+    tau = np.array([[0.5], [2.0]])
+    short = first_block(_spec(work_h=20.0, rates_per_h=(0.5, 0.3, 0.2), planned_per_h=0.0), tau)
+    assert short % ArrivalChunks.MARK == 0 and 20 < short < ArrivalChunks.ROWS
+    assert first_block(_spec(work_h=5000.0), tau) == ArrivalChunks.ROWS
+
+
 @pytest.mark.parametrize("k,width", [(1, 7), (2, 150), (3, 40), (1, 256), (1, 5000), (3, 900),
                                      (3, 1), (2, 15), (2, 16)])
 def test_running_sums_and_maxima_go_row_by_row(k, width):

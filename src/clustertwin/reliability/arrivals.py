@@ -112,15 +112,18 @@ def _rows_of_rank(rank: np.ndarray, cols: np.ndarray, target: np.ndarray) -> np.
 
 
 class ArrivalChunks:
-    """:class:`Arrivals`, ``ROWS`` events at a time; the generator's state is saved every
-    ``MARK`` events so that :meth:`rewind` redraws at most that many. (Larger blocks draw more
-    events past the end of a run than they save in per-block work; measured on a plan's runs.) A block's times and
-    replacement-ready times are written over two blocks later (fresh arrays of this size cost
-    page faults): a caller keeps no view of a block beyond the next one."""
+    """:class:`Arrivals`, ``ROWS`` events at a time (the first block ``first`` events when
+    given: a caller that expects a short run draws no more than it needs); the generator's
+    state is saved every ``MARK`` events so that :meth:`rewind` redraws at most that many.
+    (Larger blocks draw more events past the end of a run than they save in per-block work;
+    measured on a plan's runs.) A block's times and replacement-ready times are written over
+    two blocks later (fresh arrays of this size cost page faults): a caller keeps no view of a
+    block beyond the next one."""
 
     ROWS, MARK = 128, 16
 
-    def __init__(self, spec: RunSpec, trials: int, rng: np.random.Generator) -> None:
+    def __init__(self, spec: RunSpec, trials: int, rng: np.random.Generator,
+                 first: int | None = None) -> None:
         one = Arrivals(spec, 0, rng)
         self.n, self.n_causes, self.lam, self.cum = int(trials), one.n_causes, one.lam, one.cum
         self.repair_of, self.spares, self.hold, self.rng = one.repair_of, one.spares, one.hold, rng
@@ -130,7 +133,8 @@ class ArrivalChunks:
         self.t_tail = np.full((self.spares, self.n), -np.inf)
         self.hist = np.zeros((self.n, self.spares))
         self.n_rep = np.zeros(self.n, dtype=np.int64)
-        self.drawn = 0
+        self.drawn, self.blocks = 0, 0
+        self.rows = self.ROWS if first is None else max(1, min(int(first), self.ROWS))
         self.marks: list[tuple[int, dict]] = []
         cum = self.cum
         # searchsorted(cum, u, "right") counts the cumulative shares <= u when they are sorted
@@ -141,7 +145,7 @@ class ArrivalChunks:
 
     def _draw(self, rows: int) -> tuple[np.ndarray, np.ndarray]:
         n, rng = self.n, self.rng
-        gaps = self.times[self.drawn // self.ROWS % 2, 0, :rows]
+        gaps = self.times[self.blocks % 2, 0, :rows]
         u = scratch()("arrivals.u", (rows, n))
         exponential, uniform = rng.standard_exponential, rng.random
         bits = rng.bit_generator
@@ -183,7 +187,7 @@ class ArrivalChunks:
 
     def block(self) -> Block:
         """The next block of events."""
-        rows, first = self.ROWS, self.drawn
+        rows, first = self.rows, self.drawn
         rep = None
         if self.lam > 0:
             t, u = self._draw(rows)
@@ -195,8 +199,8 @@ class ArrivalChunks:
         else:
             t = np.full((rows, self.n), np.inf)
             cause = np.zeros((rows, self.n), dtype=np.int64)
-        avail = self.times[self.drawn // self.ROWS % 2, 1, :rows]
-        self.drawn += rows
+        avail = self.times[self.blocks % 2, 1, :rows]
+        self.drawn, self.blocks, self.rows = self.drawn + rows, self.blocks + 1, self.ROWS
         self.t_last = t[-1].copy()
         if rep is None:
             rep = self.repair_of.take(cause)

@@ -184,14 +184,16 @@ class TrialLoop:
 
 def simulate(spec: RunSpec, intervals_h: np.ndarray | float, trials: int,
              rng: np.random.Generator, count_causes: bool = False, record: bool = False,
-             max_events: int = 2_000_000) -> Outcome:
+             max_events: int = 2_000_000, rewind: bool = True) -> Outcome:
     """Simulate ``trials`` runs for every checkpoint interval in ``intervals_h`` (hours).
 
     ``record`` keeps trial 0 of the first interval as a timeline of
     ``(failure_time_h, cause_index, progress_at_failure_h, preserved_after_h, resume_time_h)``
-    with ``cause_index == len(causes)`` for a planned interruption."""
+    with ``cause_index == len(causes)`` for a planned interruption. ``rewind`` leaves ``rng``
+    where the event-by-event reference leaves it; a caller that drops the generator afterwards
+    may save that work (the numbers are the same)."""
     tau = np.atleast_1d(np.asarray(intervals_h, dtype=float))[:, None]
-    out = run_single(spec, tau, trials, rng, count_causes, record, max_events)
+    out = run_single(spec, tau, trials, rng, count_causes, record, max_events, rewind)
     if out is None:  # no failures, or infinite or negative times: event by event
         out = simulate_events(spec, intervals_h, trials, rng, count_causes, record, max_events)
     return out

@@ -43,8 +43,10 @@ def run(inp: StageInputs, work_h: float, local_min: Any, every: Any, on: Any, dr
     trials, rng_seq, budget = draws.trials, draws.seq, draws.budget
     try:
         if inp.tiers is None:
+            # a fresh generator per call, dropped after it: no need to rewind it
             return simulate(run_spec(inp, work_h), np.asarray(local_min) / 60.0, trials,
-                            np.random.default_rng(rng_seq), max_events=budget, **kw)
+                            np.random.default_rng(rng_seq), max_events=budget, rewind=False,
+                            **kw)
         return simulate_tiers(run_spec(inp, work_h), inp.tiers, np.asarray(local_min) / 60.0,
                               every, trials, np.random.default_rng(rng_seq), local_on=on,
                               max_events=budget, **kw)

@@ -58,7 +58,9 @@ class Pairs:
 
     def spread(self, x: np.ndarray, name: str) -> np.ndarray:
         """Per-trial values ``x`` (..., trials) for each pair (..., pairs), in the scratch
-        array ``name``."""
+        array ``name`` (``x`` itself while the pairs are the trials of one interval)."""
+        if self.grid and self.size == self.n:
+            return x
         out = self.scratch(name, x.shape[:-1] + (self.size,), x.dtype)
         if self.grid:
             grid = out.reshape(x.shape[:-1] + (self.size // self.n, self.n))
@@ -136,24 +138,35 @@ class Pairs:
     def _ends(self, sim: Any, blk: Block, b0: int, b1: int, s: np.ndarray,
               x: np.ndarray, start: int) -> np.ndarray:
         """Per pair the first row at which it ends (``R`` where it does not), testing from
-        row ``start`` (:meth:`_test_from`); the exact ``need`` is worked out only where a pair
-        has its work left in reach (``s >= work - kept``, ``need`` being no less)."""
-        n_rows, t, limit = b1 - b0, blk.t[b0:b1], sim.limit
-        lim = t > limit if limit is not None else None
-        end = np.full(self.size, n_rows)
-        tmp, shape = self.scratch, (n_rows - start, self.size)
+        row ``start`` (:meth:`_test_from`). A pair can only finish where its work left is in
+        reach (``s >= work - kept``, ``need`` being no less): the exact ``need`` is worked out
+        at each pair's first such row, and where it does not finish there, at its next (what
+        the arithmetic did with a pair after its end is never read); the first row at which
+        its trial's clock passes the wall-clock limit ends it too."""
+        n_rows, size = b1 - b0, self.size
+        tmp, shape = self.scratch, (n_rows - start, size)
         remaining = np.subtract(sim.work, x[KEPT, start:n_rows], out=tmp("remaining", shape))
-        hit = np.greater_equal(s[start:], remaining, out=tmp("hit", shape, bool)).ravel()
-        cand = np.flatnonzero(hit)                        # work left in reach: need is no less
-        if cand.size:
-            rem = remaining.ravel().take(cand)
-            n_ck = np.maximum(np.ceil(rem / self.tau.take(cand % self.size)) - 1.0, 0.0)
-            hit[cand] = s[start:].ravel().take(cand) >= rem + n_ck * sim.delta
-        if lim is not None:
-            hit |= self.spread(lim[start:], "lim").ravel()
-        cells = np.flatnonzero(hit) if lim is not None else cand[hit.take(cand)]
-        if cells.size:
-            np.minimum.at(end, cells % self.size, cells // self.size + start)
+        hit = np.greater_equal(s[start:], remaining, out=tmp("hit", shape, bool))
+        end = np.full(size, n_rows)
+        cells = np.flatnonzero(hit.any(axis=0))
+        rows = hit.argmax(axis=0).take(cells)             # each pair's first row in reach
+        s_flat, rem_flat = s[start:].reshape(-1), remaining.reshape(-1)
+        while cells.size:
+            flat = rows * size + cells
+            rem = rem_flat.take(flat)
+            n_ck = np.maximum(np.ceil(rem / self.tau.take(cells)) - 1.0, 0.0)
+            ok = s_flat.take(flat) >= rem + n_ck * sim.delta
+            end[cells[ok]] = rows[ok] + start
+            cells, rows = cells[~ok], rows[~ok]           # the event interrupts these: on
+            if cells.size:
+                hit.reshape(-1)[rows * size + cells] = False
+                later = hit[:, cells]
+                more = later.any(axis=0)
+                cells, rows = cells[more], later.argmax(axis=0)[more]
+        if sim.limit is not None:                         # the trial's window closed
+            lim = blk.t[b0 + start:b1] > sim.limit
+            lim_row = np.where(lim.any(axis=0), lim.argmax(axis=0) + start, n_rows)
+            np.minimum(end, lim_row.take(self.tr), out=end)
         return end
 
     def _end(self, sim: Any, blk: Block, b0: int, trials: TrialRows, x: np.ndarray,
@@ -161,27 +174,28 @@ class Pairs:
         """Write out the totals of the pairs ``idx`` that finish or reach the wall-clock limit
         at rows ``row`` (the reference's arithmetic for them)."""
         kept, stall, lost = x[:, row, idx]
-        tau, period = self.tau.take(idx), self.period.take(idx)
+        tau = self.tau.take(idx)
         pid, tr, out, delta = self.pid.take(idx), self.tr.take(idx), sim.out, sim.delta
-        s = trials.s[row, tr]
         remaining = sim.work - kept
         n_ck = np.maximum(np.ceil(remaining / tau) - 1.0, 0.0)
-        need = remaining + n_ck * delta
+        ck_stall = n_ck * delta                           # the checkpoints still to write
+        need = remaining + ck_stall
         vals = np.empty((len(OUT_FLOAT), idx.size))       # wall, work, stall, lost, restart, waiting
         vals[3] = lost
         vals[5], vals[4] = trials.acc[:, row + 1, tr]
         wall_finish = trials.rec[row, tr] + need
         if sim.limit is None:                             # every one finishes
             vals[0], vals[1] = wall_finish, sim.work
-            np.add(stall, n_ck * delta, out=vals[2])
+            np.add(stall, ck_stall, out=vals[2])
         else:
+            s, period = trials.s[row, tr], self.period.take(idx)
             finish = s >= need
             k = np.floor(s / period)
             rem = s - k * period
             comp = np.minimum(rem, tau)
             vals[0] = np.where(finish, wall_finish, sim.limit if sim.limit else 0.0)
             vals[1] = np.where(finish, sim.work, kept + k * tau + comp)
-            vals[2] = stall + np.where(finish, n_ck * delta, k * delta + (rem - comp))
+            vals[2] = stall + np.where(finish, ck_stall, k * delta + (rem - comp))
         out.floats.reshape(len(OUT_FLOAT), -1)[:, pid] = vals
         event = blk.first + b0 + row
         n_unexp = sim.counter.unexp_upto(blk, b0 + row, tr)

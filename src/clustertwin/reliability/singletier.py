@@ -26,6 +26,8 @@ that end there, on a plan's small batches (25 intervals x 256 trials, or 1,000 t
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from clustertwin.reliability.arrivals import ArrivalChunks
@@ -63,13 +65,31 @@ def usable(spec: RunSpec, tau: np.ndarray) -> bool:
                 and (limit is None or 0 <= limit < np.inf))
 
 
+def first_block(spec: RunSpec, tau: np.ndarray) -> int:
+    """Events to draw in the first block: about the most a trial of the slowest interval is
+    expected to see (its wall-clock time from a first-order ETTR, the arrivals Poisson; four
+    standard deviations and a few events more), in whole ``MARK`` steps. Only the amount
+    drawn ahead depends on it, never a number: a run that needs more draws another block."""
+    lam = sum(spec.rates_per_h) + spec.planned_per_h
+    loss = (lam * (spec.restart_h + spec.blocking_h + 0.5 * float(tau.max()))
+            + spec.blocking_h / float(tau.min()))
+    wall = spec.work_h / max(0.5, 1.0 - loss)
+    if spec.wall_limit_h is not None:
+        wall = min(wall, spec.wall_limit_h)
+    mu = lam * wall
+    mark = ArrivalChunks.MARK
+    return int(min(ArrivalChunks.ROWS, mark * math.ceil((mu + 4.0 * math.sqrt(mu) + 8.0) / mark)))
+
+
 def run_single(spec: RunSpec, tau: np.ndarray, trials: int, rng: np.random.Generator,
-               count_causes: bool, record: bool, max_events: int) -> Outcome | None:
+               count_causes: bool, record: bool, max_events: int,
+               rewind: bool = True) -> Outcome | None:
     """:func:`.montecarlo.simulate` of intervals ``tau`` (hours, shape (intervals, 1)); None
-    where :func:`usable` says no (the caller then runs the reference)."""
+    where :func:`usable` says no (the caller then runs the reference). Without ``rewind`` the
+    generator is left past the events drawn ahead (for a caller that drops it)."""
     if not usable(spec, tau):
         return None
-    src = ArrivalChunks(spec, trials, rng)
+    src = ArrivalChunks(spec, trials, rng, first_block(spec, tau))
     sim = _Sim(spec, tau, src.n, src.n_causes if count_causes else None, record)
     if src.n == 0:
         return sim.out.outcome(tau, 0)
@@ -82,7 +102,8 @@ def run_single(spec: RunSpec, tau: np.ndarray, trials: int, rng: np.random.Gener
                 done = sim.pairs.move(sim, blk, b, b1)
                 if done is not None:
                     sim.counter.close(blk, done)
-                    src.rewind(blk.first + done)
+                    if rewind:
+                        src.rewind(blk.first + done)
                     return sim.out.outcome(tau, blk.first + done)
                 b = b1
             if rows < blk.rows:

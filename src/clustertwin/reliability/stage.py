@@ -129,11 +129,12 @@ def _losses(inp: StageInputs, out: Outcome, notes: list[str]) -> dict[str, Any]:
         notes.append(f"{lost_cat['waiting_for_repair'] / lost_total:.0%} of the lost time is waiting "
                      f"for repairs with {inp.spares} spare nodes")
     n_unexp = float(n_int.sum())
+    p5, p95 = np.percentile(n_int, (5, 95))             # one call: the values of two
     return dict(
         lost_progress_per_interruption_min=(float(out.lost_h[0].sum()) / n_unexp * 60.0
                                             if n_unexp > 0 else 0.0),
-        interruptions_mean=float(n_int.mean()), interruptions_p5=float(np.percentile(n_int, 5)),
-        interruptions_p95=float(np.percentile(n_int, 95)),
+        interruptions_mean=float(n_int.mean()), interruptions_p5=float(p5),
+        interruptions_p95=float(p95),
         planned_interruptions_mean=float(out.planned[0].mean()),
         by_cause=by_cause, by_category=by_category,
         lost_gpu_hours=lost_total, lost_gpu_hours_by_category=lost_cat)
@@ -182,6 +183,7 @@ def _result(scenario: Any, estimate: Any, inp: StageInputs, chosen: Intervals, o
     lam_all = rates.unexpected_per_h + rates.planned_per_h
     tier_fields = _tier_fields(inp, chosen, out, pfs_only) if pfs_only is not None else {}
     used_min = chosen.used_min
+    ettr_p5, ettr_p95 = np.percentile(ettr, (5, 95))
     return ReliabilityResult(
         include_planned=bool(r.include_planned), **losses, **tier_fields,
         gpus=inp.gpus, nodes=inp.nodes, spare_nodes=inp.spares, failure_profile=inp.profile.id,
@@ -197,8 +199,7 @@ def _result(scenario: Any, estimate: Any, inp: StageInputs, chosen: Intervals, o
         checkpoint_interval_min=used_min, interval_source=chosen.source,
         optimal_interval_min=chosen.optimal, young_interval_min=inp.young,
         daly_interval_min=inp.daly, min_interval_min=inp.floor_min,
-        ettr_mean=float(ettr.mean()), ettr_p5=float(np.percentile(ettr, 5)),
-        ettr_p95=float(np.percentile(ettr, 95)),
+        ettr_mean=float(ettr.mean()), ettr_p5=float(ettr_p5), ettr_p95=float(ettr_p95),
         ettr_daly=(iv.ettr_daly(used_min, inp.delta_min, inp.mtbf_min, r.restart_min)
                    if inp.finite else 1.0),
         effective_days=float(wall.mean()) / 24.0,
