@@ -28,6 +28,15 @@ def _same(a, b) -> None:
     assert a.timeline == b.timeline
     assert a.events == b.events
 
+def _as_reference(spec, intervals, trials: int, seed: int) -> None:
+    """The fast loop's outcome and the generator it leaves are the event-by-event reference's."""
+    fast_rng, ref_rng = np.random.default_rng(seed), np.random.default_rng(seed)
+    fast = simulate(spec, intervals, trials, fast_rng, count_causes=True, record=True)
+    ref = simulate_events(spec, intervals, trials, ref_rng, count_causes=True, record=True)
+    _same(fast, ref)
+    assert fast_rng.random() == ref_rng.random()
+
+
 
 CASES = {
     "spares": {},
@@ -72,11 +81,7 @@ def test_runs_of_rows_of_any_length_give_the_same_numbers(kw, budget, monkeypatc
     monkeypatch.setattr(singlepairs, "BUDGET", budget)
     monkeypatch.setattr(ArrivalChunks, "ROWS", 40)
     spec = _spec(**kw)
-    fast_rng, ref_rng = np.random.default_rng(12), np.random.default_rng(12)
-    fast = simulate(spec, [0.3, 1.0, 2.5], 40, fast_rng, count_causes=True, record=True)
-    ref = simulate_events(spec, [0.3, 1.0, 2.5], 40, ref_rng, count_causes=True, record=True)
-    _same(fast, ref)
-    assert fast_rng.random() == ref_rng.random()
+    _as_reference(spec, [0.3, 1.0, 2.5], 40, seed=12)
 
 
 @pytest.mark.parametrize("first", [1, 5, 16, 33, 10_000])
@@ -91,11 +96,7 @@ def test_a_first_block_of_any_size_gives_the_same_numbers(kw, first, monkeypatch
     monkeypatch.setattr(singletier, "first_block", lambda spec, tau: first)
     monkeypatch.setattr(ArrivalChunks, "ROWS", 40)
     spec = _spec(**kw)
-    fast_rng, ref_rng = np.random.default_rng(13), np.random.default_rng(13)
-    fast = simulate(spec, [0.3, 1.0, 2.5], 60, fast_rng, count_causes=True, record=True)
-    ref = simulate_events(spec, [0.3, 1.0, 2.5], 60, ref_rng, count_causes=True, record=True)
-    _same(fast, ref)
-    assert fast_rng.random() == ref_rng.random()
+    _as_reference(spec, [0.3, 1.0, 2.5], 60, seed=13)
 
 
 def test_without_rewind_the_numbers_are_the_same():
