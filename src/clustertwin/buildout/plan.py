@@ -55,8 +55,7 @@ class _Run:
     det: CPMResult
     mc: MCResult
     quantiles: dict[str, float]
-    table: tuple[tuple[float, float], ...] = ()  #: (q, go-live day) at every QUANTILES q
-
+    table: tuple[tuple[float, float], ...]  #: (q, go-live day) at every QUANTILES q
 
 
 def _rescale(q: Quantities, gpus: int) -> Quantities:
@@ -90,9 +89,8 @@ def _simulate(
     seed: int,
     distribution: Distribution,
     label: str = "",
-    table: bool = False,
 ) -> _Run:
-    """One run; ``table``: also every :data:`QUANTILES` go-live day (one sort, which P10 ...
+    """One run, with every :data:`QUANTILES` go-live day (one sort, which P10 ...
     P90 are read from too)."""
     net = compile_network(
         {n: s.after for n, s in steps.items()}, GO_LIVE, source="--what-if", key=label
@@ -110,8 +108,8 @@ def _simulate(
         # same draws; they are drawn on demand, never as a uniform matrix (see TriangularRows)
         d = TriangularRows(o, m, p, list(net.numbers), seed, samples)
     mc = simulate(net, d)
-    values = np.quantile(np.sort(mc.finish), QUANTILES) if table else None  # one pass, not 99 sorts
-    pct = values[_PCT_AT] if values is not None else np.percentile(mc.finish, [10, 50, 80, 90])
+    values = np.quantile(np.sort(mc.finish), QUANTILES)  # one pass, not 99 sorts
+    pct = values[_PCT_AT]
     quantiles = {
         "mean": float(mc.finish.mean()),
         "p10": float(pct[0]),
@@ -119,8 +117,7 @@ def _simulate(
         "p80": float(pct[2]),
         "p90": float(pct[3]),
     }
-    quant = () if values is None else tuple(
-        (float(qq), float(v)) for qq, v in zip(QUANTILES, values, strict=True))
+    quant = tuple((float(qq), float(v)) for qq, v in zip(QUANTILES, values, strict=True))
     return _Run(steps, net, det, mc, quantiles, quant)
 
 
@@ -151,8 +148,7 @@ def plan_buildout(
     wanted = scenario_site(scenario)
     site = site_of(profiles, profile, wanted)
     u = len(book.steps) if distribution == "triangular" else None  # rows of the shared draws
-    base = _simulate(base_steps(book, profiles, profile, q, own, site), u, samples, seed, distribution,
-                     table=True)
+    base = _simulate(base_steps(book, profiles, profile, q, own, site), u, samples, seed, distribution)
     shifts = [
         _what_if(with_base(w, own), book, profiles, (profile, wanted), q,
                  Sampling(u, samples, seed, distribution), base)
