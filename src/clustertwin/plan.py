@@ -19,12 +19,14 @@ sequence, three named loop-backs:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from functools import cached_property
+from functools import cached_property, partial
 from typing import TYPE_CHECKING, Any
 
 from clustertwin.catalog import Catalog
+from clustertwin.children import MISSING, Ahead
 from clustertwin.errors import InfeasibleError, Problem, UserError
 from clustertwin.pipeline import COMPUTE_ERRORS, STAGE_KEYS, StageFunctions, StageRunner
 from clustertwin.scenario import Scenario
@@ -157,11 +159,12 @@ def check_plausible(plan: Plan) -> Plan:
 
 def make_plan(scenario: Scenario, catalog: Catalog,
               on_stage: Callable[[str], None] | None = None,
-              stages: tuple[str, ...] = STAGES, memo: Any = None) -> Plan:
+              stages: tuple[str, ...] = STAGES, memo: Any = None, ahead: Ahead | None = None) -> Plan:
     """Run the stages in order (those in ``stages``; training always). ``on_stage(name)`` is
     called before each (for progress bars). ``memo`` (a
     :class:`clustertwin.sweep.memo.StageMemo`) reuses the results of stage calls with the same
-    inputs from earlier plans; the plan is the same with or without it."""
+    inputs from earlier plans; ``ahead`` (from :func:`plan_ahead`) the cloud route's re-plan
+    computed meanwhile; the plan is the same with or without either."""
     run = StageRunner(scenario, catalog, StageFunctions.of_pipeline(memo), stages, on_stage)
     training = run.training()
     training, design = designed(run, training)
@@ -173,7 +176,7 @@ def make_plan(scenario: Scenario, catalog: Catalog,
     # stages, which take the stage's own result)
     training = charged_ettr(training, reliability)
     decision = run.decision(training, design, reliability, economics, buildout,
-                            replan=replanner(scenario, catalog, memo))
+                            replan=replanner(scenario, catalog, memo, ahead))
     plan = Plan(scenario=scenario, training=training, design=design, reliability=reliability,
                 economics=economics, buildout=buildout, decision=decision, skipped=tuple(run.skipped))
     plan = replace(plan, warnings=(*run.warnings, *stage_caveats(plan)))
@@ -383,22 +386,67 @@ def solve_route(plan: Plan, catalog: Catalog, route: DecisionOption, row: dict[s
 REPLAN_TRIALS = 200
 
 
-def replanner(scenario: Scenario, catalog: Catalog, memo: Any) -> Callable[[int], tuple[float, ...]]:
+def replanner(scenario: Scenario, catalog: Catalog, memo: Any,
+              ahead: Ahead | None = None) -> Callable[[int], tuple[float, ...]]:
     """``replan(gpus) -> (wall_p50, wall_p90, mfu, gpus_used)``: the run planned again at another
     GPU count (training, design, reliability; a route that runs on fewer GPUs than the plan's,
-    issue 38)."""
+    issue 38). ``ahead`` (:func:`plan_ahead`) may hold it, computed in a child meanwhile."""
     def replan(gpus: int) -> tuple[float, ...]:
-        from clustertwin.decision.inputs import wall_days
-        from clustertwin.scenario import with_updates
-
-        s2 = with_updates(scenario, cluster={"gpus": gpus, "deadline_days": None},
-                          reliability={"trials": REPLAN_TRIALS},
-                          decision={"options": ["cloud"], "size_to_target": False})
-        sub = make_plan(s2, catalog, stages=("training", "design", "reliability"), memo=memo)
-        w50, w90 = wall_days(sub.training, sub.reliability, None)
-        return w50, w90, float(sub.training.mfu), float(sub.training.gpus)
+        if ahead is not None:
+            value = ahead.get(gpus)
+            if value is not MISSING:
+                return value
+        return replan_at(scenario, catalog, memo, gpus)
 
     return replan
+
+
+def replan_at(scenario: Scenario, catalog: Catalog, memo: Any, gpus: int) -> tuple[float, ...]:
+    """:func:`replanner`'s answer for ``gpus``."""
+    from clustertwin.decision.inputs import wall_days
+    from clustertwin.scenario import with_updates
+
+    s2 = with_updates(scenario, cluster={"gpus": gpus, "deadline_days": None},
+                      reliability={"trials": REPLAN_TRIALS},
+                      decision={"options": ["cloud"], "size_to_target": False})
+    sub = make_plan(s2, catalog, stages=("training", "design", "reliability"), memo=memo)
+    w50, w90 = wall_days(sub.training, sub.reliability, None)
+    return w50, w90, float(sub.training.mfu), float(sub.training.gpus)
+
+
+def replan_expected(scenario: Scenario, catalog: Catalog) -> int | None:
+    """The GPU count the decision stage will re-plan the run at, where the scenario says so
+    before the plan runs (the cloud route is asked for and the cluster's fixed GPU count is past
+    what one cloud account gets); None otherwise (or where the catalog cannot say: the stages
+    then report it in their own words)."""
+    from clustertwin.decision.options import cloud_cap_gpus
+
+    gpus = scenario.cluster.gpus
+    if gpus is None or "cloud" not in scenario.decision.options:
+        return None
+    try:
+        cap = cloud_cap_gpus(catalog, scenario.decision, int(catalog.node(scenario.cluster.node).gpus))
+    except (UserError, *COMPUTE_ERRORS):
+        return None
+    return cap if cap < gpus else None
+
+
+@contextmanager
+def plan_ahead(scenario: Scenario, catalog: Catalog) -> Iterator[Ahead | None]:
+    """For :func:`make_plan`'s ``ahead``: the cloud route's re-plan (:func:`replan_expected`)
+    computed in a forked child while the plan's own stages run, on a machine with a core to
+    spare (the plan is the same either way: a value the child does not deliver is computed in
+    place). The child is stopped and reaped on the way out."""
+    gpus = replan_expected(scenario, catalog)
+    ahead = None
+    if gpus is not None:
+        StageFunctions.of_pipeline()  # the stages' modules, imported once for both processes
+        ahead = Ahead.start(gpus, partial(replan_at, scenario, catalog, None, gpus))
+    try:
+        yield ahead
+    finally:
+        if ahead is not None:
+            ahead.close()
 
 
 def feasibility_problems(scenario: Scenario, catalog: Catalog) -> list[Problem]:

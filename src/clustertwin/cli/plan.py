@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import sys
 import time
 from pathlib import Path
@@ -30,7 +31,7 @@ def plan(
     """Plan a training run end to end: training time, design, reliability, economics, build-out, and
     the decision: trained by when via which route (build, colo, lease, cloud) for how much."""
     from clustertwin.cli.common import OutputDir, load_inputs, to_json
-    from clustertwin.plan import make_plan
+    from clustertwin.plan import make_plan, plan_ahead
 
     t0 = time.perf_counter()
     # refuse before doing the work
@@ -40,16 +41,22 @@ def plan(
         from clustertwin.cli.acceptance import plan_measured
 
         return plan_measured(scen, cat, measured, json_out, folder)
-    if json_out:
-        result = make_plan(scen, cat)
-    else:
-        from rich.console import Console
-        from rich.progress import Progress, SpinnerColumn, TextColumn
+    # what is alive now (the modules, the scenario, the catalog) lives until the process ends:
+    # out of the cycle collector's way, and the pages the forked child shares stay shared
+    gc.freeze()
+    # the cloud route's re-plan in a child meanwhile, started before the progress bar's thread
+    with plan_ahead(scen, cat) as ahead:
+        if json_out:
+            result = make_plan(scen, cat, ahead=ahead)
+        else:
+            from rich.console import Console
+            from rich.progress import Progress, SpinnerColumn, TextColumn
 
-        console = Console(stderr=True)
-        with Progress(SpinnerColumn(), TextColumn("{task.description}"), console=console, transient=True) as prog:
-            task = prog.add_task("planning", total=None)
-            result = make_plan(scen, cat, on_stage=lambda name: prog.update(task, description=f"stage: {name}"))
+            console = Console(stderr=True)
+            with Progress(SpinnerColumn(), TextColumn("{task.description}"), console=console, transient=True) as prog:
+                task = prog.add_task("planning", total=None)
+                result = make_plan(scen, cat, ahead=ahead,
+                                   on_stage=lambda name: prog.update(task, description=f"stage: {name}"))
     if cabling:
         result = with_routed_cabling(result, cat)
     doc = result.to_dict()

@@ -300,10 +300,15 @@ def lease(inp: Inputs, catalog: Any, settings: Any) -> Option:
                   commitment_months=float(term_min), lead_days=lead, mfu=inp.mfu, notes=tuple(notes))
 
 
+def cloud_cap_gpus(catalog: Any, settings: Any, node_gpus: int) -> int:
+    """The most GPUs one cloud account gets on demand, in whole ``node_gpus`` instances."""
+    cap = int(settings.cloud.max_gpus or route(catalog, "cloud").value("max_gpus"))
+    return max(node_gpus, cap // node_gpus * node_gpus)
+
+
 def cloud_gpus(inp: Inputs, catalog: Any, settings: Any) -> int:
     """GPUs the cloud route runs on: the run's, at most the count one account gets on demand."""
-    cap = int(settings.cloud.max_gpus or route(catalog, "cloud").value("max_gpus"))
-    return min(inp.gpus, max(inp.node_gpus, cap // inp.node_gpus * inp.node_gpus))
+    return min(inp.gpus, cloud_cap_gpus(catalog, settings, inp.node_gpus))
 
 
 def cloud(inp: Inputs, catalog: Any, settings: Any) -> Option:

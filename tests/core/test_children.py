@@ -1,0 +1,88 @@
+"""A value computed ahead in a forked child (:class:`clustertwin.children.Ahead`): the value when
+the key matches, nothing otherwise (the caller then computes it itself), and no child left
+running or unreaped whichever way it ends."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+import pytest
+
+from clustertwin.children import MISSING, Ahead
+from tests.procs import still_running
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork") or len(os.sched_getaffinity(0)) < 2,
+                                reason="Ahead needs fork and two usable CPUs")
+
+
+def _pid(ahead: Ahead) -> int:
+    return ahead._proc.pid
+
+
+def test_the_childs_value_for_its_key():
+    parent = os.getpid()
+    ahead = Ahead.start(7, lambda: (os.getpid(), [1.5, 2.5]))
+    pid = _pid(ahead)
+    child_pid, value = ahead.get(7)
+    assert child_pid == pid != parent  # computed in the child, not here
+    assert value == [1.5, 2.5]
+    assert still_running([pid], 5.0) == []
+    assert ahead.get(7) is MISSING  # once only
+
+
+def test_another_key_is_missing_and_the_child_is_stopped():
+    ahead = Ahead.start(2048, lambda: time.sleep(60))
+    pid = _pid(ahead)
+    t0 = time.monotonic()
+    assert ahead.get(2016) is MISSING
+    ahead.close()
+    assert time.monotonic() - t0 < 10
+    assert still_running([pid], 5.0) == []
+
+
+def test_a_failing_child_gives_missing_not_its_error():
+    def boom():
+        raise ValueError("in the child")
+
+    ahead = Ahead.start("k", boom)
+    assert ahead.get("k") is MISSING
+
+
+def test_a_killed_child_gives_missing_without_a_hang():
+    ahead = Ahead.start("k", lambda: time.sleep(60))
+    pid = _pid(ahead)
+    os.kill(pid, signal.SIGKILL)
+    t0 = time.monotonic()
+    assert ahead.get("k") is MISSING
+    assert time.monotonic() - t0 < 10
+    assert still_running([pid], 5.0) == []
+
+
+def test_a_value_that_does_not_pickle_is_missing():
+    ahead = Ahead.start("k", lambda: (lambda: 1))
+    assert ahead.get("k") is MISSING
+
+
+def test_close_stops_an_unread_child():
+    ahead = Ahead.start("k", lambda: time.sleep(60))
+    pid = _pid(ahead)
+    t0 = time.monotonic()
+    ahead.close()
+    ahead.close()  # twice is harmless
+    assert time.monotonic() - t0 < 10
+    assert still_running([pid], 5.0) == []
+
+
+def test_no_child_on_one_cpu(monkeypatch):
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: {0})
+    assert Ahead.start("k", lambda: 1) is None
+
+
+def test_no_child_from_a_daemonic_process(monkeypatch):
+    import multiprocessing
+
+    monkeypatch.setattr(multiprocessing.current_process(), "_config",
+                        {**multiprocessing.current_process()._config, "daemon": True})
+    assert Ahead.start("k", lambda: 1) is None
