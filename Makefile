@@ -1,4 +1,6 @@
 VENV ?= .venv
+# the interpreter the venv is made with (an optimised build, PGO and LTO, starts ~15 % faster)
+VENV_PYTHON ?= python3
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 DEVSTAMP := $(VENV)/.installed-dev
@@ -10,7 +12,7 @@ PIPC := $(if $(CONSTRAINTS),-c $(CONSTRAINTS),)
 .PHONY: run test bench lint lock clean screenshots
 
 $(STAMP): pyproject.toml $(CONSTRAINTS)
-	python3 -m venv $(VENV)
+	$(VENV_PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q $(PIPC) -e .
 	# bytecode for the package's source, kept even where PYTHONDONTWRITEBYTECODE is set (an

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import os
 import resource
-import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -32,8 +31,10 @@ BEFORE = {
     "sched_mfbf_jobs_per_cpu_s": (">= 25,000", 18_700, "jobs/CPU-s (issue 36)"),
     "sched_mfbf_vs_fifo": ("<= 1.5x", 1.9, "x fifo's CPU (issue 36)"),
     "sweep_cpu_ms_per_point": ("<= 60", 78.1, "ms CPU/point, bench_sweep grid, 1 worker"),
-    "plan_json_cpu_s": ("<= 0.5 s wall (quiet)", 0.784, "CPU-s cold, 5-run mean"),
-    "help_cpu_s": ("<= 0.15 s wall (quiet)", 0.174, "CPU-s cold, 5-run mean"),
+    "plan_json_wall_s": ("<= 0.5 (quiet)", 0.667, "s wall cold, least of 5 (a58e308: 0.667 side by side, "
+                         "bench_coldstart --against)"),
+    "plan_json_cpu_s": ("-", 0.666, "CPU-s cold, least of 5 (the re-plan child's included)"),
+    "help_wall_s": ("<= 0.15 (quiet)", 0.169, "s wall cold, least of 5"),
     "validate_examples_exit": ("0", 2, "exit status of validate examples/*.yaml"),
 }
 
@@ -51,8 +52,10 @@ def _child_cpu(cmd: list[str]) -> tuple[float, float]:
 
 
 def _cold(args: list[str]) -> tuple[float, float]:
+    """The least wall and CPU seconds of :data:`RUNS` fresh runs (the least: what the machine
+    gives when nothing else runs; a mean counts whatever else did)."""
     runs = [_child_cpu([str(CLI), *args]) for _ in range(RUNS)]
-    return statistics.mean(w for w, _ in runs), statistics.mean(c for _, c in runs)
+    return min(w for w, _ in runs), min(c for _, c in runs)
 
 
 #: fresh-process replays of each policy, interleaved; the least CPU of each is compared (a
@@ -97,14 +100,16 @@ def main() -> dict[str, float]:
     examples = sorted(str(p) for p in (ROOT / "examples").glob("*.yaml"))
     validate = subprocess.run([str(CLI), "validate", *examples], capture_output=True, cwd=ROOT).returncode
     now = {"sched_mfbf_jobs_per_cpu_s": rate, "sched_mfbf_vs_fifo": ratio,
-           "sweep_cpu_ms_per_point": _sweep_ms(), "plan_json_cpu_s": plan_cpu,
-           "help_cpu_s": help_cpu, "validate_examples_exit": float(validate)}
+           "sweep_cpu_ms_per_point": _sweep_ms(), "plan_json_wall_s": plan_wall,
+           "plan_json_cpu_s": plan_cpu, "help_wall_s": help_wall,
+           "validate_examples_exit": float(validate)}
     print(f"   {'figure':<28} {'target':>24} {'before':>10} {'now':>10}  unit")
     for key, value in now.items():
         target, before, unit = BEFORE[key]
         print(f"   {key:<28} {target:>24} {_num(before):>10} {_num(value):>10}  {unit}")
-    print(f"   (cold wall: plan --json {plan_wall:.2f} s, --help {help_wall:.2f} s on this machine now)")
-    return {**now, "plan_json_wall_s": plan_wall, "help_wall_s": help_wall}
+    print(f"   (plan --json now / before: {plan_wall / BEFORE['plan_json_wall_s'][1]:.2f} of the wall "
+          "time; the issue's 0.6 s quiet-machine figure to its 0.5 s target is 0.83)")
+    return {**now, "help_cpu_s": help_cpu}
 
 
 if __name__ == "__main__":

@@ -11,7 +11,7 @@ worker whose parent is gone (re-parented) exits.
 from __future__ import annotations
 
 import os
-import pickle
+import sys
 import threading
 import time
 from collections.abc import Callable, Hashable
@@ -53,6 +53,11 @@ def _compute_and_send(fn: Callable[[], Any], send: Any) -> None:
         pass
 
 
+def can_fork_ahead() -> bool:
+    """Whether :class:`Ahead` may start a child here: Linux, and two or more usable CPUs."""
+    return sys.platform.startswith("linux") and len(os.sched_getaffinity(0)) >= 2
+
+
 class Ahead:
     """``fn()`` computed in a forked child while this process goes on with other work: on a
     machine with a core to spare, the wall time of the two overlaps. :meth:`get` with the same
@@ -60,8 +65,9 @@ class Ahead:
     :data:`MISSING`, and the caller computes the value itself (so an answer never depends on
     whether it came from the child). :meth:`close` stops a child whose value was not read.
 
-    Only where ``fork`` exists, the process may start children (not a daemonic pool worker) and
-    at least two CPUs are usable: :meth:`start` answers None otherwise."""
+    Only on Linux (a forked child of a process that has loaded macOS system frameworks is not
+    safe), where the process may start children (not a daemonic pool worker) and at least two
+    CPUs are usable: :meth:`start` answers None otherwise."""
 
     def __init__(self, key: Hashable, fn: Callable[[], Any]) -> None:
         import multiprocessing
@@ -77,7 +83,7 @@ class Ahead:
     @classmethod
     def start(cls, key: Hashable, fn: Callable[[], Any]) -> Ahead | None:
         """An :class:`Ahead` computing ``fn()``, or None where a child cannot help."""
-        if not hasattr(os, "fork") or len(os.sched_getaffinity(0)) < 2:
+        if not can_fork_ahead():
             return None
         import multiprocessing
 
@@ -94,7 +100,7 @@ class Ahead:
             return MISSING
         try:
             ok, value = self._recv.recv()
-        except (EOFError, OSError, pickle.UnpicklingError):
+        except Exception:  # noqa: BLE001 (EOF: the child died; any unpickling failure: computed here)
             ok, value = False, None
         self.close()
         return value if ok else MISSING

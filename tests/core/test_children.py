@@ -10,11 +10,10 @@ import time
 
 import pytest
 
-from clustertwin.children import MISSING, Ahead
+from clustertwin.children import MISSING, Ahead, can_fork_ahead
 from tests.procs import still_running
 
-pytestmark = pytest.mark.skipif(not hasattr(os, "fork") or len(os.sched_getaffinity(0)) < 2,
-                                reason="Ahead needs fork and two usable CPUs")
+pytestmark = pytest.mark.skipif(not can_fork_ahead(), reason="Ahead needs Linux and two usable CPUs")
 
 
 def _pid(ahead: Ahead) -> int:

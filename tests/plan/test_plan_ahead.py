@@ -4,18 +4,15 @@ the decision asks for, and the child never outlives the plan."""
 
 from __future__ import annotations
 
-import os
-
 import pytest
 
-from clustertwin.children import Ahead
+from clustertwin.children import Ahead, can_fork_ahead
 from clustertwin.decision.options import cloud_cap_gpus
 from clustertwin.plan import make_plan, plan_ahead, replan_at, replan_expected
 from clustertwin.scenario import scenario_from_dict
 from tests.procs import still_running
 
-needs_fork = pytest.mark.skipif(not hasattr(os, "fork") or len(os.sched_getaffinity(0)) < 2,
-                                reason="a child is started only with fork and two usable CPUs")
+needs_fork = pytest.mark.skipif(not can_fork_ahead(), reason="a child is started only on Linux with two usable CPUs")
 
 
 @pytest.fixture(scope="module")
