@@ -11,6 +11,8 @@ worker whose parent is gone (re-parented) exits.
 from __future__ import annotations
 
 import os
+import pickle
+import signal
 import sys
 import threading
 import time
@@ -39,18 +41,21 @@ def exit_with_parent(period_s: float = WATCH_PERIOD_S) -> None:
 MISSING = object()
 
 
-def _compute_and_send(fn: Callable[[], Any], send: Any) -> None:
-    """The child's side of :class:`Ahead`: any failure is only the missing value (the parent
-    computes it again itself and meets the error there, with its own traceback)."""
+def _compute_and_send(fn: Callable[[], Any], fd: int) -> None:
+    """The child's side of :class:`Ahead`: ``fn()`` pickled into the pipe ``fd``. Any failure
+    is only the missing value (the parent computes it itself and meets the error there, with
+    its own traceback); nothing else is written."""
     exit_with_parent(0.2)
     try:
         out: tuple[bool, Any] = (True, fn())
     except BaseException:  # noqa: BLE001 (a Ctrl-C included: the parent sees it too)
         out = (False, None)
     try:
-        send.send(out)
-    except BaseException:  # noqa: BLE001 (the parent is gone or the value does not pickle)
-        pass
+        data = pickle.dumps(out, protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception:  # noqa: BLE001 (a value that does not pickle)
+        data = pickle.dumps((False, None))
+    with os.fdopen(fd, "wb") as pipe:
+        pipe.write(data)
 
 
 def can_fork_ahead() -> bool:
@@ -65,29 +70,36 @@ class Ahead:
     :data:`MISSING`, and the caller computes the value itself (so an answer never depends on
     whether it came from the child). :meth:`close` stops a child whose value was not read.
 
-    Only on Linux (a forked child of a process that has loaded macOS system frameworks is not
-    safe), where the process may start children (not a daemonic pool worker) and at least two
-    CPUs are usable: :meth:`start` answers None otherwise."""
+    A bare ``os.fork`` and a pipe: the child inherits everything imported and built so far (no
+    pickled arguments, no interpreter started) and leaves through ``os._exit`` (no exit
+    handlers, no buffered output of this process written twice). Only on Linux (a forked child
+    of a process that has loaded macOS system frameworks is not safe), where the process may
+    start children (not a daemonic pool worker) and at least two CPUs are usable:
+    :meth:`start` answers None otherwise."""
 
     def __init__(self, key: Hashable, fn: Callable[[], Any]) -> None:
-        import multiprocessing
-
-        ctx = multiprocessing.get_context("fork")
         self.key = key
-        self._recv, send = ctx.Pipe(duplex=False)
-        self._proc: Any = ctx.Process(target=_compute_and_send, args=(fn, send),
-                                      name="clustertwin-ahead", daemon=True)
-        self._proc.start()
-        send.close()  # the child's end: a child that dies unheard is EOF here, not a hang
+        read, write = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: never returns
+            try:
+                os.close(read)
+                _compute_and_send(fn, write)
+            finally:
+                os._exit(0)
+        os.close(write)  # the child's end: a child that dies unheard is EOF here, not a hang
+        self._pid: int | None = pid
+        self._read = read
 
     @classmethod
     def start(cls, key: Hashable, fn: Callable[[], Any]) -> Ahead | None:
         """An :class:`Ahead` computing ``fn()``, or None where a child cannot help."""
         if not can_fork_ahead():
             return None
-        import multiprocessing
-
-        if multiprocessing.current_process().daemon:
+        # a daemonic multiprocessing worker (a pool's) has that module loaded; any other
+        # process is no such worker and need not import it to know
+        mp = sys.modules.get("multiprocessing.process")
+        if mp is not None and mp.current_process().daemon:
             return None
         try:
             return cls(key, fn)
@@ -96,10 +108,11 @@ class Ahead:
 
     def get(self, key: Hashable) -> Any:
         """The child's value of ``key`` (waiting for it), else :data:`MISSING`. Once only."""
-        if self._proc is None or key != self.key:
+        if self._pid is None or key != self.key:
             return MISSING
         try:
-            ok, value = self._recv.recv()
+            with os.fdopen(os.dup(self._read), "rb") as pipe:
+                ok, value = pickle.loads(pipe.read())
         except Exception:  # noqa: BLE001 (EOF: the child died; any unpickling failure: computed here)
             ok, value = False, None
         self.close()
@@ -107,10 +120,13 @@ class Ahead:
 
     def close(self) -> None:
         """Stop the child (if its value was never read) and reap it."""
-        if self._proc is None:
+        if self._pid is None:
             return
-        if self._proc.is_alive():
-            self._proc.terminate()
-        self._proc.join()
-        self._recv.close()
-        self._proc = None
+        pid, self._pid = self._pid, None
+        try:
+            if os.waitpid(pid, os.WNOHANG) == (0, 0):  # still running: not needed any more
+                os.kill(pid, signal.SIGTERM)
+                os.waitpid(pid, 0)
+        except ChildProcessError:  # reaped already
+            pass
+        os.close(self._read)

@@ -17,7 +17,7 @@ pytestmark = pytest.mark.skipif(not can_fork_ahead(), reason="Ahead needs Linux 
 
 
 def _pid(ahead: Ahead) -> int:
-    return ahead._proc.pid
+    return ahead._pid
 
 
 def test_the_childs_value_for_its_key():
@@ -85,3 +85,22 @@ def test_no_child_from_a_daemonic_process(monkeypatch):
     monkeypatch.setattr(multiprocessing.current_process(), "_config",
                         {**multiprocessing.current_process()._config, "daemon": True})
     assert Ahead.start("k", lambda: 1) is None
+
+
+def test_the_child_writes_nothing_and_leaves_this_process_output_alone(tmp_path):
+    """Output this process buffered before the fork is written once (the child leaves through
+    os._exit), and the child's work prints nothing of its own."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\n"
+        "from clustertwin.children import Ahead\n"
+        "sys.stdout.write('before ')\n"           # buffered, not flushed yet
+        "a = Ahead.start(1, lambda: 41 + 1)\n"
+        "print(a.get(1))\n"
+    )
+    r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == "before 42\n"
+    assert r.stderr == ""

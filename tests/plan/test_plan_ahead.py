@@ -59,7 +59,7 @@ def test_no_replan_expected_for_a_deadline(doc, catalog):
 def test_the_plan_is_the_same_with_the_child(default, catalog, alone):
     with plan_ahead(default, catalog) as ahead:
         assert ahead is not None
-        pid = ahead._proc.pid
+        pid = ahead._pid
         plan = make_plan(default, catalog, ahead=ahead)
     assert plan.to_dict() == alone
     assert still_running([pid], 5.0) == []
@@ -96,6 +96,6 @@ def test_a_value_for_another_count_is_not_used(default, catalog, alone):
 @needs_fork
 def test_the_child_ends_with_a_failed_plan(default, catalog):
     with pytest.raises(RuntimeError), plan_ahead(default, catalog) as ahead:
-        pid = ahead._proc.pid
+        pid = ahead._pid
         raise RuntimeError("a stage failed")
     assert still_running([pid], 5.0) == []
