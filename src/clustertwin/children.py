@@ -23,11 +23,14 @@ from typing import Any
 WATCH_PERIOD_S = 1.0
 
 
-def exit_with_parent(period_s: float = WATCH_PERIOD_S) -> None:
-    """End this process when its parent (as of this call) is gone: usable as a pool's
-    ``initializer``. The parent is read here, not passed in, so a pool started through a fork
-    server watches the fork server (which itself ends with the process that started it)."""
-    parent = os.getppid()
+def exit_with_parent(period_s: float = WATCH_PERIOD_S, parent: int | None = None) -> None:
+    """End this process when its parent is gone: usable as a pool's ``initializer``. The
+    parent is read here unless given, so a pool started through a fork server watches the fork
+    server (which itself ends with the process that started it). A forked child passes the
+    id its parent had before the fork: read after it, a parent killed meanwhile would already
+    be the process that adopted the child."""
+    if parent is None:
+        parent = os.getppid()
 
     def watch() -> None:
         while os.getppid() == parent:
@@ -41,11 +44,11 @@ def exit_with_parent(period_s: float = WATCH_PERIOD_S) -> None:
 MISSING = object()
 
 
-def _compute_and_send(fn: Callable[[], Any], fd: int) -> None:
+def _compute_and_send(fn: Callable[[], Any], fd: int, parent: int) -> None:
     """The child's side of :class:`Ahead`: ``fn()`` pickled into the pipe ``fd``. Any failure
     is only the missing value (the parent computes it itself and meets the error there, with
-    its own traceback); nothing else is written."""
-    exit_with_parent(0.2)
+    its own traceback); nothing else is written. The child ends as soon as ``parent`` does."""
+    exit_with_parent(0.2, parent)
     try:
         out: tuple[bool, Any] = (True, fn())
     except BaseException:  # noqa: BLE001 (a Ctrl-C included: the parent sees it too)
@@ -80,11 +83,12 @@ class Ahead:
     def __init__(self, key: Hashable, fn: Callable[[], Any]) -> None:
         self.key = key
         read, write = os.pipe()
+        parent = os.getpid()
         pid = os.fork()
         if pid == 0:  # the child: never returns
             try:
                 os.close(read)
-                _compute_and_send(fn, write)
+                _compute_and_send(fn, write, parent)
             finally:
                 os._exit(0)
         os.close(write)  # the child's end: a child that dies unheard is EOF here, not a hang
