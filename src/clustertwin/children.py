@@ -76,8 +76,9 @@ class Ahead:
     A bare ``os.fork`` and a pipe: the child inherits everything imported and built so far (no
     pickled arguments, no interpreter started) and leaves through ``os._exit`` (no exit
     handlers, no buffered output of this process written twice). Only on Linux (a forked child
-    of a process that has loaded macOS system frameworks is not safe), where the process may
-    start children (not a daemonic pool worker) and at least two CPUs are usable:
+    of a process that has loaded macOS system frameworks is not safe), from a process with one
+    thread (a lock another thread holds at the fork stays held in the child), where the process
+    may start children (not a daemonic pool worker) and at least two CPUs are usable:
     :meth:`start` answers None otherwise."""
 
     def __init__(self, key: Hashable, fn: Callable[[], Any]) -> None:
@@ -98,7 +99,8 @@ class Ahead:
     @classmethod
     def start(cls, key: Hashable, fn: Callable[[], Any]) -> Ahead | None:
         """An :class:`Ahead` computing ``fn()``, or None where a child cannot help."""
-        if not can_fork_ahead():
+        if not can_fork_ahead() or threading.active_count() > 1:
+            # another thread could hold a lock the child then waits on for good
             return None
         # a daemonic multiprocessing worker (a pool's) has that module loaded; any other
         # process is no such worker and need not import it to know

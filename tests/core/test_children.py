@@ -79,6 +79,21 @@ def test_no_child_on_one_cpu(monkeypatch):
     assert Ahead.start("k", lambda: 1) is None
 
 
+def test_no_child_from_a_process_with_another_thread():
+    import threading
+
+    stop = threading.Event()
+    t = threading.Thread(target=stop.wait, daemon=True)
+    t.start()
+    try:
+        assert Ahead.start("k", lambda: 1) is None
+    finally:
+        stop.set()
+        t.join()
+    ahead = Ahead.start("k", lambda: 1)  # one thread again
+    assert ahead is not None and ahead.get("k") == 1
+
+
 def test_no_child_from_a_daemonic_process(monkeypatch):
     import multiprocessing
 
