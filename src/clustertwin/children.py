@@ -40,6 +40,16 @@ def exit_with_parent(period_s: float = WATCH_PERIOD_S, parent: int | None = None
     threading.Thread(target=watch, name="clustertwin-parent-watch", daemon=True).start()
 
 
+def watch_args(ctx: Any) -> tuple[Any, ...]:
+    """``initargs`` for :func:`exit_with_parent` as the initializer of a pool made with the
+    multiprocessing context ``ctx``: this process's id, taken now, where the workers are its own
+    children (fork, spawn: a parent killed before a worker first looks is still seen); nothing
+    under a fork server (the workers' parent is the server, read in the worker)."""
+    if ctx.get_start_method() in ("fork", "spawn"):
+        return (WATCH_PERIOD_S, os.getpid())
+    return ()
+
+
 #: what :meth:`Ahead.get` answers when it has no value for the key asked
 MISSING = object()
 

@@ -140,3 +140,32 @@ def test_a_child_ends_with_a_killed_parent(tmp_path):
     assert r.returncode == -9
     child = int(pid_file.read_text())
     assert still_running([child], 10.0) == []
+
+
+def test_a_watcher_told_a_parent_already_gone_exits_at_once():
+    """exit_with_parent with the parent's id taken before the process started: if that parent
+    is already gone (the process was adopted), the process ends at its first look."""
+    import subprocess
+    import sys
+
+    script = (
+        "import time\n"
+        "from clustertwin.children import exit_with_parent\n"
+        "exit_with_parent(0.05, parent=1)\n"  # never this process's parent here
+        "time.sleep(30)\n"
+        "raise SystemExit(7)\n"
+    )
+    r = subprocess.run([sys.executable, "-c", script], timeout=20)
+    assert r.returncode == 0  # ended by the watcher, long before the sleep
+
+
+@pytest.mark.parametrize("method, own", [("fork", True), ("spawn", True), ("forkserver", False)])
+def test_pool_watch_args_per_start_method(method, own):
+    import multiprocessing
+
+    from clustertwin.children import WATCH_PERIOD_S, watch_args
+
+    if method not in multiprocessing.get_all_start_methods():
+        pytest.skip(f"no {method} start method here")
+    args = watch_args(multiprocessing.get_context(method))
+    assert args == ((WATCH_PERIOD_S, os.getpid()) if own else ())

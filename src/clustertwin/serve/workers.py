@@ -118,14 +118,17 @@ def where(exc: BaseException) -> str:
     return f"{tb.tb_frame.f_code.co_filename}:{tb.tb_lineno}" if tb else "?"
 
 
-def worker_main(conn: Any, catalog_dirs: tuple[str, ...], cap_bytes: int, warm: tuple[Any, ...] | None) -> None:
-    """The worker process: cap memory, load the engine, answer jobs until the pipe closes."""
+def worker_main(conn: Any, catalog_dirs: tuple[str, ...], cap_bytes: int, warm: tuple[Any, ...] | None,
+                server: int | None = None) -> None:
+    """The worker process: cap memory, load the engine, answer jobs until the pipe closes;
+    ``server``: the server's process id, taken before the worker started (see
+    :func:`clustertwin.children.exit_with_parent`)."""
     import signal
 
     from clustertwin.children import exit_with_parent
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the server, which stops us
-    exit_with_parent()  # kill -9 of the server: no worker left behind
+    exit_with_parent(parent=server)  # kill -9 of the server: no worker left behind
     cap_memory(cap_bytes)
     from clustertwin.serve.engine import Engine
 
@@ -182,7 +185,7 @@ class Worker:
             # is the headroom above them, as a spawned worker's is above a bare interpreter
             cap_bytes += _mapped_bytes()
         self.conn, child = ctx.Pipe()
-        self.proc = ctx.Process(target=worker_main, args=(child, catalog_dirs, cap_bytes, warm),
+        self.proc = ctx.Process(target=worker_main, args=(child, catalog_dirs, cap_bytes, warm, os.getpid()),
                                 daemon=True, name="clustertwin-plan")
         self.proc.start()
         child.close()

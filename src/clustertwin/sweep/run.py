@@ -161,10 +161,11 @@ def run_local(jobs: Batch, source: str, dirs: tuple[str, ...], workers: int,
 
     ctx = _mp_context(dirs)
     chunks = _chunks(jobs, workers)
-    from clustertwin.children import exit_with_parent
+    from clustertwin.children import exit_with_parent, watch_args
 
     with ProcessPoolExecutor(max_workers=min(workers, len(chunks)), mp_context=ctx,
-                             initializer=exit_with_parent) as pool:  # none outlives a kill -9
+                             initializer=exit_with_parent,
+                             initargs=watch_args(ctx)) as pool:  # none outlives a kill -9
         pending = {pool.submit(_work, c, source, dirs, cache) for c in chunks}
         while pending:
             done, pending = wait(pending, return_when=FIRST_COMPLETED)

@@ -191,9 +191,10 @@ def _parsed(path: Path, workers: int) -> Iterator[tuple[int, Any, bytes | None] 
     from concurrent.futures import ProcessPoolExecutor
 
     ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
-    from clustertwin.children import exit_with_parent
+    from clustertwin.children import exit_with_parent, watch_args
 
-    with ProcessPoolExecutor(workers, mp_context=ctx, initializer=exit_with_parent) as pool:
+    with ProcessPoolExecutor(workers, mp_context=ctx, initializer=exit_with_parent,
+                             initargs=watch_args(ctx)) as pool:
         window: deque = deque()
         for start, end in _ranges(path):
             window.append(pool.submit(parse_range, str(path), start, end) if end >= 0 else None)
