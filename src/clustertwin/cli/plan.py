@@ -41,22 +41,27 @@ def plan(
         from clustertwin.cli.acceptance import plan_measured
 
         return plan_measured(scen, cat, measured, json_out, folder)
-    # what is alive now (the modules, the scenario, the catalog) lives until the process ends:
-    # out of the cycle collector's way, and the pages the forked child shares stay shared
+    # what is alive now (the modules, the scenario, the catalog) outlives the computation: out
+    # of the cycle collector's way while it runs, and the pages the forked child shares stay
+    # shared (collected as usual again afterwards, for a caller that goes on in this process)
     gc.freeze()
-    # the cloud route's re-plan in a child meanwhile, started before the progress bar's thread
-    with plan_ahead(scen, cat) as ahead:
-        if json_out:
-            result = make_plan(scen, cat, ahead=ahead)
-        else:
-            from rich.console import Console
-            from rich.progress import Progress, SpinnerColumn, TextColumn
+    try:
+        # the cloud route's re-plan in a child meanwhile, started before the progress bar's thread
+        with plan_ahead(scen, cat) as ahead:
+            if json_out:
+                result = make_plan(scen, cat, ahead=ahead)
+            else:
+                from rich.console import Console
+                from rich.progress import Progress, SpinnerColumn, TextColumn
 
-            console = Console(stderr=True)
-            with Progress(SpinnerColumn(), TextColumn("{task.description}"), console=console, transient=True) as prog:
-                task = prog.add_task("planning", total=None)
-                result = make_plan(scen, cat, ahead=ahead,
-                                   on_stage=lambda name: prog.update(task, description=f"stage: {name}"))
+                console = Console(stderr=True)
+                with Progress(SpinnerColumn(), TextColumn("{task.description}"), console=console,
+                              transient=True) as prog:
+                    task = prog.add_task("planning", total=None)
+                    result = make_plan(scen, cat, ahead=ahead,
+                                       on_stage=lambda name: prog.update(task, description=f"stage: {name}"))
+    finally:
+        gc.unfreeze()
     if cabling:
         result = with_routed_cabling(result, cat)
     doc = result.to_dict()

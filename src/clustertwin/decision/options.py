@@ -300,9 +300,15 @@ def lease(inp: Inputs, catalog: Any, settings: Any) -> Option:
                   commitment_months=float(term_min), lead_days=lead, mfu=inp.mfu, notes=tuple(notes))
 
 
+def cloud_account_gpus(catalog: Any, settings: Any) -> int:
+    """The most GPUs one cloud account gets on demand (``decision.cloud.max_gpus``, else the
+    catalog's cloud route)."""
+    return int(settings.cloud.max_gpus or route(catalog, "cloud").value("max_gpus"))
+
+
 def cloud_cap_gpus(catalog: Any, settings: Any, node_gpus: int) -> int:
-    """The most GPUs one cloud account gets on demand, in whole ``node_gpus`` instances."""
-    cap = int(settings.cloud.max_gpus or route(catalog, "cloud").value("max_gpus"))
+    """:func:`cloud_account_gpus` in whole ``node_gpus`` instances."""
+    cap = cloud_account_gpus(catalog, settings)
     return max(node_gpus, cap // node_gpus * node_gpus)
 
 
@@ -316,7 +322,7 @@ def cloud(inp: Inputs, catalog: Any, settings: Any) -> Option:
     contract; a larger run runs on that count, planned for it (``inp`` is that plan's)."""
     notes: list[str] = []
     cl, o = route(catalog, "cloud"), settings.cloud
-    cap = int(o.max_gpus or cl.value("max_gpus"))
+    cap = cloud_account_gpus(catalog, settings)
     r50, r90 = _override(o, cl.value("ready_days"), cl.value("ready_days"))
     price = (o.usd_per_gpu_hour or inp.cloud_price
              or per_generation(cl, "usd_per_gpu_hour", inp.generation, notes)) * inp.rental_scale
