@@ -1,5 +1,5 @@
 """``python -m clustertwin``: the command line, as the ``clustertwin`` console script runs it."""
 
-from clustertwin.cli.main import main
+from clustertwin.cli.main import entry
 
-main()
+entry()

@@ -13,10 +13,11 @@ from __future__ import annotations
 import os
 import pickle
 import signal
+import struct
 import sys
 import threading
 import time
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
 #: seconds between two looks at the parent's id
@@ -52,23 +53,29 @@ def watch_args(ctx: Any) -> tuple[Any, ...]:
 
 #: what :meth:`Ahead.get` answers when it has no value for the key asked
 MISSING = object()
+#: a value's frame on the pipe: its pickle's length, then the pickle
+_LENGTH = struct.Struct("<Q")
 
 
-def _compute_and_send(fn: Callable[[], Any], fd: int, parent: int) -> None:
-    """The child's side of :class:`Ahead`: ``fn()`` pickled into the pipe ``fd``. Any failure
-    is only the missing value (the parent computes it itself and meets the error there, with
-    its own traceback); nothing else is written. The child ends as soon as ``parent`` does."""
+def _compute_and_send(jobs: Sequence[tuple[Hashable, Callable[[], Any]]], fd: int,
+                      parent: int) -> None:
+    """The child's side of :class:`Ahead`: each job's ``fn()`` in order, pickled into the pipe
+    ``fd`` as one frame each, sent as soon as it is computed. A job that fails sends only its
+    value's absence (the parent computes it itself and meets the error there, with its own
+    traceback) and the next job runs. The child ends as soon as ``parent`` does."""
     exit_with_parent(0.2, parent)
-    try:
-        out: tuple[bool, Any] = (True, fn())
-    except BaseException:  # noqa: BLE001 (a Ctrl-C included: the parent sees it too)
-        out = (False, None)
-    try:
-        data = pickle.dumps(out, protocol=pickle.HIGHEST_PROTOCOL)
-    except Exception:  # noqa: BLE001 (a value that does not pickle)
-        data = pickle.dumps((False, None))
     with os.fdopen(fd, "wb") as pipe:
-        pipe.write(data)
+        for _, fn in jobs:
+            try:
+                out: tuple[bool, Any] = (True, fn())
+            except Exception:  # noqa: BLE001
+                out = (False, None)
+            try:
+                data = pickle.dumps(out, protocol=pickle.HIGHEST_PROTOCOL)
+            except Exception:  # noqa: BLE001 (a value that does not pickle)
+                data = pickle.dumps((False, None))
+            pipe.write(_LENGTH.pack(len(data)) + data)
+            pipe.flush()
 
 
 def can_fork_ahead() -> bool:
@@ -77,11 +84,13 @@ def can_fork_ahead() -> bool:
 
 
 class Ahead:
-    """``fn()`` computed in a forked child while this process goes on with other work: on a
-    machine with a core to spare, the wall time of the two overlaps. :meth:`get` with the same
-    ``key`` waits for the value; a child that failed, was killed, or computed another key gives
-    :data:`MISSING`, and the caller computes the value itself (so an answer never depends on
-    whether it came from the child). :meth:`close` stops a child whose value was not read.
+    """Values computed in a forked child while this process goes on with other work: on a
+    machine with a core to spare, the wall time of the two overlaps. The child computes its
+    jobs (``(key, fn)`` pairs) in order and sends each value as it is done. :meth:`get` with a
+    job's key waits for that value; a job that failed, a child that was killed, or a key that
+    is no job's gives :data:`MISSING`, and the caller computes the value itself (so an answer
+    never depends on whether it came from the child). :meth:`close` stops a child whose values
+    are no longer wanted.
 
     A bare ``os.fork`` and a pipe: the child inherits everything imported and built so far (no
     pickled arguments, no interpreter started) and leaves through ``os._exit`` (no exit
@@ -91,25 +100,28 @@ class Ahead:
     may start children (not a daemonic pool worker) and at least two CPUs are usable:
     :meth:`start` answers None otherwise."""
 
-    def __init__(self, key: Hashable, fn: Callable[[], Any]) -> None:
-        self.key = key
+    def __init__(self, jobs: Sequence[tuple[Hashable, Callable[[], Any]]]) -> None:
+        self.keys = tuple(key for key, _ in jobs)
         read, write = os.pipe()
         parent = os.getpid()
         pid = os.fork()
         if pid == 0:  # the child: never returns
             try:
                 os.close(read)
-                _compute_and_send(fn, write, parent)
+                _compute_and_send(jobs, write, parent)
             finally:
                 os._exit(0)
         os.close(write)  # the child's end: a child that dies unheard is EOF here, not a hang
         self._pid: int | None = pid
-        self._read = read
+        self._pipe = os.fdopen(read, "rb")
+        self._unread = list(self.keys)     #: the jobs whose frames are still in the pipe
+        self._held: dict[Hashable, Any] = {}  #: values read on the way to a later one
 
     @classmethod
-    def start(cls, key: Hashable, fn: Callable[[], Any]) -> Ahead | None:
-        """An :class:`Ahead` computing ``fn()``, or None where a child cannot help."""
-        if not can_fork_ahead() or threading.active_count() > 1:
+    def start(cls, jobs: Sequence[tuple[Hashable, Callable[[], Any]]]) -> Ahead | None:
+        """An :class:`Ahead` computing ``jobs`` (in order), or None where a child cannot help
+        (or there is nothing to compute)."""
+        if not jobs or not can_fork_ahead() or threading.active_count() > 1:
             # another thread could hold a lock the child then waits on for good
             return None
         # a daemonic multiprocessing worker (a pool's) has that module loaded; any other
@@ -118,24 +130,36 @@ class Ahead:
         if mp is not None and mp.current_process().daemon:
             return None
         try:
-            return cls(key, fn)
+            return cls(jobs)
         except OSError:  # no process or pipe to be had: compute in place
             return None
 
     def get(self, key: Hashable) -> Any:
-        """The child's value of ``key`` (waiting for it), else :data:`MISSING`. Once only."""
-        if self._pid is None or key != self.key:
+        """The child's value of ``key`` (waiting for it), else :data:`MISSING`. Once per key;
+        the values of jobs before it that were not asked for yet are kept for their turn."""
+        if key in self._held:
+            return self._held.pop(key)
+        if key not in self._unread:
             return MISSING
-        try:
-            with os.fdopen(os.dup(self._read), "rb") as pipe:
-                ok, value = pickle.loads(pipe.read())
-        except Exception:  # noqa: BLE001 (EOF: the child died; any unpickling failure: computed here)
-            ok, value = False, None
-        self.close()
-        return value if ok else MISSING
+        while self._unread:
+            k = self._unread.pop(0)
+            try:
+                (size,) = _LENGTH.unpack(self._pipe.read(_LENGTH.size))
+                ok, value = pickle.loads(self._pipe.read(size))
+            except Exception:  # noqa: BLE001 (EOF: the child died; any unpickling failure)
+                self.close()  # nothing more will come: every value left is computed here
+                return MISSING
+            if not self._unread:
+                self.close()  # the last value: the child is done
+            if k == key:
+                return value if ok else MISSING
+            if ok:
+                self._held[k] = value
+        return MISSING
 
     def close(self) -> None:
-        """Stop the child (if its value was never read) and reap it."""
+        """Stop the child (if it is still computing) and reap it."""
+        self._unread = []
         if self._pid is None:
             return
         pid, self._pid = self._pid, None
@@ -145,4 +169,4 @@ class Ahead:
                 os.waitpid(pid, 0)
         except ChildProcessError:  # reaped already
             pass
-        os.close(self._read)
+        self._pipe.close()

@@ -164,8 +164,12 @@ def make_plan(scenario: Scenario, catalog: Catalog,
     called before each (for progress bars). ``memo`` (a
     :class:`clustertwin.sweep.memo.StageMemo`) reuses the results of stage calls with the same
     inputs from earlier plans; ``ahead`` (from :func:`plan_ahead`) the cloud route's re-plan
-    computed meanwhile; the plan is the same with or without either."""
-    run = StageRunner(scenario, catalog, StageFunctions.of_pipeline(memo), stages, on_stage)
+    and the spares re-estimate computed meanwhile; the plan is the same with or without
+    either."""
+    fns = StageFunctions.of_pipeline(memo)
+    if ahead is not None:
+        fns = replace(fns, respare=respare_from(ahead, fns.respare))
+    run = StageRunner(scenario, catalog, fns, stages, on_stage)
     training = run.training()
     training, design = designed(run, training)
     reliability = run.reliability(training, design)
@@ -217,11 +221,9 @@ def spares_inside(run: StageRunner, training: TrainingEstimate | None, design: C
     limit = design.job_gpus_limit if design is not None else None
     if training is None or not limit or training.gpus <= limit:
         return training, design
-    why = (f"the hot spares take {training.installed_gpus - limit:,} of the installed GPUs' "
-           "slots inside the scalable units (cluster.spare_placement: inside): the job is "
-           f"estimated on the other {limit:,}")
     try:
-        shrunk = run.fns.respare(run.scenario, run.catalog, installed=limit, notes=[why])
+        shrunk = run.fns.respare(run.scenario, run.catalog, installed=limit,
+                                 notes=[respare_note(training.installed_gpus, limit)])
     except UserError as exc:
         first = exc.problems[0].message if exc.problems else str(exc)
         run.warnings.append(f"design: the job cannot run on the {limit:,} GPUs the hot spares leave "
@@ -231,6 +233,13 @@ def spares_inside(run: StageRunner, training: TrainingEstimate | None, design: C
                             "unpin the parallelism")
         return training, design
     return shrunk, run.design(shrunk, draft=draft)
+
+
+def respare_note(installed: int, limit: int) -> str:
+    """The note that leads the estimate on the ``limit`` GPUs hot spares leave of ``installed``."""
+    return (f"the hot spares take {installed - limit:,} of the installed GPUs' slots inside "
+            "the scalable units (cluster.spare_placement: inside): the job is estimated on the "
+            f"other {limit:,}")
 
 
 def deadline_rounds(run: StageRunner, training: TrainingEstimate | None, design: ClusterDesign | None,
@@ -431,22 +440,99 @@ def replan_expected(scenario: Scenario, catalog: Catalog) -> int | None:
     return cap if cap < gpus else None
 
 
+#: :class:`Ahead`'s key of :func:`respare_ahead`'s value
+RESPARE = "respare"
+
+
+def respare_ahead(scenario: Scenario, catalog: Catalog, respare: Callable[..., TrainingEstimate],
+                  ) -> tuple[tuple[int, tuple[str, ...]], TrainingEstimate] | None:
+    """The spares re-estimate (:func:`spares_inside`) of a plan on the scenario's fixed GPU
+    count, before the plan has its training estimate: ``((installed, notes), estimate)``, the
+    arguments it was computed for first; None where the hot spares leave the job every GPU. The
+    plan takes the value only for the very arguments it asks (:func:`respare_from`)."""
+    from clustertwin.design.core import job_gpus_room
+
+    gpus = scenario.cluster.gpus
+    if gpus is None:
+        return None
+    limit = job_gpus_room(scenario, catalog, gpus)
+    if limit >= gpus:
+        return None
+    notes = (respare_note(gpus, limit),)
+    return (limit, notes), respare(scenario, catalog, installed=limit, notes=list(notes))
+
+
+def respare_from(ahead: Ahead, respare: Callable[..., TrainingEstimate]) -> Callable[..., TrainingEstimate]:
+    """``respare`` that answers with :func:`respare_ahead`'s value where it was computed for
+    the same arguments (the same scenario and catalog: the child's), and computes otherwise."""
+    def respare_or_ahead(scenario: Scenario, catalog: Catalog, *, installed: int,
+                         notes: list[str]) -> TrainingEstimate:
+        got = ahead.get(RESPARE)
+        if got is not MISSING and got is not None and got[0] == (installed, tuple(notes)):
+            return got[1]
+        return respare(scenario, catalog, installed=installed, notes=notes)
+
+    return respare_or_ahead
+
+
 @contextmanager
 def plan_ahead(scenario: Scenario, catalog: Catalog) -> Iterator[Ahead | None]:
-    """For :func:`make_plan`'s ``ahead``: the cloud route's re-plan (:func:`replan_expected`)
-    computed in a forked child while the plan's own stages run, on a machine with a core to
+    """For :func:`make_plan`'s ``ahead``: the cloud route's re-plan (:func:`replan_expected`),
+    and first the spares re-estimate (:func:`respare_ahead`) where hot spares sit inside the
+    units, computed in a forked child while the plan's own stages run, on a machine with a core to
     spare (the plan is the same either way: a value the child does not deliver is computed in
     place). The child is stopped and reaped on the way out."""
     gpus = replan_expected(scenario, catalog)
     ahead = None
     if gpus is not None:
-        StageFunctions.of_pipeline()  # the stages' modules, imported once for both processes
-        ahead = Ahead.start(gpus, partial(replan_at, scenario, catalog, None, gpus))
+        fns = StageFunctions.of_pipeline()  # the stages' modules, imported once for both processes
+        first_calls()
+        jobs: list[tuple[Any, Callable[[], Any]]] = [(gpus, partial(replan_at, scenario, catalog, None, gpus))]
+        if scenario.cluster.spare_placement == "inside":
+            jobs.insert(0, (RESPARE, partial(respare_ahead, scenario, catalog, fns.respare)))
+        ahead = Ahead.start(jobs)
     try:
         yield ahead
     finally:
         if ahead is not None:
             ahead.close()
+
+
+def first_calls() -> None:
+    """What a full plan's stages do once per process on their first call: import what they
+    import inside their functions (the site model behind the cable counts, numpy's random
+    generators and its masked arrays, which ``np.quantile`` reaches; the decision's ranges and
+    words) and read the packaged data (design rules, cable media, the build-out's step book and
+    profiles). Done before :func:`plan_ahead` forks, the child inherits it all instead of doing
+    it again (the parent would do it either way). A failure is left for the stage that meets
+    it, in its own words."""
+    try:
+        import numpy.ma  # noqa: F401
+        import numpy.random  # noqa: F401
+
+        from clustertwin import fmt  # noqa: F401
+        from clustertwin.buildout.steps import load_profiles, load_steps
+        from clustertwin.catalog import pricing  # noqa: F401
+        from clustertwin.decision import uncertainty, words  # noqa: F401
+        from clustertwin.design import geometry  # noqa: F401
+        from clustertwin.design.media import load_media
+        from clustertwin.design.rules import load_rules
+        from clustertwin.design.site import (  # noqa: F401
+            class_racks,
+            class_reach,
+            classes,
+            inventory,
+            link_groups,
+            naming,
+            placement,
+            summary,
+        )
+        from clustertwin.perf import autostack, goodput  # noqa: F401
+        from clustertwin.reliability import goodput as reliability_goodput  # noqa: F401
+
+        load_rules(), load_media(), load_steps(), load_profiles()
+    except Exception:  # noqa: BLE001, S110
+        pass
 
 
 def feasibility_problems(scenario: Scenario, catalog: Catalog) -> list[Problem]:
@@ -489,3 +575,4 @@ def reliability_checked(run: StageRunner, training: TrainingEstimate, design: Cl
     shrunk, design = spares_inside(run, training, design, draft=True)
     run.call("reliability", check_inputs, shrunk, design)
     return shrunk, design
+

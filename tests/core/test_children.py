@@ -1,6 +1,7 @@
-"""A value computed ahead in a forked child (:class:`clustertwin.children.Ahead`): the value when
-the key matches, nothing otherwise (the caller then computes it itself), and no child left
-running or unreaped whichever way it ends."""
+"""Values computed ahead in a forked child (:class:`clustertwin.children.Ahead`): the value when
+the key is one of its jobs', nothing otherwise (the caller then computes it itself), each job's
+value whatever became of the others, and no child left running or unreaped whichever way it
+ends."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ def _pid(ahead: Ahead) -> int:
 
 def test_the_childs_value_for_its_key():
     parent = os.getpid()
-    ahead = Ahead.start(7, lambda: (os.getpid(), [1.5, 2.5]))
+    ahead = Ahead.start([(7, lambda: (os.getpid(), [1.5, 2.5]))])
     pid = _pid(ahead)
     child_pid, value = ahead.get(7)
     assert child_pid == pid != parent  # computed in the child, not here
@@ -32,7 +33,7 @@ def test_the_childs_value_for_its_key():
 
 
 def test_another_key_is_missing_and_the_child_is_stopped():
-    ahead = Ahead.start(2048, lambda: time.sleep(60))
+    ahead = Ahead.start([(2048, lambda: time.sleep(60))])
     pid = _pid(ahead)
     t0 = time.monotonic()
     assert ahead.get(2016) is MISSING
@@ -45,12 +46,46 @@ def test_a_failing_child_gives_missing_not_its_error():
     def boom():
         raise ValueError("in the child")
 
-    ahead = Ahead.start("k", boom)
+    ahead = Ahead.start([("k", boom)])
     assert ahead.get("k") is MISSING
 
 
+def test_jobs_are_sent_in_order_and_a_later_key_keeps_the_earlier_values():
+    ahead = Ahead.start([("a", lambda: 1), ("b", lambda: os.getpid()), ("c", lambda: [3])])
+    pid = _pid(ahead)
+    assert ahead.get("b") == pid          # "a" is read on the way and kept for its turn
+    assert ahead.get("a") == 1
+    assert ahead.get("a") is MISSING      # once only
+    assert ahead.get("c") == [3]
+    assert still_running([pid], 5.0) == []
+
+
+def test_a_failed_job_leaves_the_next_ones_their_values():
+    def boom():
+        raise ValueError("in the child")
+
+    ahead = Ahead.start([("a", boom), ("b", lambda: 2)])
+    assert ahead.get("a") is MISSING
+    assert ahead.get("b") == 2
+
+
+def test_a_child_killed_between_two_values_gives_the_first_and_not_the_second():
+    ahead = Ahead.start([("a", lambda: 1), ("b", lambda: time.sleep(60))])
+    pid = _pid(ahead)
+    assert ahead.get("a") == 1
+    os.kill(pid, signal.SIGKILL)
+    t0 = time.monotonic()
+    assert ahead.get("b") is MISSING
+    assert time.monotonic() - t0 < 10
+    assert still_running([pid], 5.0) == []
+
+
+def test_nothing_to_compute_starts_no_child():
+    assert Ahead.start([]) is None
+
+
 def test_a_killed_child_gives_missing_without_a_hang():
-    ahead = Ahead.start("k", lambda: time.sleep(60))
+    ahead = Ahead.start([("k", lambda: time.sleep(60))])
     pid = _pid(ahead)
     os.kill(pid, signal.SIGKILL)
     t0 = time.monotonic()
@@ -60,12 +95,12 @@ def test_a_killed_child_gives_missing_without_a_hang():
 
 
 def test_a_value_that_does_not_pickle_is_missing():
-    ahead = Ahead.start("k", lambda: (lambda: 1))
+    ahead = Ahead.start([("k", lambda: (lambda: 1))])
     assert ahead.get("k") is MISSING
 
 
 def test_close_stops_an_unread_child():
-    ahead = Ahead.start("k", lambda: time.sleep(60))
+    ahead = Ahead.start([("k", lambda: time.sleep(60))])
     pid = _pid(ahead)
     t0 = time.monotonic()
     ahead.close()
@@ -76,7 +111,7 @@ def test_close_stops_an_unread_child():
 
 def test_no_child_on_one_cpu(monkeypatch):
     monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: {0})
-    assert Ahead.start("k", lambda: 1) is None
+    assert Ahead.start([("k", lambda: 1)]) is None
 
 
 def test_no_child_from_a_process_with_another_thread():
@@ -86,11 +121,11 @@ def test_no_child_from_a_process_with_another_thread():
     t = threading.Thread(target=stop.wait, daemon=True)
     t.start()
     try:
-        assert Ahead.start("k", lambda: 1) is None
+        assert Ahead.start([("k", lambda: 1)]) is None
     finally:
         stop.set()
         t.join()
-    ahead = Ahead.start("k", lambda: 1)  # one thread again
+    ahead = Ahead.start([("k", lambda: 1)])  # one thread again
     assert ahead is not None and ahead.get("k") == 1
 
 
@@ -99,7 +134,7 @@ def test_no_child_from_a_daemonic_process(monkeypatch):
 
     monkeypatch.setattr(multiprocessing.current_process(), "_config",
                         {**multiprocessing.current_process()._config, "daemon": True})
-    assert Ahead.start("k", lambda: 1) is None
+    assert Ahead.start([("k", lambda: 1)]) is None
 
 
 def test_the_child_writes_nothing_and_leaves_this_process_output_alone(tmp_path):
@@ -112,7 +147,7 @@ def test_the_child_writes_nothing_and_leaves_this_process_output_alone(tmp_path)
         "import sys\n"
         "from clustertwin.children import Ahead\n"
         "sys.stdout.write('before ')\n"           # buffered, not flushed yet
-        "a = Ahead.start(1, lambda: 41 + 1)\n"
+        "a = Ahead.start([(1, lambda: 41 + 1)])\n"
         "print(a.get(1))\n"
     )
     r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
@@ -132,7 +167,7 @@ def test_a_child_ends_with_a_killed_parent(tmp_path):
     script = (
         "import os, signal, time\n"
         "from clustertwin.children import Ahead\n"
-        "a = Ahead.start(1, lambda: time.sleep(120))\n"
+        "a = Ahead.start([(1, lambda: time.sleep(120))])\n"
         f"open({str(pid_file)!r}, 'w').write(str(a._pid))\n"
         "os.kill(os.getpid(), signal.SIGKILL)\n"
     )

@@ -106,3 +106,40 @@ def test_python_dash_m_clustertwin_is_the_command_line():
     r = subprocess.run([sys.executable, "-m", "clustertwin", "--help"], capture_output=True, text=True,
                        timeout=120)
     assert r.returncode == 0 and "plan" in r.stdout and "validate" in r.stdout, r.stderr
+
+
+_ENTRY = """
+import atexit, sys
+atexit.register(lambda: sys.stderr.write("teardown ran\\n"))
+sys.argv = ["clustertwin", *sys.argv[1:]]
+from clustertwin.cli import entry
+entry()
+"""
+
+
+def test_the_console_entry_ends_a_plan_without_teardown_and_its_output_whole():
+    """``plan`` run as the process (the console script, ``python -m clustertwin``) ends without
+    the interpreter's teardown (no exit handler runs), its whole document written; a command
+    that is not in QUICK_EXIT (here --help) keeps the normal exit."""
+    from clustertwin.cli.main import QUICK_EXIT
+
+    assert {"plan", "validate"} <= QUICK_EXIT and not QUICK_EXIT & {"sweep", "track", "serve"}
+    r = subprocess.run([sys.executable, "-c", _ENTRY, "plan", "--json"], capture_output=True,
+                       text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["decision"]["options"]
+    assert "teardown ran" not in r.stderr
+    r = subprocess.run([sys.executable, "-c", _ENTRY, "--help"], capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0 and "teardown ran" in r.stderr
+
+
+def test_main_called_in_a_process_that_goes_on_exits_normally(monkeypatch, capsys):
+    """:func:`clustertwin.cli.main` (what a caller in Python uses) never ends the process."""
+    from clustertwin.cli import main
+
+    monkeypatch.setattr(sys, "argv", ["clustertwin", "plan", "--json"])
+    with pytest.raises(SystemExit) as info:
+        main()
+    assert info.value.code == 0
+    capsys.readouterr()

@@ -2,6 +2,6 @@
 they share (:mod:`clustertwin.cli.common`) and the app with its entry point
 (:mod:`clustertwin.cli.main`). The stages below never import it."""
 
-from clustertwin.cli.main import app, main
+from clustertwin.cli.main import app, entry, main
 
-__all__ = ["app", "main"]
+__all__ = ["app", "entry", "main"]

@@ -1,5 +1,5 @@
 """``python -m clustertwin.cli``: the console entry point."""
 
-from clustertwin.cli.main import main
+from clustertwin.cli.main import entry
 
-main()
+entry()

@@ -50,9 +50,6 @@ def design(scenario, catalog, estimate=None, *, rules: DesignRules | None = None
     rules = rules or load_rules()
     src = scenario.source
     cl = scenario.cluster
-    node = catalog.node(cl.node, source=src, path="cluster.node")
-    fab = catalog.fabric(cl.fabric.technology, source=src, path="cluster.fabric.technology")
-    switch = catalog.get("switch", fab.switch, source=src, path="cluster.fabric.technology")
     # the design holds every installed GPU (cluster.gpus, or the count perf solved for), not
     # only the job's: a run on part of a cluster leaves the rest idle, not uninstalled
     gpus = (max(int(estimate.installed_gpus or 0), int(estimate.gpus))
@@ -62,10 +59,8 @@ def design(scenario, catalog, estimate=None, *, rules: DesignRules | None = None
                                      "give cluster.gpus or an estimate")])
     warnings: list[str] = []
     notes: list[str] = []
-    cap, _ = rack_capacity(node, rules, src)
-    choice = _fabric_options(catalog, cl.fabric, fab, switch, node, src)
+    node, fab, switch, choice, cap, (cf, spares, job_nodes, spare_notes) = _sized(scenario, catalog, gpus, rules)
     leaf_sw, spine_sw = choice.leaf, choice.spine
-    cf, spares, job_nodes, spare_notes = _fabric_and_spares(scenario, catalog, gpus, node, choice, cap, rules)
     nodes = job_nodes + spares
     # spares that took installed nodes' slots leave the job fewer GPUs than it was sized on
     limit = job_nodes * node.gpus
@@ -216,6 +211,26 @@ def _cooling_and_power(scenario, parts: Parts, storage, rp: RackPlan, rules):
     power = plan_power(loads, pue=pue, rack_kw=rack_kw, pdus=rp.pdus, rules=rules,
                        pdus_by_kind=tuple(rp.kinds.items()))
     return cooling, power
+
+
+def _sized(scenario, catalog, gpus: int, rules):
+    """(node, fabric, switch, fabric choice, nodes per rack, :func:`_fabric_and_spares`) of
+    ``gpus`` installed GPUs: the first step of :func:`design`."""
+    src, cl = scenario.source, scenario.cluster
+    node = catalog.node(cl.node, source=src, path="cluster.node")
+    fab = catalog.fabric(cl.fabric.technology, source=src, path="cluster.fabric.technology")
+    switch = catalog.get("switch", fab.switch, source=src, path="cluster.fabric.technology")
+    cap, _ = rack_capacity(node, rules, src)
+    choice = _fabric_options(catalog, cl.fabric, fab, switch, node, src)
+    return node, fab, switch, choice, cap, _fabric_and_spares(scenario, catalog, gpus, node, choice, cap, rules)
+
+
+def job_gpus_room(scenario, catalog, gpus: int, rules: DesignRules | None = None) -> int:
+    """The GPUs a job can use of ``gpus`` installed, all but those of hot spare nodes that took
+    installed nodes' slots (``cluster.spare_placement: inside``): the design's
+    ``job_gpus_limit`` for a job on more, known before the job is estimated."""
+    node, *_, (_, _, job_nodes, _) = _sized(scenario, catalog, gpus, rules or load_rules())
+    return job_nodes * node.gpus
 
 
 def _fabric_and_spares(scenario, catalog, gpus: int, node, choice: FabricChoice, cap: int, rules):
