@@ -167,10 +167,26 @@ def main() -> None:
     except typer.Abort:
         typer.echo("aborted", err=True)
         sys.exit(1)
+    except OSError as exc:  # the system refused (a full disk under the output, a port in use)
+        _output_to_null()
+        typer.echo(f"error: {one_line(str(exc))}", err=True)
+        sys.exit(1)
     # done: what is still alive stays until the process ends, so the collections the
     # interpreter runs on its way out need not look at it (a third of a plan's shutdown)
     gc.freeze()
     sys.exit(rc if isinstance(rc, int) else 0)
+
+
+def _output_to_null() -> None:
+    """Send what is still buffered for standard output, and anything written after, to the
+    null device: the interpreter flushes it on its way out, and a stream that just failed (a
+    full disk under ``> file``) would fail again there, with a traceback of its own."""
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+        os.close(null)
+    except (OSError, ValueError, AttributeError):  # no real stdout (an embedding): nothing held
+        pass
 
 
 def entry() -> None:
