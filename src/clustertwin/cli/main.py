@@ -168,7 +168,6 @@ def main() -> None:
         typer.echo("aborted", err=True)
         sys.exit(1)
     except OSError as exc:  # the system refused (a full disk under the output, a port in use)
-        _output_to_null()
         typer.echo(f"error: {one_line(str(exc))}", err=True)
         sys.exit(1)
     # done: what is still alive stays until the process ends, so the collections the
@@ -177,16 +176,20 @@ def main() -> None:
     sys.exit(rc if isinstance(rc, int) else 0)
 
 
-def _output_to_null() -> None:
-    """Send what is still buffered for standard output, and anything written after, to the
-    null device: the interpreter flushes it on its way out, and a stream that just failed (a
-    full disk under ``> file``) would fail again there, with a traceback of its own."""
+def _flushed() -> None:
+    """Standard output flushed; where that fails (a full disk under ``> file``: the command
+    has said so on stderr already), what it still holds, and anything written after, goes to
+    the null device instead, so the interpreter's own flush on the way out does not fail again
+    with a traceback of its own."""
     try:
-        null = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(null, sys.stdout.fileno())
-        os.close(null)
-    except (OSError, ValueError, AttributeError):  # no real stdout (an embedding): nothing held
-        pass
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        try:
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, sys.stdout.fileno())
+            os.close(null)
+        except (OSError, ValueError):
+            pass
 
 
 def entry() -> None:
@@ -194,14 +197,14 @@ def entry() -> None:
     process of its own. A :data:`QUICK_EXIT` command's process then ends at once, its output
     flushed: the interpreter's teardown (every module, the models' validators, numpy's objects
     freed one by one) is 15 to 25 ms of a cold ``plan --json`` and changes nothing the command
-    wrote. Where the output cannot be flushed (a closed pipe), the normal exit reports it as
-    always. :func:`main` itself, called in a process that goes on, always exits normally."""
+    wrote. :func:`main` itself, called in a process that goes on, always exits normally (and
+    leaves that process's streams alone)."""
     try:
         main()
     except SystemExit as exc:
+        _flushed()
         if isinstance(exc.code, int) and sys.argv[1:2] and sys.argv[1] in QUICK_EXIT:
             try:
-                sys.stdout.flush()
                 sys.stderr.flush()
             except (OSError, ValueError):
                 raise exc from None
