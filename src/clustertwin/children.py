@@ -101,7 +101,6 @@ class Ahead:
     :meth:`start` answers None otherwise."""
 
     def __init__(self, jobs: Sequence[tuple[Hashable, Callable[[], Any]]]) -> None:
-        self.keys = tuple(key for key, _ in jobs)
         read, write = os.pipe()
         parent = os.getpid()
         pid = os.fork()
@@ -114,7 +113,7 @@ class Ahead:
         os.close(write)  # the child's end: a child that dies unheard is EOF here, not a hang
         self._pid: int | None = pid
         self._pipe = os.fdopen(read, "rb")
-        self._unread = list(self.keys)     #: the jobs whose frames are still in the pipe
+        self._unread = [key for key, _ in jobs]  #: the jobs whose frames are still in the pipe
         self._held: dict[Hashable, Any] = {}  #: values read on the way to a later one
 
     @classmethod

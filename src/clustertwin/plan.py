@@ -575,4 +575,3 @@ def reliability_checked(run: StageRunner, training: TrainingEstimate, design: Cl
     shrunk, design = spares_inside(run, training, design, draft=True)
     run.call("reliability", check_inputs, shrunk, design)
     return shrunk, design
-

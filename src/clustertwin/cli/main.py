@@ -40,10 +40,11 @@ COMMANDS: dict[str, str] = {
     "catalog": "clustertwin.cli.catalog", "traces": "clustertwin.cli.traces",
 }
 #: Commands whose process ends without the interpreter's teardown once they are done, where
-#: the process is the command (:func:`entry`): each writes its files whole before returning (the output folder's
-#: files are renamed into place) and leaves no pool, server, thread or open store behind;
-#: the forked re-plan child is reaped before ``plan`` returns. A command that starts workers
-#: (``sweep``, ``track``, ``serve``) keeps the full exit, whose handlers stop them.
+#: the process is the command (:func:`entry`): each writes its files whole before returning
+#: (the output folder's files are renamed into place) and leaves no pool, server, thread or
+#: open store behind; the forked re-plan child is reaped before ``plan`` returns. A command
+#: that starts workers (``sweep``, ``track``, ``serve``) keeps the full exit, whose handlers
+#: stop them.
 QUICK_EXIT = frozenset({"plan", "validate"})
 #: typer's help formatting: None is click's plain text
 MARKUP = None
@@ -177,10 +178,10 @@ def main() -> None:
 
 
 def _flushed() -> None:
-    """Standard output flushed; where that fails (a full disk under ``> file``: the command
-    has said so on stderr already), what it still holds, and anything written after, goes to
-    the null device instead, so the interpreter's own flush on the way out does not fail again
-    with a traceback of its own."""
+    """Standard output and error flushed; where standard output fails (a full disk under
+    ``> file``: the command has said so on stderr already), what it still holds, and anything
+    written after, goes to the null device instead, so the interpreter's own flush on the way
+    out does not fail again with a traceback of its own."""
     try:
         sys.stdout.flush()
     except (OSError, ValueError):
@@ -190,6 +191,10 @@ def _flushed() -> None:
             os.close(null)
         except (OSError, ValueError):
             pass
+    try:
+        sys.stderr.flush()
+    except (OSError, ValueError):  # nowhere left to say anything
+        pass
 
 
 def entry() -> None:
@@ -204,10 +209,6 @@ def entry() -> None:
     except SystemExit as exc:
         _flushed()
         if isinstance(exc.code, int) and sys.argv[1:2] and sys.argv[1] in QUICK_EXIT:
-            try:
-                sys.stderr.flush()
-            except (OSError, ValueError):
-                raise exc from None
             os._exit(exc.code)
         raise
 

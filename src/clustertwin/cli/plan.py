@@ -46,7 +46,8 @@ def plan(
     # shared (collected as usual again afterwards, for a caller that goes on in this process)
     gc.freeze()
     try:
-        # the cloud route's re-plan in a child meanwhile, started before the progress bar's thread
+        # the cloud route's re-plan (and the spares re-estimate) in a child meanwhile, started
+        # before the progress bar's thread
         with plan_ahead(scen, cat) as ahead:
             if json_out:
                 result = make_plan(scen, cat, ahead=ahead)
